@@ -1,0 +1,76 @@
+package dev.idempotency;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * The owner's view of one claimed request while its operation runs: which record it owns, under which fence, and
+ * where to resume. The engine creates one per successful claim and hands it to the operation.
+ *
+ * <p>An operation of several phases calls {@link #checkpoint(RecoveryPoint)} after each phase (or a
+ * transactional store's {@code inPhase}, which commits the phase's business writes and the recovery point in one
+ * transaction). Once a phase has committed, a failure of the operation no longer releases the key: the record
+ * stays {@link KeyState#IN_FLIGHT} and a retry or the completer resumes it from {@link #resumeFrom()}.
+ *
+ * <p>Implementations are thread-safe: the operation may hand the execution to other threads, but the calls of
+ * one owner should not race each other (a checkpoint racing the completion has no defined order).
+ */
+public interface Execution {
+
+  /** The record this execution owns. */
+  RecordId recordId();
+
+  /** The fence token of this ownership; every write of the owner carries it. */
+  FenceToken fence();
+
+  /**
+   * The last recovery point a previous owner committed, when this execution resumes a request (a retry after a
+   * failure that left it in flight, or a takeover of an expired lease); empty for a fresh request.
+   */
+  Optional<RecoveryPoint> resumeFrom();
+
+  /** Whether this execution took over an in-flight record whose lease had expired. */
+  boolean isTakeover();
+
+  /** The engine's current time, from its clock; stores and operations use it instead of the system clock. */
+  Instant now();
+
+  /** The lease the engine holds and renews while the operation runs. */
+  Duration lease();
+
+  /**
+   * Records that the operation finished a phase and reached {@code point}, under this execution's fence, and
+   * renews the lease. From now on a failure of the operation leaves the record in flight for resumption.
+   *
+   * @param point the recovery point reached
+   * @throws NullPointerException if {@code point} is null
+   * @throws dev.idempotency.spi.LeaseLostException if another owner took the record over (this owner must stop)
+   * @throws dev.idempotency.spi.StoreUnavailableException if the store cannot be reached
+   */
+  void checkpoint(RecoveryPoint point);
+
+  /**
+   * A downstream idempotency key derived from this record and {@code purpose}, stable across retries and
+   * takeovers of the same request: pass it to the system a phase calls out to, and record it in the recovery
+   * point before the call, so the resumed phase repeats the call with the same key.
+   *
+   * @param purpose what the call is for, for example {@code "charge"}; 1 to 64 characters
+   * @return a key of at most 64 printable ASCII characters, the same for the same record and purpose
+   * @throws IllegalArgumentException if {@code purpose} is empty or longer than 64 characters
+   */
+  IdempotencyKey downstreamKey(String purpose);
+
+  /**
+   * Tells the engine that a transactional store committed a phase ending at {@code point} under this fence. Only
+   * {@link dev.idempotency.spi.TransactionalKeyStore} implementations call this, after their commit.
+   */
+  void phaseCommitted(RecoveryPoint point);
+
+  /**
+   * Tells the engine that a transactional store committed the completion with {@code response} under this fence,
+   * so that the engine does not store it a second time. Only
+   * {@link dev.idempotency.spi.TransactionalKeyStore} implementations call this, after their commit.
+   */
+  void completionCommitted(StoredResponse response);
+}

@@ -1,0 +1,157 @@
+package dev.idempotency;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The result of an operation as a store keeps it, to be replayed verbatim: a status code, the headers that were
+ * chosen to be stored, and the body bytes.
+ *
+ * <p>A replay must be indistinguishable from the original response (the HTTP layer adds only
+ * {@code Idempotent-Replayed: true}), so the body is kept as bytes, never re-encoded, and the headers keep their
+ * order and the spelling of their names. Which headers are worth storing is the HTTP layer's decision (an
+ * allowlist); this type stores what it is given.
+ *
+ * <p>Immutable and thread-safe: the body and the header map are copied in, and {@link #body()} returns a copy.
+ * Non-HTTP operations may use any status in 100 to 999 as a result code.
+ */
+public final class StoredResponse {
+  private static final byte[] EMPTY = new byte[0];
+
+  private final int status;
+  private final Map<String, List<String>> headers;
+  private final byte[] body;
+
+  private StoredResponse(int status, Map<String, List<String>> headers, byte[] body) {
+    this.status = status;
+    this.headers = headers;
+    this.body = body;
+  }
+
+  /**
+   * Creates a stored response.
+   *
+   * @param status the status code, 100 to 999
+   * @param headers header names to their values, in the order to replay them (copied; names are kept as given)
+   * @param body the body bytes (copied)
+   * @return the response
+   * @throws NullPointerException if an argument, a header name, a value list or a value is null
+   * @throws IllegalArgumentException if the status is out of range, a header name is empty or repeated ignoring
+   *     case, or a header name or value contains CR, LF or NUL
+   */
+  public static StoredResponse of(int status, Map<String, ? extends List<String>> headers, byte[] body) {
+    Objects.requireNonNull(headers, "headers");
+    Objects.requireNonNull(body, "body");
+    if (status < 100 || status > 999) {
+      throw new IllegalArgumentException("status must be 100 to 999, but was " + status);
+    }
+    Map<String, List<String>> copy = new LinkedHashMap<>();
+    Map<String, String> seen = new LinkedHashMap<>();
+    for (Map.Entry<String, ? extends List<String>> e : headers.entrySet()) {
+      String name = Objects.requireNonNull(e.getKey(), "header name");
+      if (name.isEmpty() || !isFieldText(name)) {
+        throw new IllegalArgumentException("header name must be non-empty field text, but was \""
+            + IdempotencyKey.escapeForLog(name, 64) + "\"");
+      }
+      String previous = seen.put(name.toLowerCase(Locale.ROOT), name);
+      if (previous != null) {
+        throw new IllegalArgumentException("header \"" + name + "\" is repeated (as \"" + previous + "\")");
+      }
+      List<String> values = new ArrayList<>(Objects.requireNonNull(e.getValue(), "values of header " + name));
+      for (String v : values) {
+        if (!isFieldText(Objects.requireNonNull(v, "value of header " + name))) {
+          throw new IllegalArgumentException("value of header \"" + name + "\" contains CR, LF or NUL");
+        }
+      }
+      copy.put(name, List.copyOf(values));
+    }
+    return new StoredResponse(status, Collections.unmodifiableMap(copy), body.length == 0 ? EMPTY : body.clone());
+  }
+
+  /** A response with a status, no headers and the given body (copied). */
+  public static StoredResponse of(int status, byte[] body) {
+    return of(status, Map.of(), body);
+  }
+
+  /** A response with a status, no headers and the given body as UTF-8. */
+  public static StoredResponse ofUtf8(int status, String body) {
+    return of(status, Map.of(), body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static boolean isFieldText(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '\r' || c == '\n' || c == 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The status code. */
+  public int status() {
+    return status;
+  }
+
+  /** The stored headers in replay order; unmodifiable. */
+  public Map<String, List<String>> headers() {
+    return headers;
+  }
+
+  /** The values of a header, matched ignoring case; empty when absent. */
+  public List<String> header(String name) {
+    for (Map.Entry<String, List<String>> e : headers.entrySet()) {
+      if (e.getKey().equalsIgnoreCase(name)) {
+        return e.getValue();
+      }
+    }
+    return List.of();
+  }
+
+  /** The first value of a header, matched ignoring case. */
+  public Optional<String> firstHeader(String name) {
+    List<String> values = header(name);
+    return values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
+  }
+
+  /** A copy of the body bytes. */
+  public byte[] body() {
+    return body.length == 0 ? EMPTY : body.clone();
+  }
+
+  /** The body's length in bytes, without copying it. */
+  public int bodyLength() {
+    return body.length;
+  }
+
+  /** The body decoded as UTF-8 (for tests and logs; replays use {@link #body()}). */
+  public String bodyAsUtf8() {
+    return new String(body, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof StoredResponse other
+        && status == other.status
+        && headers.equals(other.headers)
+        && Arrays.equals(body, other.body);
+  }
+
+  @Override
+  public int hashCode() {
+    return (31 * status + headers.hashCode()) * 31 + Arrays.hashCode(body);
+  }
+
+  @Override
+  public String toString() {
+    return "StoredResponse[status=" + status + ", headers=" + headers.keySet() + ", body=" + body.length + " bytes]";
+  }
+}

@@ -1,0 +1,130 @@
+package dev.idempotency.event;
+
+import dev.idempotency.FenceToken;
+import dev.idempotency.KeyState;
+import dev.idempotency.RecordId;
+import dev.idempotency.RecoveryPoint;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Something the engine decided about one record. Every event carries the record and the engine's time; switch
+ * over the permitted records to handle them. Events are immutable.
+ */
+public sealed interface IdempotencyEvent {
+
+  /** The record the event is about. */
+  RecordId id();
+
+  /** When it happened, by the engine's clock. */
+  Instant at();
+
+  /** A claim won a fresh record: the operation runs. */
+  record Claimed(RecordId id, Instant at, FenceToken fence) implements IdempotencyEvent {
+    /** @throws NullPointerException if an argument is null */
+    public Claimed {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(at, "at");
+      Objects.requireNonNull(fence, "fence");
+    }
+  }
+
+  /** A claim took over an in-flight record whose lease had expired; the operation resumes. */
+  record TakenOver(RecordId id, Instant at, FenceToken fence, Optional<RecoveryPoint> resumeFrom)
+      implements IdempotencyEvent {
+    /** @throws NullPointerException if an argument is null */
+    public TakenOver {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(at, "at");
+      Objects.requireNonNull(fence, "fence");
+      Objects.requireNonNull(resumeFrom, "resumeFrom");
+    }
+  }
+
+  /** A completed record's stored response was replayed. */
+  record Replayed(RecordId id, Instant at, int status) implements IdempotencyEvent {
+    /** @throws NullPointerException if an argument is null */
+    public Replayed {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(at, "at");
+    }
+  }
+
+  /** The record was in flight under another owner; the caller got the conflict (after waiting, if configured). */
+  record InFlightConflict(RecordId id, Instant at, Duration retryAfter, Duration waited) implements IdempotencyEvent {
+    /** @throws NullPointerException if an argument is null */
+    public InFlightConflict {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(at, "at");
+      Objects.requireNonNull(retryAfter, "retryAfter");
+      Objects.requireNonNull(waited, "waited");
+    }
+  }
+
+  /** The key was reused with another fingerprint; rejected. */
+  record Mismatched(RecordId id, Instant at, KeyState existingState) implements IdempotencyEvent {
+    /** @throws NullPointerException if an argument is null */
+    public Mismatched {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(at, "at");
+      Objects.requireNonNull(existingState, "existingState");
+    }
+  }
+
+  /** The operation's result was stored under the owner's fence. */
+  record Completed(RecordId id, Instant at, FenceToken fence, int status) implements IdempotencyEvent {
+    /** @throws NullPointerException if an argument is null */
+    public Completed {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(at, "at");
+      Objects.requireNonNull(fence, "fence");
+    }
+  }
+
+  /**
+   * The owner gave the record up, so a retry runs anew: the operation failed before committing anything, or its
+   * response was one the stored-failure policy does not store.
+   */
+  record Released(RecordId id, Instant at, FenceToken fence, String reason) implements IdempotencyEvent {
+    /** @throws NullPointerException if an argument is null */
+    public Released {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(at, "at");
+      Objects.requireNonNull(fence, "fence");
+      Objects.requireNonNull(reason, "reason");
+    }
+  }
+
+  /** The operation failed after committing a phase: the record stays in flight for a retry or the completer. */
+  record LeftInFlight(RecordId id, Instant at, FenceToken fence, RecoveryPoint lastPoint) implements IdempotencyEvent {
+    /** @throws NullPointerException if an argument is null */
+    public LeftInFlight {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(at, "at");
+      Objects.requireNonNull(fence, "fence");
+      Objects.requireNonNull(lastPoint, "lastPoint");
+    }
+  }
+
+  /** A fenced write of this owner was refused: another owner took the record over. */
+  record LeaseLost(RecordId id, Instant at, FenceToken fence) implements IdempotencyEvent {
+    /** @throws NullPointerException if an argument is null */
+    public LeaseLost {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(at, "at");
+      Objects.requireNonNull(fence, "fence");
+    }
+  }
+
+  /** The store could not be reached; the engine failed closed and the operation did not run. */
+  record StoreUnavailable(RecordId id, Instant at, String cause) implements IdempotencyEvent {
+    /** @throws NullPointerException if an argument is null */
+    public StoreUnavailable {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(at, "at");
+      Objects.requireNonNull(cause, "cause");
+    }
+  }
+}

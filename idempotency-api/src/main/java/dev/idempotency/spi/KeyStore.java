@@ -1,0 +1,187 @@
+package dev.idempotency.spi;
+
+import dev.idempotency.FenceToken;
+import dev.idempotency.RecordId;
+import dev.idempotency.RecoveryPoint;
+import dev.idempotency.StoredResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Where idempotency records live: the storage that arbitrates claims and keeps results for replay.
+ *
+ * <h2>The one hard promise: an atomic, fenced claim</h2>
+ * {@link #claim(ClaimRequest)} is one atomic operation that the storage arbitrates (a unique constraint, a
+ * conditional write, a script that runs alone), never a read followed by a write. Of any number of concurrent
+ * claims of one record, at most one returns {@link ClaimOutcome.Claimed}; each claim returns a
+ * {@link FenceToken} strictly greater than every token issued before for that record, even after the record was
+ * released, expired or purged. Every later write of the owner ({@link #heartbeat}, {@link #checkpoint},
+ * {@link #complete}, {@link #release}) takes effect only while the owner's token is still the record's current one
+ * and the record is still {@code IN_FLIGHT}; otherwise it changes nothing and throws {@link LeaseLostException}.
+ *
+ * <h2>Atomicity and visibility</h2>
+ * Every method is atomic and linearizable per record: each call takes effect at one instant between its
+ * invocation and its return, and every call that starts after another returned sees its effect. Nothing is
+ * promised across records ({@link #findAbandoned} and {@link #deleteExpired} may see some records of a batch
+ * before and others after a concurrent change).
+ *
+ * <h2>Time</h2>
+ * Every call carries the engine's {@code now}, read from the engine's {@link java.time.InstantSource}. A store
+ * judges leases and windows by it, so tests can drive time with a controllable clock; the store never reads the
+ * system clock itself. A store that declares {@link StoreCapability#SERVER_CLOCK} judges them by its server's clock
+ * instead (so that instances with skewed clocks agree) and ignores the {@code now} arguments for those decisions.
+ * A lease held until {@code t} has expired at every instant {@code >= t}; a record completed at {@code c} is
+ * replayed while {@code now < c + replayWindow} and counts as absent from {@code c + replayWindow} on.
+ *
+ * <h2>Nulls and exceptions</h2>
+ * No argument may be {@code null} ({@link NullPointerException}); no result is {@code null}. Every method may
+ * throw {@link StoreUnavailableException} when the storage cannot be reached or does not answer in time: for a
+ * claim this means nothing was decided; for a write the caller cannot know whether it took effect, but a
+ * repeated fenced write is harmless. {@link KeyStoreException} reports anything else that is wrong with the store
+ * itself (a missing table, a corrupt record), with a message that says how to fix it.
+ *
+ * <h2>Thread safety</h2>
+ * Implementations are thread-safe: the engine calls them from many threads at once.
+ *
+ * <p>The numbered rules, with their rationale, are in the TCK's {@code SPEC.md}; a store is correct when it
+ * passes {@code KeyStoreContract}.
+ */
+public interface KeyStore {
+
+  /**
+   * Claims a record, atomically: decides by the record's current state and the request's fingerprint, and
+   * returns what it found.
+   *
+   * <ul>
+   *   <li>No record, or a record that counts as absent (released, completed at {@code c} with
+   *       {@code now >= c + replayWindow}, purged): creates or replaces it as {@code IN_FLIGHT} with the request's
+   *       fingerprint, a lease until {@code now + lease}, no recovery point and a new fence, and returns
+   *       {@link ClaimOutcome.Claimed} with {@code takeover = false}. Whatever fingerprint the earlier record had
+   *       does not matter: a reused key past the window is a new request.
+   *   <li>A record with another fingerprint that does not count as absent: changes nothing and returns
+   *       {@link ClaimOutcome.Mismatch}, whatever its state and whether or not its lease expired.
+   *   <li>{@code IN_FLIGHT} with the same fingerprint and a live lease ({@code now < leaseExpiresAt}): changes
+   *       nothing and returns {@link ClaimOutcome.InFlight} with the lease's remaining time.
+   *   <li>{@code IN_FLIGHT} with the same fingerprint and an expired lease: takes it over in the same atomic step:
+   *       a new fence, a lease until {@code now + lease}, the recovery point kept, and returns
+   *       {@link ClaimOutcome.Claimed} with {@code takeover = true} and {@code resumeFrom} set to that point.
+   *   <li>{@code COMPLETE} within the window with the same fingerprint: changes nothing and returns
+   *       {@link ClaimOutcome.Completed} with the stored response, byte for byte.
+   * </ul>
+   *
+   * @param request the record, fingerprint, time, lease and replay window
+   * @return what the claim found; exactly one outcome per call
+   * @throws NullPointerException if {@code request} is null
+   * @throws StoreUnavailableException if the store cannot be reached; nothing was decided
+   */
+  ClaimOutcome claim(ClaimRequest request);
+
+  /**
+   * Extends the owner's lease to {@code now + lease}, if {@code fence} is still the record's current token and the
+   * record is {@code IN_FLIGHT}. Allowed also after the lease expired, as long as nobody took the record over: the
+   * fence, not the lease, decides ownership.
+   *
+   * @param id the record
+   * @param fence the owner's token
+   * @param now the engine's time
+   * @param lease the new lease length, positive
+   * @throws LeaseLostException if {@code fence} is stale or the record is not in flight; nothing changed
+   * @throws IllegalArgumentException if {@code lease} is not positive
+   * @throws StoreUnavailableException if the store cannot be reached
+   */
+  void heartbeat(RecordId id, FenceToken fence, Instant now, Duration lease);
+
+  /**
+   * Records that the owner reached {@code point}, replacing the previous recovery point, and extends the lease to
+   * {@code now + lease}; under the same fence condition as {@link #heartbeat}.
+   *
+   * @param id the record
+   * @param fence the owner's token
+   * @param point the recovery point reached
+   * @param now the engine's time
+   * @param lease the new lease length, positive
+   * @throws LeaseLostException if {@code fence} is stale or the record is not in flight; nothing changed
+   * @throws IllegalArgumentException if {@code lease} is not positive
+   * @throws StoreUnavailableException if the store cannot be reached
+   */
+  void checkpoint(RecordId id, FenceToken fence, RecoveryPoint point, Instant now, Duration lease);
+
+  /**
+   * Stores the result and moves the record to {@code COMPLETE} at {@code now}, under the same fence condition as
+   * {@link #heartbeat}. From then on, within the replay window, every claim with the same fingerprint returns this
+   * response, unchanged, and no write can change it.
+   *
+   * @param id the record
+   * @param fence the owner's token
+   * @param response the result to replay
+   * @param now the engine's time, the completion time unless the store judges time by its server's clock
+   * @throws LeaseLostException if {@code fence} is stale or the record is not in flight (for example already
+   *     complete); nothing changed
+   * @throws StoreUnavailableException if the store cannot be reached
+   */
+  void complete(RecordId id, FenceToken fence, StoredResponse response, Instant now);
+
+  /**
+   * Gives the record up: it becomes {@code ABSENT}, so the next claim runs the request anew. The engine releases
+   * a record when the operation failed before committing anything. Under the same fence condition as
+   * {@link #heartbeat}. The fence counter of the record must survive the release: the next claim's token is
+   * still greater.
+   *
+   * @param id the record
+   * @param fence the owner's token
+   * @param now the engine's time
+   * @throws LeaseLostException if {@code fence} is stale or the record is not in flight; nothing changed
+   * @throws StoreUnavailableException if the store cannot be reached
+   */
+  void release(RecordId id, FenceToken fence, Instant now);
+
+  /**
+   * Reads a record without changing it: for the status endpoint of long-running requests, for waiting on an
+   * in-flight record, and for tests.
+   *
+   * @param id the record
+   * @return the record, or empty when there is none (never claimed, released, or purged)
+   * @throws StoreUnavailableException if the store cannot be reached
+   */
+  Optional<RecordSnapshot> lookup(RecordId id);
+
+  /**
+   * Finds in-flight records whose lease expired ({@code leaseExpiresAt <= now}), oldest lease first, for the
+   * completer to take over and drive to completion. Reads only; a record found here may be taken over or
+   * completed by someone else before the caller acts, which the caller's own fenced claim detects.
+   *
+   * @param now the engine's time
+   * @param limit the most records to return, positive
+   * @return up to {@code limit} abandoned records
+   * @throws IllegalArgumentException if {@code limit} is not positive
+   * @throws StoreUnavailableException if the store cannot be reached
+   */
+  List<RecordSnapshot> findAbandoned(Instant now, int limit);
+
+  /**
+   * Deletes one bounded batch of records past retention: completed records with
+   * {@code completedAt + retention <= now}, and in-flight records whose lease expired at or before
+   * {@code now - retention}. A live record, or one still within retention, is never deleted. The batch is bounded
+   * so that the delete holds locks only briefly; the reaper calls it again while it returns {@code limit}.
+   *
+   * @param now the engine's time
+   * @param retention how long records are kept after they complete or are abandoned, positive
+   * @param limit the most records to delete in this batch, positive
+   * @return how many records were deleted, at most {@code limit}
+   * @throws IllegalArgumentException if {@code retention} or {@code limit} is not positive
+   * @throws StoreUnavailableException if the store cannot be reached
+   */
+  int deleteExpired(Instant now, Duration retention, int limit);
+
+  /**
+   * The optional capabilities this store has. The default is none.
+   *
+   * @return an unmodifiable set, stable for the store's lifetime
+   */
+  default Set<StoreCapability> capabilities() {
+    return Set.of();
+  }
+}

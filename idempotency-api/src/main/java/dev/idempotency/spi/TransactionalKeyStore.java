@@ -1,0 +1,49 @@
+package dev.idempotency.spi;
+
+import dev.idempotency.Execution;
+import dev.idempotency.RecoveryPoint;
+import dev.idempotency.StoredResponse;
+
+/**
+ * A {@link KeyStore} that runs the caller's business writes in the same transaction as its own fenced write, so
+ * that a key can never record a phase or a result whose business writes rolled back, nor the reverse: the ACID
+ * unit AWS requires of an idempotent API. A store implementing it declares
+ * {@link StoreCapability#TRANSACTIONAL}.
+ *
+ * <p>Both methods run {@code work}, then the fenced write, then commit; if the work throws, or the fence is stale
+ * (another owner took the record over), the whole transaction rolls back and nothing the work wrote remains.
+ * After the commit they tell {@code execution} what committed ({@link Execution#phaseCommitted} or
+ * {@link Execution#completionCommitted}). Thread-safe like every store.
+ *
+ * @param <T> the transaction handle the work receives, for example {@code java.sql.Connection}
+ */
+public interface TransactionalKeyStore<T> extends KeyStore {
+
+  /**
+   * Runs one phase of a multi-step request: {@code work}, then the checkpoint to {@code next} under the
+   * execution's fence, in one transaction.
+   *
+   * @param execution the owner's execution (record, fence, time, lease)
+   * @param next the recovery point the phase reaches
+   * @param work the phase's business writes
+   * @param <R> the work's result
+   * @return the work's result, once committed
+   * @throws LeaseLostException if the fence is stale; the transaction rolled back
+   * @throws StoreUnavailableException if the store cannot be reached; the transaction rolled back if it began
+   * @throws Exception whatever {@code work} threw; the transaction rolled back
+   */
+  <R> R inPhase(Execution execution, RecoveryPoint next, TransactionalWork<T, R> work) throws Exception;
+
+  /**
+   * Runs the last phase: {@code work}, which returns the response, then the completion with that response under
+   * the execution's fence, in one transaction.
+   *
+   * @param execution the owner's execution
+   * @param work the last phase's business writes, returning the response to store
+   * @return the stored response, once committed
+   * @throws LeaseLostException if the fence is stale; the transaction rolled back
+   * @throws StoreUnavailableException if the store cannot be reached; the transaction rolled back if it began
+   * @throws Exception whatever {@code work} threw; the transaction rolled back
+   */
+  StoredResponse completeWith(Execution execution, TransactionalWork<T, StoredResponse> work) throws Exception;
+}

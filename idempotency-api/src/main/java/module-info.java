@@ -1,0 +1,9 @@
+/**
+ * The public contract of the idempotency library: value types, the three-state machine, the {@code KeyStore}
+ * SPI and the event types. This module has no dependencies; implementations live in other modules.
+ */
+module dev.idempotency.api {
+  exports dev.idempotency;
+  exports dev.idempotency.spi;
+  exports dev.idempotency.event;
+}
