@@ -1,0 +1,259 @@
+package dev.idempotency.core;
+
+import dev.idempotency.event.IdempotencyListener;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Objects;
+
+/**
+ * The engine's settings, immutable and validated when built: a setting out of range fails
+ * {@link Builder#build()} with an {@link IllegalArgumentException} whose message names the setting, its value and
+ * why it is refused, so a misconfigured service does not start.
+ *
+ * <table>
+ *   <caption>Settings and defaults</caption>
+ *   <tr><th>setting</th><th>default</th><th>why</th></tr>
+ *   <tr><td>{@code replayWindow}</td><td>24 h</td><td>how long a completed key replays; the industry convention
+ *       (Stripe, Resend, Twilio). Set it from the longest retry chain, never from storage cost.</td></tr>
+ *   <tr><td>{@code retention}</td><td>72 h, never shorter than the window</td><td>how long the reaper keeps
+ *       records after they complete or are abandoned: a Friday's failures survive the weekend for a human.</td></tr>
+ *   <tr><td>{@code lease}</td><td>30 s</td><td>how long a claim holds an in-flight key without a heartbeat before
+ *       another request may take it over.</td></tr>
+ *   <tr><td>{@code heartbeatInterval}</td><td>lease / 3</td><td>renews the lease while the operation runs; two
+ *       missed heartbeats still leave the lease alive.</td></tr>
+ *   <tr><td>{@code longestRetryChain}</td><td>0 (none declared)</td><td>the longest time over which this deployment
+ *       may retry one request (DLQ replays, scheduled re-runs); a replay window shorter than it is refused.</td></tr>
+ *   <tr><td>{@code clock}</td><td>{@link InstantSource#system()}</td><td>the only source of time; tests inject a
+ *       controllable one.</td></tr>
+ *   <tr><td>{@code inFlightPolicy}</td><td>{@link InFlightPolicy#reject()}</td><td>409 at once is simplest and
+ *       safest.</td></tr>
+ *   <tr><td>{@code storedResponsePolicy}</td><td>{@link StoredResponsePolicy#storeAll()}</td><td>replay exactly
+ *       what the first attempt produced (Stripe v1).</td></tr>
+ *   <tr><td>{@code listener}</td><td>{@link IdempotencyListener#NONE}</td><td>events for logs and metrics.</td></tr>
+ * </table>
+ *
+ * <p>Thread-safe.
+ */
+public final class IdempotencyConfig {
+  /** The default replay window: 24 hours. */
+  public static final Duration DEFAULT_REPLAY_WINDOW = Duration.ofHours(24);
+  /** The default retention: 72 hours. */
+  public static final Duration DEFAULT_RETENTION = Duration.ofHours(72);
+  /** The default lease: 30 seconds. */
+  public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+
+  private final Duration replayWindow;
+  private final Duration retention;
+  private final Duration lease;
+  private final Duration heartbeatInterval;
+  private final Duration longestRetryChain;
+  private final InstantSource clock;
+  private final InFlightPolicy inFlightPolicy;
+  private final StoredResponsePolicy storedResponsePolicy;
+  private final IdempotencyListener listener;
+
+  private IdempotencyConfig(Builder b) {
+    this.replayWindow = b.replayWindow;
+    this.retention = b.retention;
+    this.lease = b.lease;
+    this.heartbeatInterval = b.heartbeatInterval != null ? b.heartbeatInterval : b.lease.dividedBy(3);
+    this.longestRetryChain = b.longestRetryChain;
+    this.clock = b.clock;
+    this.inFlightPolicy = b.inFlightPolicy;
+    this.storedResponsePolicy = b.storedResponsePolicy;
+    this.listener = b.listener;
+  }
+
+  /** A builder with every default. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The configuration with every default. */
+  public static IdempotencyConfig ofDefaults() {
+    return builder().build();
+  }
+
+  /** A builder that starts from this configuration's values. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.replayWindow = replayWindow;
+    b.retention = retention;
+    b.lease = lease;
+    b.heartbeatInterval = heartbeatInterval;
+    b.longestRetryChain = longestRetryChain;
+    b.clock = clock;
+    b.inFlightPolicy = inFlightPolicy;
+    b.storedResponsePolicy = storedResponsePolicy;
+    b.listener = listener;
+    return b;
+  }
+
+  /** How long after completion a key replays its response. */
+  public Duration replayWindow() {
+    return replayWindow;
+  }
+
+  /** How long records are kept before the reaper deletes them. */
+  public Duration retention() {
+    return retention;
+  }
+
+  /** How long a claim holds an in-flight key between heartbeats. */
+  public Duration lease() {
+    return lease;
+  }
+
+  /** How often the engine renews the lease while an operation runs. */
+  public Duration heartbeatInterval() {
+    return heartbeatInterval;
+  }
+
+  /** The longest retry chain the deployment declared; zero when none. */
+  public Duration longestRetryChain() {
+    return longestRetryChain;
+  }
+
+  /** The engine's clock. */
+  public InstantSource clock() {
+    return clock;
+  }
+
+  /** What a request does when its key is in flight. */
+  public InFlightPolicy inFlightPolicy() {
+    return inFlightPolicy;
+  }
+
+  /** Which responses are stored for replay. */
+  public StoredResponsePolicy storedResponsePolicy() {
+    return storedResponsePolicy;
+  }
+
+  /** Who receives the engine's events. */
+  public IdempotencyListener listener() {
+    return listener;
+  }
+
+  @Override
+  public String toString() {
+    return "IdempotencyConfig[replayWindow=" + replayWindow + ", retention=" + retention + ", lease=" + lease
+        + ", heartbeatInterval=" + heartbeatInterval + ", longestRetryChain=" + longestRetryChain
+        + ", inFlightPolicy=" + inFlightPolicy + "]";
+  }
+
+  /**
+   * Builds an {@link IdempotencyConfig}. Each setter checks its own argument at once; {@link #build()} checks the
+   * settings against each other. Not thread-safe; the configuration it builds is.
+   */
+  public static final class Builder {
+    private Duration replayWindow = DEFAULT_REPLAY_WINDOW;
+    private Duration retention = DEFAULT_RETENTION;
+    private Duration lease = DEFAULT_LEASE;
+    private Duration heartbeatInterval;
+    private Duration longestRetryChain = Duration.ZERO;
+    private InstantSource clock = InstantSource.system();
+    private InFlightPolicy inFlightPolicy = InFlightPolicy.reject();
+    private StoredResponsePolicy storedResponsePolicy = StoredResponsePolicy.storeAll();
+    private IdempotencyListener listener = IdempotencyListener.NONE;
+
+    private Builder() {}
+
+    /** Sets the replay window (default 24 h); must be positive. */
+    public Builder replayWindow(Duration replayWindow) {
+      this.replayWindow = positive(replayWindow, "replayWindow");
+      return this;
+    }
+
+    /** Sets the retention (default 72 h); must be positive and, at build time, at least the replay window. */
+    public Builder retention(Duration retention) {
+      this.retention = positive(retention, "retention");
+      return this;
+    }
+
+    /** Sets the lease (default 30 s); must be at least 10 ms (a heartbeat has to fit inside it). */
+    public Builder lease(Duration lease) {
+      positive(lease, "lease");
+      if (lease.compareTo(Duration.ofMillis(10)) < 0) {
+        throw new IllegalArgumentException("lease must be >= PT0.01S, but was " + lease);
+      }
+      this.lease = lease;
+      return this;
+    }
+
+    /** Sets the heartbeat interval (default lease / 3); must be positive and, at build time, shorter than the lease. */
+    public Builder heartbeatInterval(Duration heartbeatInterval) {
+      this.heartbeatInterval = positive(heartbeatInterval, "heartbeatInterval");
+      return this;
+    }
+
+    /**
+     * Declares the longest time over which this deployment may retry one request: dead-letter-queue replays,
+     * scheduled re-runs, dispute windows. {@link #build()} refuses a replay window shorter than it, because a
+     * retry at the end of the chain would run as a new request.
+     */
+    public Builder longestRetryChain(Duration longestRetryChain) {
+      Objects.requireNonNull(longestRetryChain, "longestRetryChain");
+      if (longestRetryChain.isNegative()) {
+        throw new IllegalArgumentException("longestRetryChain must be >= 0, but was " + longestRetryChain);
+      }
+      this.longestRetryChain = longestRetryChain;
+      return this;
+    }
+
+    /** Sets the clock (default {@link InstantSource#system()}). */
+    public Builder clock(InstantSource clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Sets what a request does when its key is in flight (default {@link InFlightPolicy#reject()}). */
+    public Builder inFlightPolicy(InFlightPolicy inFlightPolicy) {
+      this.inFlightPolicy = Objects.requireNonNull(inFlightPolicy, "inFlightPolicy");
+      return this;
+    }
+
+    /** Sets which responses are stored (default {@link StoredResponsePolicy#storeAll()}). */
+    public Builder storedResponsePolicy(StoredResponsePolicy storedResponsePolicy) {
+      this.storedResponsePolicy = Objects.requireNonNull(storedResponsePolicy, "storedResponsePolicy");
+      return this;
+    }
+
+    /** Sets who receives events (default none). */
+    public Builder listener(IdempotencyListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Checks the settings against each other and builds the configuration.
+     *
+     * @throws IllegalArgumentException naming the settings when retention is shorter than the replay window, the
+     *     replay window is shorter than the longest retry chain, or the heartbeat interval is not shorter than the
+     *     lease
+     */
+    public IdempotencyConfig build() {
+      if (retention.compareTo(replayWindow) < 0) {
+        throw new IllegalArgumentException("retention (" + retention + ") must be >= replayWindow (" + replayWindow
+            + "): a record deleted before its window ends would let a retry run again");
+      }
+      if (replayWindow.compareTo(longestRetryChain) < 0) {
+        throw new IllegalArgumentException("replayWindow (" + replayWindow + ") must be >= longestRetryChain ("
+            + longestRetryChain + "): a retry at the end of the chain would run as a new request;"
+            + " lengthen replayWindow (and retention) or shorten the retry chain");
+      }
+      if (heartbeatInterval != null && heartbeatInterval.compareTo(lease) >= 0) {
+        throw new IllegalArgumentException("heartbeatInterval (" + heartbeatInterval + ") must be < lease (" + lease
+            + "): the lease would expire between heartbeats");
+      }
+      return new IdempotencyConfig(this);
+    }
+
+    private static Duration positive(Duration d, String name) {
+      Objects.requireNonNull(d, name);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(name + " must be > 0, but was " + d);
+      }
+      return d;
+    }
+  }
+}

@@ -1,0 +1,342 @@
+package dev.idempotency.core;
+
+import dev.idempotency.Fingerprint;
+import dev.idempotency.RecordId;
+import dev.idempotency.StoredResponse;
+import dev.idempotency.core.internal.Events;
+import dev.idempotency.core.internal.ExecutionImpl;
+import dev.idempotency.core.internal.Heartbeats;
+import dev.idempotency.event.IdempotencyEvent;
+import dev.idempotency.event.IdempotencyListener;
+import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.LeaseLostException;
+import dev.idempotency.spi.StoreUnavailableException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.Objects;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Drives the three-state machine of idempotency keys over any {@link KeyStore}: claims the key, runs the
+ * operation while heartbeating its lease, stores the result under the fence, and returns the {@link Outcome}.
+ *
+ * <pre>{@code
+ * IdempotencyEngine engine = IdempotencyEngine.builder(store).build();
+ * Outcome outcome = engine.execute(RecordId.of(accountId, key), fingerprint, execution -> charge(request));
+ * }</pre>
+ *
+ * <p>What happens to one request:
+ * <ol>
+ *   <li>The store claims {@code (scope, key)} atomically. Completed with the same fingerprint → {@link
+ *       Outcome.Replayed}; another fingerprint → {@link Outcome.Mismatch}; in flight under a live lease →
+ *       {@link Outcome.InFlightConflict} (after a bounded wait, if the {@link InFlightPolicy} says so); store
+ *       unreachable → {@link Outcome.StoreUnavailable}, and the operation does not run (fail closed).
+ *   <li>Won (fresh, or a takeover of an expired lease, resuming from the last recovery point): the operation runs
+ *       while a heartbeat renews the lease every {@link IdempotencyConfig#heartbeatInterval()}.
+ *   <li>It returned a response: stored under the fence ({@link Outcome.Executed}) unless the
+ *       {@link StoredResponsePolicy} excludes it, in which case the key is released. If another owner took the key
+ *       over meanwhile, the store refuses the write and {@link LeaseLostException} is thrown.
+ *   <li>It threw: the key is released when no phase had committed (a retry runs anew), else left in flight for a
+ *       retry or the {@link Completer} to resume; {@link OperationFailedException} is thrown.
+ * </ol>
+ *
+ * <p>Thread-safe; one engine serves the whole application. {@link #close()} stops its heartbeat thread.
+ */
+public final class IdempotencyEngine implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
+  private static final Duration MIN_RETRY_AFTER = Duration.ofSeconds(1);
+
+  private final KeyStore store;
+  private final IdempotencyConfig config;
+  private final InstantSource clock;
+  private final IdempotencyListener listener;
+  private final Heartbeats heartbeats = new Heartbeats();
+
+  private IdempotencyEngine(KeyStore store, IdempotencyConfig config) {
+    this.store = store;
+    this.config = config;
+    this.clock = config.clock();
+    this.listener = config.listener();
+  }
+
+  /** Starts building an engine over {@code store}, with every setting at its default. */
+  public static Builder builder(KeyStore store) {
+    return new Builder(Objects.requireNonNull(store, "store"));
+  }
+
+  /** The engine's configuration. */
+  public IdempotencyConfig config() {
+    return config;
+  }
+
+  /** The store the engine drives. */
+  public KeyStore store() {
+    return store;
+  }
+
+  /**
+   * Runs {@code operation} at most once for the record {@code id} within the replay window, and returns what
+   * happened.
+   *
+   * @param id the scope and key of the request
+   * @param fingerprint the fingerprint of the request
+   * @param operation the work the key guards
+   * @return the outcome; never null
+   * @throws OperationFailedException if the operation threw (its cause); the key was released or left in flight
+   *     as {@link OperationFailedException#keyReleased()} says
+   * @throws LeaseLostException if the operation ran but another owner took the key over before its result could
+   *     be stored: the lease expired while the operation ran (heartbeats failed, or the process was paused)
+   * @throws InterruptedException if the thread was interrupted while waiting on an in-flight key
+   */
+  public Outcome execute(RecordId id, Fingerprint fingerprint, Operation operation)
+      throws OperationFailedException, InterruptedException {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(fingerprint, "fingerprint");
+    Objects.requireNonNull(operation, "operation");
+    InFlightPolicy waiting = config.inFlightPolicy();
+    long waitStart = System.nanoTime();
+    while (true) {
+      Instant now = clock.instant();
+      ClaimOutcome claim;
+      try {
+        claim = store.claim(new ClaimRequest(id, fingerprint, now, config.lease(), config.replayWindow()));
+      } catch (StoreUnavailableException e) {
+        publish(new IdempotencyEvent.StoreUnavailable(id, now, String.valueOf(e.getMessage())));
+        return new Outcome.StoreUnavailable(e);
+      }
+      if (claim instanceof ClaimOutcome.Claimed won) {
+        return run(id, won, operation);
+      }
+      if (claim instanceof ClaimOutcome.Completed done) {
+        publish(new IdempotencyEvent.Replayed(id, now, done.response().status()));
+        return new Outcome.Replayed(done.response(), done.completedAt());
+      }
+      if (claim instanceof ClaimOutcome.Mismatch mismatch) {
+        publish(new IdempotencyEvent.Mismatched(id, now, mismatch.existingState()));
+        return new Outcome.Mismatch(mismatch.existingState());
+      }
+      ClaimOutcome.InFlight inFlight = (ClaimOutcome.InFlight) claim;
+      // Wall time, not the engine's clock, bounds the wait: it measures how long this thread is held, and a test
+      // clock that does not move must not make the wait endless.
+      long waitedNanos = System.nanoTime() - waitStart;
+      long leftNanos = waiting.maxWait().toNanos() - waitedNanos;
+      if (!waiting.waits() || leftNanos <= 0) {
+        Duration retryAfter = inFlight.leaseRemaining().compareTo(MIN_RETRY_AFTER) < 0
+            ? MIN_RETRY_AFTER
+            : inFlight.leaseRemaining();
+        publish(new IdempotencyEvent.InFlightConflict(id, now, retryAfter, Duration.ofNanos(waitedNanos)));
+        return new Outcome.InFlightConflict(retryAfter);
+      }
+      TimeUnit.NANOSECONDS.sleep(Math.min(leftNanos, waiting.pollInterval().toNanos()));
+    }
+  }
+
+  private Outcome run(RecordId id, ClaimOutcome.Claimed won, Operation operation) throws OperationFailedException {
+    Instant start = clock.instant();
+    publish(won.takeover()
+        ? new IdempotencyEvent.TakenOver(id, start, won.fence(), won.resumeFrom())
+        : new IdempotencyEvent.Claimed(id, start, won.fence()));
+    ExecutionImpl execution =
+        new ExecutionImpl(store, id, won.fence(), won.resumeFrom(), won.takeover(), clock, config.lease());
+    AtomicBoolean leaseLost = new AtomicBoolean();
+    ScheduledFuture<?> heartbeat = heartbeats.every(config.heartbeatInterval(), () -> beat(execution, leaseLost));
+    StoredResponse response = null;
+    Throwable thrown = null;
+    try {
+      response = operation.run(execution);
+    } catch (Throwable t) {
+      thrown = t;
+    } finally {
+      // stop heartbeating before any release, so no heartbeat can race the release
+      heartbeat.cancel(false);
+    }
+    if (thrown instanceof LeaseLostException lost) {
+      // a fenced write inside the operation (a checkpoint) was refused: another owner has the key now
+      publish(new IdempotencyEvent.LeaseLost(id, clock.instant(), won.fence()));
+      throw lost;
+    }
+    if (thrown instanceof Error error) {
+      failed(execution, error);
+      throw error;
+    }
+    if (thrown != null) {
+      throw failed(execution, thrown);
+    }
+    if (response == null) {
+      throw failed(execution, new NullPointerException("the operation returned null instead of a response"));
+    }
+    return finish(execution, response);
+  }
+
+  /** Releases the key if nothing committed, else leaves it in flight; returns the exception to throw. */
+  private OperationFailedException failed(ExecutionImpl execution, Throwable cause) {
+    boolean released = execution.committedPoint().isEmpty() && execution.committedResponse().isEmpty()
+        && release(execution, "operation threw " + cause.getClass().getName());
+    if (!released) {
+      execution.committedPoint().ifPresent(point -> publish(
+          new IdempotencyEvent.LeftInFlight(execution.recordId(), clock.instant(), execution.fence(), point)));
+    }
+    return new OperationFailedException(execution.recordId(), released, cause);
+  }
+
+  private Outcome finish(ExecutionImpl execution, StoredResponse response) {
+    RecordId id = execution.recordId();
+    boolean resumed = execution.resumeFrom().isPresent();
+    if (execution.committedResponse().isPresent()) {
+      // a transactional store already committed the completion together with the business writes
+      StoredResponse committed = execution.committedResponse().get();
+      publish(new IdempotencyEvent.Completed(id, clock.instant(), execution.fence(), committed.status()));
+      return new Outcome.Executed(committed, execution.fence(), resumed, true);
+    }
+    if (!config.storedResponsePolicy().shouldStore(response) && execution.committedPoint().isEmpty()) {
+      release(execution, "status " + response.status() + " is not stored (storedResponsePolicy)");
+      return new Outcome.Executed(response, execution.fence(), resumed, false);
+    }
+    Instant now = clock.instant();
+    try {
+      store.complete(id, execution.fence(), response, now);
+    } catch (LeaseLostException lost) {
+      publish(new IdempotencyEvent.LeaseLost(id, now, execution.fence()));
+      throw lost;
+    } catch (StoreUnavailableException e) {
+      // The work is done and the caller should have its result; the key stays in flight, and a retry after the
+      // lease may run the operation again unless the operation checkpointed. Say so loudly.
+      LOG.log(System.Logger.Level.WARNING, "could not store the result of " + id
+          + "; the key stays in flight and a retry after the lease expires may run the operation again", e);
+      publish(new IdempotencyEvent.StoreUnavailable(id, now, String.valueOf(e.getMessage())));
+      return new Outcome.Executed(response, execution.fence(), resumed, false);
+    }
+    publish(new IdempotencyEvent.Completed(id, now, execution.fence(), response.status()));
+    return new Outcome.Executed(response, execution.fence(), resumed, true);
+  }
+
+  /** Releases the key; true when it was released, false when the store refused or failed (it stays in flight). */
+  private boolean release(ExecutionImpl execution, String reason) {
+    Instant now = clock.instant();
+    try {
+      store.release(execution.recordId(), execution.fence(), now);
+      publish(new IdempotencyEvent.Released(execution.recordId(), now, execution.fence(), reason));
+      return true;
+    } catch (LeaseLostException e) {
+      publish(new IdempotencyEvent.LeaseLost(execution.recordId(), now, execution.fence()));
+      return false;
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "could not release " + execution.recordId()
+          + " after: " + reason + "; it stays in flight until its lease expires", e);
+      return false;
+    }
+  }
+
+  private void beat(ExecutionImpl execution, AtomicBoolean leaseLost) {
+    if (leaseLost.get()) {
+      return;
+    }
+    Instant now = clock.instant();
+    try {
+      store.heartbeat(execution.recordId(), execution.fence(), now, config.lease());
+    } catch (LeaseLostException e) {
+      leaseLost.set(true);
+      publish(new IdempotencyEvent.LeaseLost(execution.recordId(), now, execution.fence()));
+    } catch (RuntimeException e) {
+      // a missed heartbeat is not fatal: the lease is three intervals long; the next one may get through
+      LOG.log(System.Logger.Level.WARNING, "heartbeat of " + execution.recordId() + " failed", e);
+    }
+  }
+
+  private void publish(IdempotencyEvent event) {
+    Events.publish(listener, event);
+  }
+
+  /** Stops the heartbeat thread. Operations still running lose their heartbeats. */
+  @Override
+  public void close() {
+    heartbeats.close();
+  }
+
+  /**
+   * Builds an {@link IdempotencyEngine}: a store plus an {@link IdempotencyConfig}, set whole or through the
+   * shortcuts here. Not thread-safe.
+   */
+  public static final class Builder {
+    private final KeyStore store;
+    private IdempotencyConfig.Builder config = IdempotencyConfig.builder();
+
+    private Builder(KeyStore store) {
+      this.store = store;
+    }
+
+    /** Replaces the whole configuration. */
+    public Builder config(IdempotencyConfig config) {
+      this.config = Objects.requireNonNull(config, "config").toBuilder();
+      return this;
+    }
+
+    /** See {@link IdempotencyConfig.Builder#replayWindow}. */
+    public Builder replayWindow(Duration replayWindow) {
+      config.replayWindow(replayWindow);
+      return this;
+    }
+
+    /** See {@link IdempotencyConfig.Builder#retention}. */
+    public Builder retention(Duration retention) {
+      config.retention(retention);
+      return this;
+    }
+
+    /** See {@link IdempotencyConfig.Builder#lease}. */
+    public Builder lease(Duration lease) {
+      config.lease(lease);
+      return this;
+    }
+
+    /** See {@link IdempotencyConfig.Builder#heartbeatInterval}. */
+    public Builder heartbeatInterval(Duration heartbeatInterval) {
+      config.heartbeatInterval(heartbeatInterval);
+      return this;
+    }
+
+    /** See {@link IdempotencyConfig.Builder#longestRetryChain}. */
+    public Builder longestRetryChain(Duration longestRetryChain) {
+      config.longestRetryChain(longestRetryChain);
+      return this;
+    }
+
+    /** See {@link IdempotencyConfig.Builder#clock}. */
+    public Builder clock(InstantSource clock) {
+      config.clock(clock);
+      return this;
+    }
+
+    /** See {@link IdempotencyConfig.Builder#inFlightPolicy}. */
+    public Builder inFlightPolicy(InFlightPolicy inFlightPolicy) {
+      config.inFlightPolicy(inFlightPolicy);
+      return this;
+    }
+
+    /** See {@link IdempotencyConfig.Builder#storedResponsePolicy}. */
+    public Builder storedResponsePolicy(StoredResponsePolicy storedResponsePolicy) {
+      config.storedResponsePolicy(storedResponsePolicy);
+      return this;
+    }
+
+    /** See {@link IdempotencyConfig.Builder#listener}. */
+    public Builder listener(IdempotencyListener listener) {
+      config.listener(listener);
+      return this;
+    }
+
+    /**
+     * Validates and builds the engine.
+     *
+     * @throws IllegalArgumentException naming the setting, as {@link IdempotencyConfig.Builder#build()} does
+     */
+    public IdempotencyEngine build() {
+      return new IdempotencyEngine(store, config.build());
+    }
+  }
+}

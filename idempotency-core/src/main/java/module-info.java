@@ -1,0 +1,9 @@
+/**
+ * The engine that drives the three-state machine over any {@code KeyStore}, its configuration and policies, the
+ * in-memory store and the reaper. Depends on the API module only.
+ */
+module dev.idempotency.core {
+  requires transitive dev.idempotency.api;
+
+  exports dev.idempotency.core;
+}

@@ -1,0 +1,362 @@
+package dev.idempotency.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.idempotency.Fingerprint;
+import dev.idempotency.KeyState;
+import dev.idempotency.RecordId;
+import dev.idempotency.RecoveryPoint;
+import dev.idempotency.StoredResponse;
+import dev.idempotency.event.IdempotencyEvent;
+import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.LeaseLostException;
+import dev.idempotency.spi.StoreUnavailableException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class IdempotencyEngineTest {
+  private static final RecordId ID = RecordId.of("acct-1", "order-confirm-42");
+  private static final Fingerprint FP = Fingerprint.of(new byte[] {1});
+  private static final Fingerprint OTHER_FP = Fingerprint.of(new byte[] {2});
+  private static final StoredResponse CREATED = StoredResponse.ofUtf8(201, "{\"charge\":\"ch_1\"}");
+
+  private final MutableClock clock = new MutableClock();
+  private final InMemoryKeyStore store = new InMemoryKeyStore();
+  private final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
+  // heartbeats far apart in real time, so that only the tests about heartbeats see one
+  private final IdempotencyEngine engine = IdempotencyEngine.builder(store).clock(clock)
+      .heartbeatInterval(Duration.ofSeconds(29)).listener(events::add).build();
+  private final AtomicInteger sideEffects = new AtomicInteger();
+
+  @AfterEach
+  void close() {
+    engine.close();
+  }
+
+  private Operation charge() {
+    return execution -> {
+      sideEffects.incrementAndGet();
+      return CREATED;
+    };
+  }
+
+  /** The first request runs the operation; a retry replays the stored response without running it again. */
+  @Test
+  void executesOnceThenReplaysVerbatim() throws Exception {
+    Outcome first = engine.execute(ID, FP, charge());
+    Outcome retry = engine.execute(ID, FP, charge());
+
+    assertThat(first).isInstanceOfSatisfying(Outcome.Executed.class, e -> {
+      assertThat(e.response()).isEqualTo(CREATED);
+      assertThat(e.stored()).isTrue();
+    });
+    assertThat(retry).isInstanceOfSatisfying(Outcome.Replayed.class,
+        r -> assertThat(r.response().body()).isEqualTo(CREATED.body()));
+    assertThat(sideEffects).hasValue(1);
+    assertThat(events).extracting(Object::getClass).containsExactly(
+        IdempotencyEvent.Claimed.class, IdempotencyEvent.Completed.class, IdempotencyEvent.Replayed.class);
+  }
+
+  @Test
+  void sameKeyWithAnotherPayloadIsAMismatchAndNeverReplays() throws Exception {
+    engine.execute(ID, FP, charge());
+    Outcome reused = engine.execute(ID, OTHER_FP, charge());
+    assertThat(reused).isEqualTo(new Outcome.Mismatch(KeyState.COMPLETE));
+    assertThat(sideEffects).hasValue(1);
+  }
+
+  /** Stored failures replay verbatim (Stripe v1): a 500 the handler returned is not re-run. */
+  @Test
+  void storedFailuresReplayVerbatimByDefault() throws Exception {
+    engine.execute(ID, FP, execution -> {
+      sideEffects.incrementAndGet();
+      return StoredResponse.ofUtf8(500, "boom");
+    });
+    Outcome retry = engine.execute(ID, FP, charge());
+    assertThat(retry).isInstanceOfSatisfying(Outcome.Replayed.class,
+        r -> assertThat(r.response().status()).isEqualTo(500));
+    assertThat(sideEffects).hasValue(1);
+  }
+
+  @Test
+  void aStatusThePolicyExcludesReleasesTheKey() throws Exception {
+    try (IdempotencyEngine no429 = IdempotencyEngine.builder(store).clock(clock)
+        .storedResponsePolicy(StoredResponsePolicy.storeAllExcept(429)).build()) {
+      Outcome throttled = no429.execute(ID, FP, execution -> StoredResponse.ofUtf8(429, "slow down"));
+      assertThat(throttled).isInstanceOfSatisfying(Outcome.Executed.class, e -> assertThat(e.stored()).isFalse());
+      assertThat(store.lookup(ID)).isEmpty();
+      assertThat(no429.execute(ID, FP, charge())).isInstanceOf(Outcome.Executed.class);
+      assertThat(sideEffects).hasValue(1);
+    }
+  }
+
+  /** A handler that threw before committing anything changed nothing: its key is released and a retry runs. */
+  @Test
+  void anOperationThatThrowsBeforeAnyPhaseReleasesTheKey() throws Exception {
+    OperationFailedException e = catchThrowableOfType(OperationFailedException.class,
+        () -> engine.execute(ID, FP, execution -> {
+          throw new IllegalStateException("downstream refused");
+        }));
+    assertThat(e.keyReleased()).isTrue();
+    assertThat(e.getCause()).hasMessage("downstream refused");
+    assertThat(engine.execute(ID, FP, charge())).isInstanceOf(Outcome.Executed.class);
+    assertThat(sideEffects).hasValue(1);
+  }
+
+  /**
+   * A request that committed a phase and then failed stays in flight; after its lease a retry takes it over and
+   * resumes from the recovery point, so the finished phase does not run twice and the downstream key is reused.
+   */
+  @Test
+  void aFailureAfterACheckpointIsResumedFromTheRecoveryPoint() throws Exception {
+    AtomicInteger chargesSent = new AtomicInteger();
+    List<String> downstreamKeys = new CopyOnWriteArrayList<>();
+    Operation twoPhases = execution -> {
+      String chargeKey = execution.downstreamKey("charge").value();
+      downstreamKeys.add(chargeKey);
+      if (execution.resumeFrom().isEmpty()) {
+        chargesSent.incrementAndGet();
+        execution.checkpoint(RecoveryPoint.of("charge-sent", chargeKey.getBytes()));
+        if (downstreamKeys.size() == 1) {
+          throw new java.io.IOException("connection reset after the charge");
+        }
+      }
+      assertThat(execution.resumeFrom()).map(RecoveryPoint::name).contains("charge-sent");
+      return CREATED;
+    };
+
+    OperationFailedException failure =
+        catchThrowableOfType(OperationFailedException.class, () -> engine.execute(ID, FP, twoPhases));
+    assertThat(failure.keyReleased()).isFalse();
+    assertThat(engine.execute(ID, FP, twoPhases)).isInstanceOf(Outcome.InFlightConflict.class);
+
+    clock.advance(Duration.ofSeconds(31));
+    Outcome resumed = engine.execute(ID, FP, twoPhases);
+
+    assertThat(resumed).isInstanceOfSatisfying(Outcome.Executed.class, e -> assertThat(e.resumed()).isTrue());
+    assertThat(chargesSent).hasValue(1);
+    assertThat(downstreamKeys).hasSize(2).containsOnly(downstreamKeys.get(0));
+    assertThat(events).hasAtLeastOneElementOfType(IdempotencyEvent.LeftInFlight.class)
+        .hasAtLeastOneElementOfType(IdempotencyEvent.TakenOver.class);
+  }
+
+  /** A second request while the first runs gets the conflict at once, with a Retry-After from the lease. */
+  @Test
+  void aConcurrentRequestGetsTheInFlightConflict() throws Exception {
+    CountDownLatch running = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    CompletableFuture<Outcome> first = CompletableFuture.supplyAsync(() -> call(execution -> {
+      running.countDown();
+      finish.await();
+      return CREATED;
+    }));
+    running.await();
+    Outcome second = engine.execute(ID, FP, charge());
+    finish.countDown();
+
+    assertThat(second).isEqualTo(new Outcome.InFlightConflict(Duration.ofSeconds(30)));
+    assertThat(first.get(10, TimeUnit.SECONDS)).isInstanceOf(Outcome.Executed.class);
+    assertThat(sideEffects).hasValue(0);
+  }
+
+  /** With a bounded wait, the second request gets the first one's response once it completes. */
+  @Test
+  void aBoundedWaitReturnsTheReplayWhenTheOwnerCompletes() throws Exception {
+    try (IdempotencyEngine waiting = IdempotencyEngine.builder(store).clock(clock)
+        .inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofSeconds(20), Duration.ofMillis(10))).build()) {
+      CountDownLatch running = new CountDownLatch(1);
+      CountDownLatch finish = new CountDownLatch(1);
+      CompletableFuture<Outcome> first = CompletableFuture.supplyAsync(() -> call(execution -> {
+        running.countDown();
+        finish.await();
+        return CREATED;
+      }));
+      running.await();
+      CompletableFuture<Outcome> second = CompletableFuture.supplyAsync(() -> {
+        try {
+          return waiting.execute(ID, FP, charge());
+        } catch (Exception e) {
+          throw new AssertionError(e);
+        }
+      });
+      Thread.sleep(50);
+      assertThat(second).isNotDone();
+      finish.countDown();
+
+      assertThat(second.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(Outcome.Replayed.class,
+          r -> assertThat(r.response()).isEqualTo(CREATED));
+      assertThat(first.get(10, TimeUnit.SECONDS)).isInstanceOf(Outcome.Executed.class);
+      assertThat(sideEffects).hasValue(0);
+    }
+  }
+
+  @Test
+  void aBoundedWaitEndsInTheConflictWhenTheBoundPasses() throws Exception {
+    try (IdempotencyEngine waiting = IdempotencyEngine.builder(store).clock(clock)
+        .inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofMillis(100), Duration.ofMillis(20)))
+        .listener(events::add).build()) {
+      store.claim(new ClaimRequest(ID, FP, clock.instant(), Duration.ofSeconds(30), Duration.ofHours(24)));
+      Outcome outcome = waiting.execute(ID, FP, charge());
+      assertThat(outcome).isInstanceOf(Outcome.InFlightConflict.class);
+      assertThat(events).filteredOn(IdempotencyEvent.InFlightConflict.class::isInstance).singleElement()
+          .satisfies(e -> assertThat(((IdempotencyEvent.InFlightConflict) e).waited())
+              .isGreaterThanOrEqualTo(Duration.ofMillis(100)));
+      assertThat(sideEffects).hasValue(0);
+    }
+  }
+
+  /** Fail closed: with the store unreachable the operation never runs. */
+  @Test
+  void aStoreThatIsDownFailsClosed() throws Exception {
+    try (IdempotencyEngine failing = IdempotencyEngine.builder(new UnreachableStore()).clock(clock).build()) {
+      Outcome outcome = failing.execute(ID, FP, charge());
+      assertThat(outcome).isInstanceOf(Outcome.StoreUnavailable.class);
+      assertThat(sideEffects).hasValue(0);
+    }
+  }
+
+  /**
+   * An owner paused past its lease is taken over; its completion is then refused by the fence, and the new
+   * owner's result is the one that replays.
+   */
+  @Test
+  void aPausedOwnerCannotCompleteAfterATakeover() throws Exception {
+    CountDownLatch running = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
+    CompletableFuture<Outcome> paused = CompletableFuture.supplyAsync(() -> call(execution -> {
+      running.countDown();
+      resume.await();
+      return StoredResponse.ofUtf8(201, "stale owner");
+    }));
+    running.await();
+    clock.advance(Duration.ofSeconds(31));
+    Outcome takeover = engine.execute(ID, FP, execution -> StoredResponse.ofUtf8(201, "new owner"));
+    resume.countDown();
+
+    assertThat(takeover).isInstanceOf(Outcome.Executed.class);
+    assertThat(catchThrowableOfType(Exception.class, () -> paused.get(10, TimeUnit.SECONDS)))
+        .hasRootCauseInstanceOf(LeaseLostException.class);
+    assertThat(engine.execute(ID, FP, charge())).isInstanceOfSatisfying(Outcome.Replayed.class,
+        r -> assertThat(r.response().bodyAsUtf8()).isEqualTo("new owner"));
+    assertThat(events).hasAtLeastOneElementOfType(IdempotencyEvent.LeaseLost.class);
+  }
+
+  /** The heartbeat renews the lease while the operation runs, so nobody takes a live request over. */
+  @Test
+  void theHeartbeatKeepsALongOperationOwned() throws Exception {
+    try (IdempotencyEngine beating = IdempotencyEngine.builder(store).clock(clock)
+        .heartbeatInterval(Duration.ofMillis(20)).build()) {
+      CountDownLatch running = new CountDownLatch(1);
+      CountDownLatch finish = new CountDownLatch(1);
+      CompletableFuture<Outcome> first = CompletableFuture.supplyAsync(() -> {
+        try {
+          return beating.execute(ID, FP, execution -> {
+            running.countDown();
+            finish.await();
+            return CREATED;
+          });
+        } catch (Exception e) {
+          throw new AssertionError(e);
+        }
+      });
+      running.await();
+      var claimedUntil = store.lookup(ID).orElseThrow().leaseExpiresAt().orElseThrow();
+      clock.advance(Duration.ofSeconds(20));
+      awaitLeaseBeyond(claimedUntil);
+      clock.advance(Duration.ofSeconds(20)); // 40 s after the claim: past the first lease, not the renewed one
+
+      assertThat(beating.execute(ID, FP, charge())).isInstanceOf(Outcome.InFlightConflict.class);
+      finish.countDown();
+      assertThat(first.get(10, TimeUnit.SECONDS)).isInstanceOf(Outcome.Executed.class);
+      assertThat(sideEffects).hasValue(0);
+    }
+  }
+
+  private void awaitLeaseBeyond(java.time.Instant t) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!store.lookup(ID).orElseThrow().leaseExpiresAt().orElseThrow().isAfter(t)) {
+      assertThat(System.nanoTime()).as("no heartbeat renewed the lease within 10 s").isLessThan(deadline);
+      Thread.sleep(5);
+    }
+  }
+
+  @Test
+  void aListenerThatThrowsNeverChangesTheOutcome() throws Exception {
+    try (IdempotencyEngine e = IdempotencyEngine.builder(store).clock(clock).listener(event -> {
+      throw new IllegalStateException("broken listener");
+    }).build()) {
+      assertThat(e.execute(ID, FP, charge())).isInstanceOf(Outcome.Executed.class);
+    }
+  }
+
+  /** The concurrency gate at the engine: 32 threads, one key, exactly one side effect, the same bytes for all. */
+  @Test
+  void concurrentIdenticalRequestsRunTheOperationOnce() throws Exception {
+    int threads = 32;
+    CountDownLatch start = new CountDownLatch(1);
+    List<CompletableFuture<Outcome>> results = new java.util.ArrayList<>();
+    for (int i = 0; i < threads; i++) {
+      results.add(CompletableFuture.supplyAsync(() -> {
+        try {
+          start.await();
+          return engine.execute(ID, FP, execution -> {
+            sideEffects.incrementAndGet();
+            Thread.sleep(20);
+            return CREATED;
+          });
+        } catch (Exception e) {
+          throw new AssertionError(e);
+        }
+      }, java.util.concurrent.Executors.newCachedThreadPool()));
+    }
+    start.countDown();
+    int executed = 0;
+    for (CompletableFuture<Outcome> f : results) {
+      Outcome o = f.get(20, TimeUnit.SECONDS);
+      if (o instanceof Outcome.Executed) {
+        executed++;
+      } else if (o instanceof Outcome.Replayed r) {
+        assertThat(r.response()).isEqualTo(CREATED);
+      } else {
+        assertThat(o).isInstanceOf(Outcome.InFlightConflict.class);
+      }
+    }
+    assertThat(executed).isEqualTo(1);
+    assertThat(sideEffects).hasValue(1);
+  }
+
+  @Test
+  void nullArgumentsAreRejected() {
+    assertThatThrownBy(() -> engine.execute(null, FP, charge())).isInstanceOf(NullPointerException.class);
+  }
+
+  private Outcome call(Operation op) {
+    try {
+      return engine.execute(ID, FP, op);
+    } catch (Exception e) {
+      throw new java.util.concurrent.CompletionException(e);
+    }
+  }
+
+  /** A store whose server cannot be reached: every call fails as a real driver's would. */
+  private static final class UnreachableStore extends DelegatingStore {
+    UnreachableStore() {
+      super(new InMemoryKeyStore());
+    }
+
+    @Override
+    public ClaimOutcome claim(ClaimRequest request) {
+      throw new StoreUnavailableException("connection refused: 127.0.0.1:1");
+    }
+  }
+}
