@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Objects;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -55,13 +54,17 @@ public final class IdempotencyEngine implements AutoCloseable {
   private final IdempotencyConfig config;
   private final InstantSource clock;
   private final IdempotencyListener listener;
-  private final Heartbeats heartbeats = new Heartbeats();
+  private final Heartbeats<Running> heartbeats;
+
+  /** A running operation, as the heartbeat thread sees it. */
+  private record Running(ExecutionImpl execution, AtomicBoolean leaseLost) {}
 
   private IdempotencyEngine(KeyStore store, IdempotencyConfig config) {
     this.store = store;
     this.config = config;
     this.clock = config.clock();
     this.listener = config.listener();
+    this.heartbeats = new Heartbeats<>(config.heartbeatInterval(), this::beat);
   }
 
   /** Starts building an engine over {@code store}, with every setting at its default. */
@@ -143,8 +146,8 @@ public final class IdempotencyEngine implements AutoCloseable {
         : new IdempotencyEvent.Claimed(id, start, won.fence()));
     ExecutionImpl execution =
         new ExecutionImpl(store, id, won.fence(), won.resumeFrom(), won.takeover(), clock, config.lease());
-    AtomicBoolean leaseLost = new AtomicBoolean();
-    ScheduledFuture<?> heartbeat = heartbeats.every(config.heartbeatInterval(), () -> beat(execution, leaseLost));
+    Running running = new Running(execution, new AtomicBoolean());
+    heartbeats.start(running);
     StoredResponse response = null;
     Throwable thrown = null;
     try {
@@ -152,8 +155,8 @@ public final class IdempotencyEngine implements AutoCloseable {
     } catch (Throwable t) {
       thrown = t;
     } finally {
-      // stop heartbeating before any release, so no heartbeat can race the release
-      heartbeat.cancel(false);
+      // stop heartbeating before any release (a beat already under way may still finish, and be refused)
+      heartbeats.stop(running);
     }
     if (thrown instanceof LeaseLostException lost) {
       // a fenced write inside the operation (a checkpoint) was refused: another owner has the key now
@@ -232,15 +235,16 @@ public final class IdempotencyEngine implements AutoCloseable {
     }
   }
 
-  private void beat(ExecutionImpl execution, AtomicBoolean leaseLost) {
-    if (leaseLost.get()) {
+  private void beat(Running running) {
+    ExecutionImpl execution = running.execution();
+    if (running.leaseLost().get()) {
       return;
     }
     Instant now = clock.instant();
     try {
       store.heartbeat(execution.recordId(), execution.fence(), now, config.lease());
     } catch (LeaseLostException e) {
-      leaseLost.set(true);
+      running.leaseLost().set(true);
       publish(new IdempotencyEvent.LeaseLost(execution.recordId(), now, execution.fence()));
     } catch (RuntimeException e) {
       // a missed heartbeat is not fatal: the lease is three intervals long; the next one may get through

@@ -1,38 +1,50 @@
 package dev.idempotency.core.internal;
 
 import java.time.Duration;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
- * Renews leases while operations run: one daemon thread for the engine, shared by all running operations (a
- * heartbeat is one short store write, so one thread serves many).
+ * Renews the leases of running operations: one daemon thread per engine ticks every heartbeat interval and beats
+ * every operation registered at that moment.
+ *
+ * <p>Why one tick for all instead of a scheduled task per operation: registering is one concurrent-set insert and
+ * removal on the request's hot path, where scheduling and cancelling a task would take the scheduler's queue lock
+ * twice per request. An operation registered just after a tick waits at most one interval (a third of the lease by
+ * default) for its first beat; one registered just before a tick is beaten early, which only renews its lease.
+ *
+ * @param <T> what a beat needs to know about one running operation
  */
-public final class Heartbeats implements AutoCloseable {
+public final class Heartbeats<T> implements AutoCloseable {
+  private final Set<T> running = ConcurrentHashMap.newKeySet();
   private final ScheduledThreadPoolExecutor scheduler;
 
-  /** Starts the heartbeat thread. */
-  public Heartbeats() {
+  /** Starts the heartbeat thread, which calls {@code beat} for every registered operation each {@code interval}. */
+  public Heartbeats(Duration interval, Consumer<T> beat) {
     scheduler = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "idempotency-heartbeat");
       t.setDaemon(true);
       return t;
     });
-    // cancelled heartbeats must not pile up in the queue until their (far) due time
-    scheduler.setRemoveOnCancelPolicy(true);
-  }
-
-  /** Runs {@code beat} every {@code interval} until the returned handle is cancelled. */
-  public ScheduledFuture<?> every(Duration interval, Runnable beat) {
     long nanos = interval.toNanos();
-    return scheduler.scheduleWithFixedDelay(beat, nanos, nanos, TimeUnit.NANOSECONDS);
+    scheduler.scheduleWithFixedDelay(() -> {
+      for (T operation : running) {
+        beat.accept(operation);
+      }
+    }, nanos, nanos, TimeUnit.NANOSECONDS);
   }
 
-  /** The scheduler, for the reaper and completer to share. */
-  public ScheduledExecutorService scheduler() {
-    return scheduler;
+  /** Beats {@code operation} on every tick until {@link #stop} is called for it. */
+  public void start(T operation) {
+    running.add(operation);
+  }
+
+  /** Stops beating {@code operation}; a beat already under way may still finish. */
+  public void stop(T operation) {
+    running.remove(operation);
   }
 
   @Override
