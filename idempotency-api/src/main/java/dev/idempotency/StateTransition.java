@@ -62,6 +62,16 @@ public enum StateTransition {
     PURGE
   }
 
+  // [from][to][cause] -> transition or null; built once, because stores consult the table on every write
+  private static final StateTransition[][][] TABLE =
+      new StateTransition[KeyState.values().length][KeyState.values().length][TransitionCause.values().length];
+
+  static {
+    for (StateTransition t : values()) {
+      TABLE[t.from.ordinal()][t.to.ordinal()][t.cause.ordinal()] = t;
+    }
+  }
+
   private final KeyState from;
   private final KeyState to;
   private final TransitionCause cause;
@@ -98,21 +108,15 @@ public enum StateTransition {
     Objects.requireNonNull(from, "from");
     Objects.requireNonNull(to, "to");
     Objects.requireNonNull(cause, "cause");
-    for (StateTransition t : values()) {
-      if (t.from == from && t.to == to && t.cause == cause) {
-        return t;
-      }
+    StateTransition t = TABLE[from.ordinal()][to.ordinal()][cause.ordinal()];
+    if (t == null) {
+      throw new IllegalStateTransitionException(from, to, cause);
     }
-    throw new IllegalStateTransitionException(from, to, cause);
+    return t;
   }
 
   /** Whether the table has a row from {@code from} to {@code to} for {@code cause}. */
   public static boolean isLegal(KeyState from, KeyState to, TransitionCause cause) {
-    for (StateTransition t : values()) {
-      if (t.from == from && t.to == to && t.cause == cause) {
-        return true;
-      }
-    }
-    return false;
+    return TABLE[from.ordinal()][to.ordinal()][cause.ordinal()] != null;
   }
 }
