@@ -102,7 +102,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     Objects.requireNonNull(fingerprint, "fingerprint");
     Objects.requireNonNull(operation, "operation");
     InFlightPolicy waiting = config.inFlightPolicy();
-    long waitStart = System.nanoTime();
+    long waitStart = 0; // read the wall clock only once a wait begins: replays and fresh claims never need it
     while (true) {
       Instant now = clock.instant();
       ClaimOutcome claim;
@@ -124,6 +124,9 @@ public final class IdempotencyEngine implements AutoCloseable {
         return new Outcome.Mismatch(mismatch.existingState());
       }
       ClaimOutcome.InFlight inFlight = (ClaimOutcome.InFlight) claim;
+      if (waitStart == 0) {
+        waitStart = System.nanoTime();
+      }
       // Wall time, not the engine's clock, bounds the wait: it measures how long this thread is held, and a test
       // clock that does not move must not make the wait endless.
       long waitedNanos = System.nanoTime() - waitStart;

@@ -23,15 +23,17 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 
 /**
  * A {@link KeyStore} in this process's memory: the reference store for tests and for single-instance services
  * that accept losing their records on restart.
  *
  * <p>Each record is an immutable value in a {@link ConcurrentHashMap}. Reads ({@link #lookup}, and a claim that
- * replays a completed record) take no lock; every change goes through {@code ConcurrentHashMap.compute}, which
- * runs the decision and the write as one atomic step for that key (it locks only the key's bin), so a claim is
- * never check-then-insert. Fence tokens come from one counter for the whole store, which makes them strictly
+ * replays a completed record) are plain map reads. Every change is one conditional map operation
+ * ({@code putIfAbsent}, {@code replace(key, expected, new)}, {@code remove(key, expected)}) on the record the
+ * decision was made from, retried on what is there now when another thread got in first: a claim is never
+ * check-then-insert, and no lock is held while deciding. Fence tokens come from one counter for the whole store, which makes them strictly
  * increasing per key even after a record was released or purged.
  *
  * <p>Memory is bounded by the reaper: {@link #deleteExpired} removes records past retention. Records do not
@@ -42,29 +44,33 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class InMemoryKeyStore implements KeyStore {
 
-  /** One record; replaced whole on every change, never mutated. */
-  private record Rec(
-      KeyState state,
-      Fingerprint fingerprint,
-      FenceToken fence,
-      Instant leaseExpiresAt,
-      Optional<RecoveryPoint> recoveryPoint,
-      Optional<StoredResponse> response,
-      Optional<Instant> completedAt) {
+  /**
+   * One record; replaced whole on every change, never mutated. Compared by identity: a conditional replace or
+   * remove succeeds only if the record is still the very one the decision was made on.
+   */
+  private static final class Rec {
+    final KeyState state;
+    final Fingerprint fingerprint;
+    final FenceToken fence;
+    final Instant leaseExpiresAt;
+    final RecoveryPoint recoveryPoint; // null until a checkpoint
+    final StoredResponse response; // null unless COMPLETE
+    final Instant completedAt; // null unless COMPLETE
 
-    static Rec inFlight(Fingerprint fp, FenceToken fence, Instant leaseExpiresAt, Optional<RecoveryPoint> point) {
-      return new Rec(KeyState.IN_FLIGHT, fp, fence, leaseExpiresAt, point, Optional.empty(), Optional.empty());
+    Rec(KeyState state, Fingerprint fingerprint, FenceToken fence, Instant leaseExpiresAt,
+        RecoveryPoint recoveryPoint, StoredResponse response, Instant completedAt) {
+      this.state = state;
+      this.fingerprint = fingerprint;
+      this.fence = fence;
+      this.leaseExpiresAt = leaseExpiresAt;
+      this.recoveryPoint = recoveryPoint;
+      this.response = response;
+      this.completedAt = completedAt;
     }
 
     /** Whether a claim at {@code now} must treat this record as absent (a completed record past its window). */
     boolean countsAsAbsent(Instant now, Duration replayWindow) {
-      return state == KeyState.COMPLETE && !now.isBefore(completedAt.orElseThrow().plus(replayWindow));
-    }
-
-    Rec to(StateTransition t, Instant lease, Optional<RecoveryPoint> point, Optional<StoredResponse> response,
-        Optional<Instant> completedAt) {
-      StateTransition.of(state, t.to(), t.cause());
-      return new Rec(t.to(), fingerprint, fence, lease, point, response, completedAt);
+      return state == KeyState.COMPLETE && !now.isBefore(completedAt.plus(replayWindow));
     }
   }
 
@@ -74,46 +80,58 @@ public final class InMemoryKeyStore implements KeyStore {
   /** Creates an empty store. */
   public InMemoryKeyStore() {}
 
+  /*
+   * Every change is one conditional map operation (putIfAbsent, replace(key, expected, new), remove(key, expected))
+   * on a decision made from the record read just before; when another thread changed the record in between, the
+   * operation fails and the decision is made again on what is there now. No check-then-act can slip through, and
+   * no lock is held while deciding.
+   */
   @Override
   public ClaimOutcome claim(ClaimRequest request) {
     Objects.requireNonNull(request, "request");
     RecordId id = request.id();
     Instant now = request.now();
-    // Fast path without a lock: a replay of a completed record is the common retry, and completed records never
-    // change while they count (they can only be removed, or replaced once they count as absent).
-    Rec seen = records.get(id);
-    if (seen != null && seen.state == KeyState.COMPLETE && !seen.countsAsAbsent(now, request.replayWindow())) {
-      return seen.fingerprint.equals(request.fingerprint())
-          ? new ClaimOutcome.Completed(seen.response.orElseThrow(), seen.completedAt.orElseThrow())
-          : new ClaimOutcome.Mismatch(KeyState.COMPLETE);
-    }
-    ClaimOutcome[] outcome = new ClaimOutcome[1];
-    records.compute(id, (key, current) -> {
-      Instant leaseEnd = now.plus(request.lease());
-      if (current == null || current.countsAsAbsent(now, request.replayWindow())) {
+    Instant leaseEnd = now.plus(request.lease());
+    Rec current = records.get(id);
+    while (true) {
+      if (current == null) {
         StateTransition.of(KeyState.ABSENT, KeyState.IN_FLIGHT, TransitionCause.CLAIM);
+        FenceToken fence = nextFence(); // a loser's fence is never used: fences may have gaps, never repeats
+        Rec claimed = new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence, leaseEnd, null, null, null);
+        current = records.putIfAbsent(id, claimed);
+        if (current == null) {
+          return new ClaimOutcome.Claimed(fence, Optional.empty(), false);
+        }
+        continue;
+      }
+      if (current.countsAsAbsent(now, request.replayWindow())) {
         FenceToken fence = nextFence();
-        outcome[0] = new ClaimOutcome.Claimed(fence, Optional.empty(), false);
-        return Rec.inFlight(request.fingerprint(), fence, leaseEnd, Optional.empty());
+        Rec claimed = new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence, leaseEnd, null, null, null);
+        if (records.replace(id, current, claimed)) {
+          StateTransition.of(KeyState.ABSENT, KeyState.IN_FLIGHT, TransitionCause.CLAIM);
+          return new ClaimOutcome.Claimed(fence, Optional.empty(), false);
+        }
+        current = records.get(id);
+        continue;
       }
       if (!current.fingerprint.equals(request.fingerprint())) {
-        outcome[0] = new ClaimOutcome.Mismatch(current.state);
-        return current;
+        return new ClaimOutcome.Mismatch(current.state);
       }
       if (current.state == KeyState.COMPLETE) {
-        outcome[0] = new ClaimOutcome.Completed(current.response.orElseThrow(), current.completedAt.orElseThrow());
-        return current;
+        return new ClaimOutcome.Completed(current.response, current.completedAt);
       }
       if (now.isBefore(current.leaseExpiresAt)) {
-        outcome[0] = new ClaimOutcome.InFlight(Duration.between(now, current.leaseExpiresAt));
-        return current;
+        return new ClaimOutcome.InFlight(Duration.between(now, current.leaseExpiresAt));
       }
       StateTransition.of(KeyState.IN_FLIGHT, KeyState.IN_FLIGHT, TransitionCause.CLAIM);
       FenceToken fence = nextFence();
-      outcome[0] = new ClaimOutcome.Claimed(fence, current.recoveryPoint, true);
-      return Rec.inFlight(current.fingerprint, fence, leaseEnd, current.recoveryPoint);
-    });
-    return outcome[0];
+      Rec takenOver = new Rec(KeyState.IN_FLIGHT, current.fingerprint, fence, leaseEnd, current.recoveryPoint,
+          null, null);
+      if (records.replace(id, current, takenOver)) {
+        return new ClaimOutcome.Claimed(fence, Optional.ofNullable(current.recoveryPoint), true);
+      }
+      current = records.get(id);
+    }
   }
 
   private FenceToken nextFence() {
@@ -125,8 +143,8 @@ public final class InMemoryKeyStore implements KeyStore {
     Objects.requireNonNull(now, "now");
     requirePositive(lease, "lease");
     Instant leaseEnd = now.plus(lease);
-    fencedUpdate(id, fence, StateTransition.HEARTBEAT,
-        r -> r.to(StateTransition.HEARTBEAT, leaseEnd, r.recoveryPoint, r.response, r.completedAt));
+    fencedUpdate(id, fence, StateTransition.HEARTBEAT, r -> new Rec(KeyState.IN_FLIGHT, r.fingerprint, r.fence,
+        leaseEnd, r.recoveryPoint, null, null));
   }
 
   @Override
@@ -135,17 +153,16 @@ public final class InMemoryKeyStore implements KeyStore {
     Objects.requireNonNull(now, "now");
     requirePositive(lease, "lease");
     Instant leaseEnd = now.plus(lease);
-    fencedUpdate(id, fence, StateTransition.CHECKPOINT,
-        r -> r.to(StateTransition.CHECKPOINT, leaseEnd, Optional.of(point), r.response, r.completedAt));
+    fencedUpdate(id, fence, StateTransition.CHECKPOINT, r -> new Rec(KeyState.IN_FLIGHT, r.fingerprint, r.fence,
+        leaseEnd, point, null, null));
   }
 
   @Override
   public void complete(RecordId id, FenceToken fence, StoredResponse response, Instant now) {
     Objects.requireNonNull(response, "response");
     Objects.requireNonNull(now, "now");
-    fencedUpdate(id, fence, StateTransition.COMPLETE,
-        r -> r.to(StateTransition.COMPLETE, r.leaseExpiresAt, r.recoveryPoint, Optional.of(response),
-            Optional.of(now)));
+    fencedUpdate(id, fence, StateTransition.COMPLETE, r -> new Rec(KeyState.COMPLETE, r.fingerprint, r.fence,
+        r.leaseExpiresAt, r.recoveryPoint, response, now));
   }
 
   @Override
@@ -155,31 +172,28 @@ public final class InMemoryKeyStore implements KeyStore {
   }
 
   /**
-   * Applies {@code change} to the record if {@code fence} is its current token and it is in flight; a
-   * {@code null} result removes the record. Throws {@link LeaseLostException} otherwise, changing nothing.
+   * Replaces the record with {@code change(record)} (removes it when that is {@code null}) if {@code fence} is its
+   * current token and it is in the transition's source state; throws {@link LeaseLostException} otherwise,
+   * changing nothing.
    */
-  private void fencedUpdate(RecordId id, FenceToken fence, StateTransition transition,
-      java.util.function.UnaryOperator<Rec> change) {
+  private void fencedUpdate(RecordId id, FenceToken fence, StateTransition transition, UnaryOperator<Rec> change) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(fence, "fence");
-    String[] refusal = new String[1];
-    records.compute(id, (key, current) -> {
+    while (true) {
+      Rec current = records.get(id);
       if (current == null) {
-        refusal[0] = "the record is absent";
-        return null;
+        throw new LeaseLostException(id, fence, "the record is absent");
       }
       if (!current.fence.equals(fence)) {
-        refusal[0] = "the current fence is " + current.fence;
-        return current;
+        throw new LeaseLostException(id, fence, "the current fence is " + current.fence);
       }
       if (current.state != transition.from()) {
-        refusal[0] = "the record is " + current.state;
-        return current;
+        throw new LeaseLostException(id, fence, "the record is " + current.state);
       }
-      return change.apply(current);
-    });
-    if (refusal[0] != null) {
-      throw new LeaseLostException(id, fence, refusal[0]);
+      Rec next = change.apply(current);
+      if (next == null ? records.remove(id, current) : records.replace(id, current, next)) {
+        return;
+      }
     }
   }
 
@@ -193,7 +207,7 @@ public final class InMemoryKeyStore implements KeyStore {
   private static RecordSnapshot snapshot(RecordId id, Rec r) {
     return new RecordSnapshot(id, r.state, r.fingerprint, r.fence,
         r.state == KeyState.IN_FLIGHT ? Optional.of(r.leaseExpiresAt) : Optional.empty(),
-        r.recoveryPoint, r.response, r.completedAt);
+        Optional.ofNullable(r.recoveryPoint), Optional.ofNullable(r.response), Optional.ofNullable(r.completedAt));
   }
 
   @Override
@@ -224,7 +238,7 @@ public final class InMemoryKeyStore implements KeyStore {
       }
       Rec r = e.getValue();
       boolean expired = r.state == KeyState.COMPLETE
-          ? !r.completedAt.orElseThrow().isAfter(cutoff)
+          ? !r.completedAt.isAfter(cutoff)
           : !r.leaseExpiresAt.isAfter(cutoff);
       // remove(key, value) deletes only the exact record judged expired, never one that changed meanwhile
       if (expired && records.remove(e.getKey(), r)) {

@@ -1,0 +1,2 @@
+/** The retry-storm simulation: backoff schedules compared in simulated time (not JMH). */
+package dev.idempotency.benchmarks.storm;
