@@ -1,0 +1,132 @@
+package dev.idempotency.client.internal;
+
+import java.net.http.HttpResponse.BodyHandler;
+import java.net.http.HttpResponse.BodySubscriber;
+import java.net.http.HttpResponse.BodySubscribers;
+import java.net.http.HttpResponse.ResponseInfo;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
+
+/**
+ * Wraps the caller's body handler. For the statuses whose classification can depend on a problem body (409, 429,
+ * 500, 502, 503, 504) with a JSON content type, it buffers the body, reads {@code code} and {@code retryable}, and
+ * then replays the same bytes into the caller's subscriber, so the caller still gets its own body type. Every other
+ * response goes straight to the caller's subscriber.
+ */
+public final class CapturingBodyHandler<T> implements BodyHandler<CapturingBodyHandler.Captured<T>> {
+  /** The caller's body with the problem members read from it. */
+  public static final class Captured<T> {
+    private final T body;
+    private final ProblemDetails problem;
+
+    Captured(T body, ProblemDetails problem) {
+      this.body = body;
+      this.problem = problem;
+    }
+
+    public T body() {
+      return body;
+    }
+
+    public ProblemDetails problem() {
+      return problem;
+    }
+  }
+
+  private final BodyHandler<T> handler;
+
+  public CapturingBodyHandler(BodyHandler<T> handler) {
+    this.handler = handler;
+  }
+
+  @Override
+  public BodySubscriber<Captured<T>> apply(ResponseInfo info) {
+    BodySubscriber<T> user = handler.apply(info);
+    if (mayCarryVerdict(info)) {
+      return new ProblemCapturing<>(user);
+    }
+    return BodySubscribers.mapping(user, body -> new Captured<>(body, ProblemDetails.NONE));
+  }
+
+  private static boolean mayCarryVerdict(ResponseInfo info) {
+    int s = info.statusCode();
+    boolean relevant = s == 409 || s == 429 || s == 500 || s == 502 || s == 503 || s == 504;
+    return relevant && info.headers().firstValue("Content-Type")
+        .map(ct -> ct.toLowerCase(Locale.ROOT).contains("json")).orElse(false);
+  }
+
+  private static final class ProblemCapturing<T> implements BodySubscriber<Captured<T>> {
+    private final BodySubscriber<byte[]> bytes = BodySubscribers.ofByteArray();
+    private final CompletableFuture<Captured<T>> result;
+
+    ProblemCapturing(BodySubscriber<T> user) {
+      this.result = bytes.getBody().toCompletableFuture().thenCompose(b -> {
+        ProblemDetails problem = ProblemDetails.parse(b);
+        user.onSubscribe(new Replay(user, b));
+        return user.getBody().thenApply(body -> new Captured<>(body, problem));
+      });
+    }
+
+    @Override
+    public CompletionStage<Captured<T>> getBody() {
+      return result;
+    }
+
+    @Override
+    public void onSubscribe(Flow.Subscription subscription) {
+      bytes.onSubscribe(subscription);
+    }
+
+    @Override
+    public void onNext(List<ByteBuffer> item) {
+      bytes.onNext(item);
+    }
+
+    @Override
+    public void onError(Throwable throwable) {
+      bytes.onError(throwable);
+    }
+
+    @Override
+    public void onComplete() {
+      bytes.onComplete();
+    }
+  }
+
+  /** Delivers a buffered body once, on the first positive demand. */
+  private static final class Replay implements Flow.Subscription {
+    private final Flow.Subscriber<List<ByteBuffer>> subscriber;
+    private final byte[] data;
+    private boolean done;
+
+    Replay(Flow.Subscriber<List<ByteBuffer>> subscriber, byte[] data) {
+      this.subscriber = subscriber;
+      this.data = data;
+    }
+
+    @Override
+    public synchronized void request(long n) {
+      if (done) {
+        return;
+      }
+      done = true;
+      if (n <= 0) {
+        subscriber.onError(new IllegalArgumentException("non-positive subscription request: " + n));
+        return;
+      }
+      if (data.length > 0) {
+        subscriber.onNext(List.of(ByteBuffer.wrap(data)));
+      }
+      subscriber.onComplete();
+    }
+
+    @Override
+    public synchronized void cancel() {
+      done = true;
+    }
+  }
+}

@@ -1,0 +1,141 @@
+package dev.idempotency.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpTimeoutException;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import javax.net.ssl.SSLHandshakeException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The allowlist, status by status and exception by exception. */
+class ClassificationTest {
+  private final RetryPolicy policy = RetryPolicy.ofDefaults();
+
+  /** Of every status 100 to 599 without a problem body, exactly 429, 502, 503 and 504 are retryable. */
+  @Test
+  void onlyTheAllowlistedStatusesAreRetryable() {
+    Set<Integer> retryable = new TreeSet<>();
+    for (int status = 100; status <= 599; status++) {
+      if (policy.classify("POST", true, status, null, null).isRetryable()) {
+        retryable.add(status);
+      }
+    }
+    assertThat(retryable).containsExactly(429, 502, 503, 504);
+  }
+
+  @Test
+  void throttlingAndTransientKindsPriceTheBudget() {
+    assertThat(policy.classify("GET", false, 429, null, null).kind()).contains(RetryKind.THROTTLING);
+    assertThat(policy.classify("GET", false, 503, null, null).kind()).contains(RetryKind.TRANSIENT);
+    assertThat(policy.classify("POST", true, 409, "idempotency_request_in_flight", true).kind())
+        .contains(RetryKind.THROTTLING);
+  }
+
+  /** Only the in-flight 409 is retried; a reused key (payload mismatch) is a client bug, never retried. */
+  @Test
+  void the409sAreToldApartByTheirProblemCode() {
+    assertThat(policy.classify("POST", true, 409, "idempotency_request_in_flight", null).isRetryable()).isTrue();
+    assertThat(policy.classify("POST", true, 409, "idempotency_key_reused", false).isRetryable()).isFalse();
+    assertThat(policy.classify("POST", true, 409, null, null).isRetryable()).isFalse();
+    assertThat(policy.classify("POST", true, 503, "idempotency_store_unavailable", true).isRetryable()).isTrue();
+  }
+
+  /** 500 is retried only when configured or marked retryable by the server. */
+  @Test
+  void a500IsRetriedOnlyWhenConfiguredOrMarked() {
+    assertThat(policy.classify("GET", false, 500, null, null).isRetryable()).isFalse();
+    assertThat(policy.classify("GET", false, 500, "boom", true).isRetryable()).isTrue();
+    RetryPolicy configured = RetryPolicy.builder().retryOn500(true).build();
+    assertThat(configured.classify("GET", false, 500, null, null).isRetryable()).isTrue();
+    assertThat(configured.classify("GET", false, 501, null, null).isRetryable()).isFalse();
+  }
+
+  /** Auth failures and other 4xx are never retried, whatever the body claims. */
+  @ParameterizedTest
+  @ValueSource(ints = {400, 401, 403, 404, 405, 410, 412, 413, 422})
+  void clientErrorsAreNeverRetried(int status) {
+    boolean marked = status == 401 || status == 403;
+    assertThat(policy.classify("GET", false, status, null, marked ? Boolean.TRUE : null).isRetryable()).isFalse();
+  }
+
+  @Test
+  void aServerThatSaysRetryableFalseIsBelieved() {
+    assertThat(policy.classify("GET", false, 503, "maintenance", false).isRetryable()).isFalse();
+  }
+
+  /** No connection means the request was never sent: retryable for every method, key or not. */
+  @ParameterizedTest
+  @ValueSource(strings = {"GET", "POST", "PATCH", "PUT", "DELETE"})
+  void connectFailuresAreRetryableForEveryMethod(String method) {
+    assertThat(policy.classify(method, false, new ConnectException("Connection refused")).isRetryable()).isTrue();
+    assertThat(policy.classify(method, false, new HttpConnectTimeoutException("connect timed out")).isRetryable())
+        .isTrue();
+    assertThat(policy.classify(method, false, new NoRouteToHostException()).isRetryable()).isTrue();
+  }
+
+  /** A read timeout or a connection lost after sending is retried for idempotent methods, or with a key. */
+  @Test
+  void failuresAfterSendingNeedAnIdempotentMethodOrAKey() {
+    IOException[] afterSend = {
+      new HttpTimeoutException("request timed out"),
+      new SocketException("Connection reset"),
+      new EOFException("EOF reached while reading"),
+      new IOException("HTTP/1.1 header parser received no bytes"),
+    };
+    for (IOException e : afterSend) {
+      assertThat(policy.classify("GET", false, e).isRetryable()).as("GET %s", e).isTrue();
+      assertThat(policy.classify("HEAD", false, e).isRetryable()).as("HEAD %s", e).isTrue();
+      assertThat(policy.classify("POST", false, e).isRetryable()).as("POST %s", e).isFalse();
+      assertThat(policy.classify("PATCH", false, e).isRetryable()).as("PATCH %s", e).isFalse();
+      assertThat(policy.classify("PUT", false, e).isRetryable()).as("PUT %s", e).isFalse();
+      assertThat(policy.classify("DELETE", false, e).isRetryable()).as("DELETE %s", e).isFalse();
+      assertThat(policy.classify("POST", true, e).isRetryable()).as("keyed POST %s", e).isTrue();
+      assertThat(policy.classify("PATCH", true, e).isRetryable()).as("keyed PATCH %s", e).isTrue();
+    }
+    RetryPolicy putIsIdempotent = RetryPolicy.builder().idempotentMethods("GET", "PUT", "DELETE").build();
+    assertThat(putIsIdempotent.classify("PUT", false, new HttpTimeoutException("t")).isRetryable()).isTrue();
+    assertThat(putIsIdempotent.classify("DELETE", false, new SocketException("reset")).isRetryable()).isTrue();
+  }
+
+  /** Configuration errors and bugs are not on the list. */
+  @Test
+  void everythingElseIsNotRetried() {
+    Throwable[] never = {
+      new UnknownHostException("nope.invalid"),
+      new SSLHandshakeException("bad certificate"),
+      new SocketTimeoutException("not the HttpClient's timeout type"),
+      new IllegalArgumentException("bug"),
+      new NullPointerException(),
+      new IllegalStateException(),
+      new UncheckedIOException(new IOException("wrapped")),
+      new OutOfMemoryError(),
+    };
+    for (Throwable t : never) {
+      assertThat(policy.classify("GET", true, t).isRetryable()).as("%s", t).isFalse();
+    }
+  }
+
+  @Test
+  void asyncWrappersAreUnwrapped() {
+    assertThat(policy.classify("POST", false, new CompletionException(new ConnectException("refused"))).isRetryable())
+        .isTrue();
+    assertThat(policy.classify("POST", false,
+        new ExecutionException(new CompletionException(new ConnectException("refused")))).isRetryable()).isTrue();
+    assertThat(policy.classify("POST", false, new CompletionException(new IllegalArgumentException()))
+        .isRetryable()).isFalse();
+  }
+}

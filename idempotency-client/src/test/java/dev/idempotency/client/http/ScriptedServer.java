@@ -1,0 +1,164 @@
+package dev.idempotency.client.http;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real HTTP server on 127.0.0.1 (port 0) that fails on purpose, following a script of behaviours, one per request
+ * as it arrives at the wire (the last behaviour repeats). It records every request it received, so tests count
+ * attempts at the wire, below every retry layer (ours and the JDK's).
+ */
+public final class ScriptedServer implements AutoCloseable {
+  /** What the server does with one request. */
+  @FunctionalInterface
+  public interface Behaviour {
+    void handle(HttpExchange exchange, Received request) throws Exception;
+  }
+
+  /** One request as it arrived. */
+  public record Received(String method, String path, String idempotencyKey, byte[] body, long arrivalNanos) {
+    public String bodyText() {
+      return new String(body, StandardCharsets.UTF_8);
+    }
+  }
+
+  private final HttpServer server;
+  private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "scripted-server");
+    t.setDaemon(true);
+    return t;
+  });
+  private final Deque<Behaviour> script = new ArrayDeque<>();
+  private Behaviour last = respond(200, "ok");
+  private final List<Received> received = new CopyOnWriteArrayList<>();
+
+  public ScriptedServer() throws IOException {
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.setExecutor(executor);
+    server.createContext("/", this::dispatch);
+    server.start();
+  }
+
+  /** Appends behaviours; the last one repeats once the script runs out. */
+  public synchronized ScriptedServer then(Behaviour... behaviours) {
+    for (Behaviour b : behaviours) {
+      script.addLast(b);
+      last = b;
+    }
+    return this;
+  }
+
+  private Behaviour next() {
+    synchronized (this) {
+      Behaviour b = script.pollFirst();
+      return b != null ? b : last;
+    }
+  }
+
+  private void dispatch(HttpExchange exchange) {
+    try {
+      byte[] body = exchange.getRequestBody().readAllBytes();
+      Received r = new Received(exchange.getRequestMethod(), exchange.getRequestURI().getPath(),
+          exchange.getRequestHeaders().getFirst("Idempotency-Key"), body, System.nanoTime());
+      received.add(r);
+      next().handle(exchange, r);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      exchange.close();
+    } catch (Exception e) {
+      exchange.close();
+    }
+  }
+
+  public URI uri(String path) {
+    return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + path);
+  }
+
+  public List<Received> received() {
+    return List.copyOf(received);
+  }
+
+  public int wireCount() {
+    return received.size();
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+    try {
+      executor.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  // ---- behaviours ----
+
+  public static Behaviour respond(int status, String body) {
+    return respond(status, Map.of("Content-Type", "text/plain"), body);
+  }
+
+  public static Behaviour respond(int status, Map<String, String> headers, String body) {
+    return (exchange, request) -> send(exchange, status, headers, body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** A problem+json response with {@code code}, {@code retryable} and optionally Retry-After. */
+  public static Behaviour problem(int status, String code, boolean retryable, String retryAfter) {
+    String json = "{\"type\":\"https://idempotency.dev/problems/" + code + "\",\"title\":\"" + code + "\",\"status\":"
+        + status + ",\"detail\":\"scripted\",\"code\":\"" + code + "\",\"retryable\":" + retryable + "}";
+    return (exchange, request) -> {
+      if (retryAfter != null) {
+        exchange.getResponseHeaders().set("Retry-After", retryAfter);
+      }
+      send(exchange, status, Map.of("Content-Type", "application/problem+json"), json.getBytes(StandardCharsets.UTF_8));
+    };
+  }
+
+  /** Closes the connection without a response: the request was received (and maybe processed), the answer lost. */
+  public static Behaviour dropConnection() {
+    return (exchange, request) -> exchange.close();
+  }
+
+  /** Sends the status line and part of a fixed-length body, then closes the connection. */
+  public static Behaviour respondThenAbort() {
+    return (exchange, request) -> {
+      exchange.getResponseHeaders().set("Content-Type", "text/plain");
+      exchange.sendResponseHeaders(200, 100);
+      OutputStream out = exchange.getResponseBody();
+      out.write("partial...".getBytes(StandardCharsets.UTF_8));
+      out.flush();
+      exchange.close(); // the fixed-length stream is short: the server closes the connection
+    };
+  }
+
+  /** Holds the request longer than any attempt timeout of the test, then answers (if still connected). */
+  public static Behaviour stall(long millis) {
+    return (exchange, request) -> {
+      Thread.sleep(millis);
+      send(exchange, 200, Map.of(), "late".getBytes(StandardCharsets.UTF_8));
+    };
+  }
+
+  static void send(HttpExchange exchange, int status, Map<String, String> headers, byte[] body) throws IOException {
+    headers.forEach((k, v) -> exchange.getResponseHeaders().set(k, v));
+    exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(body);
+    }
+  }
+}
