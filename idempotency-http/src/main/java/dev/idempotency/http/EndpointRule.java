@@ -1,0 +1,82 @@
+package dev.idempotency.http;
+
+import dev.idempotency.http.internal.PathPattern;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Which requests need an idempotency key: a set of methods, a path pattern and a {@link KeyRequirement}. The first
+ * rule that matches a request decides; a request no rule matches passes through untouched.
+ *
+ * <p>Patterns: literal segments, {@code *} for exactly one segment, {@code **} as the last segment for any rest
+ * (also none): {@code /payments/**} matches {@code /payments} and {@code /payments/1/refunds}. Safe methods (GET,
+ * HEAD, OPTIONS, TRACE) are refused: they must not have side effects, so a key would guard nothing. Immutable and
+ * thread-safe.
+ */
+public final class EndpointRule {
+  private static final Set<String> SAFE = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
+
+  private final Set<String> methods;
+  private final PathPattern path;
+  private final KeyRequirement requirement;
+
+  private EndpointRule(Set<String> methods, PathPattern path, KeyRequirement requirement) {
+    this.methods = methods;
+    this.path = path;
+    this.requirement = requirement;
+  }
+
+  /**
+   * Creates a rule.
+   *
+   * @param requirement whether the key is required or optional
+   * @param pathPattern the path pattern, starting with {@code /}
+   * @param methods the methods, at least one, none of them safe
+   * @throws IllegalArgumentException naming the setting when a method is safe or not an HTTP token, or the pattern
+   *     is malformed
+   */
+  public static EndpointRule of(KeyRequirement requirement, String pathPattern, String... methods) {
+    Objects.requireNonNull(requirement, "requirement");
+    Objects.requireNonNull(methods, "methods");
+    if (methods.length == 0) {
+      throw new IllegalArgumentException("endpoint methods must name at least one method");
+    }
+    for (String m : methods) {
+      Objects.requireNonNull(m, "method");
+      if (m.isEmpty() || !m.chars().allMatch(IdempotencyHttp::isTokenChar)) {
+        throw new IllegalArgumentException("endpoint method must be an HTTP token, but was \"" + m + "\"");
+      }
+      if (SAFE.contains(m.toUpperCase(Locale.ROOT))) {
+        throw new IllegalArgumentException("endpoint method " + m + " is safe: it must have no side effects, so an"
+            + " idempotency key would guard nothing; keys apply to POST, PATCH, PUT, DELETE and the like");
+      }
+    }
+    return new EndpointRule(Set.of(methods), PathPattern.of(pathPattern), requirement);
+  }
+
+  /** Whether the rule covers this method and path. */
+  public boolean matches(String method, String path) {
+    return methods.contains(method) && this.path.matches(path);
+  }
+
+  /** The methods covered. */
+  public Set<String> methods() {
+    return methods;
+  }
+
+  /** The path pattern. */
+  public String pathPattern() {
+    return path.toString();
+  }
+
+  /** Whether the key is required or optional. */
+  public KeyRequirement requirement() {
+    return requirement;
+  }
+
+  @Override
+  public String toString() {
+    return requirement + " " + methods + " " + path;
+  }
+}

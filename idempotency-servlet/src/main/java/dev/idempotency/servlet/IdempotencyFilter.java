@@ -1,0 +1,143 @@
+package dev.idempotency.servlet;
+
+import dev.idempotency.StoredResponse;
+import dev.idempotency.http.ApplicationFailedException;
+import dev.idempotency.http.HttpResult;
+import dev.idempotency.http.IdempotencyHttp;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The idempotency-key contract as a servlet filter. Register it in front of the application, after authentication
+ * (the default scope is the authenticated principal), for the {@code REQUEST} dispatcher:
+ *
+ * <pre>{@code
+ * IdempotencyEngine engine = IdempotencyEngine.builder(store).build();
+ * IdempotencyHttp http = IdempotencyHttp.builder(engine).build();
+ * servletContext.addFilter("idempotency", new IdempotencyFilter(http))
+ *     .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
+ * }</pre>
+ *
+ * <p>For a guarded request the filter reads the body (up to the handler's limit), hands the application a request
+ * whose input stream, reader and form parameters serve those same bytes, and a response that captures everything
+ * (status, headers, cookies, body; {@code sendError} becomes an RFC 9457 problem body so that the stored bytes are
+ * the sent bytes; {@code sendRedirect} a redirect with {@code Location}). Only once the engine has stored the result
+ * under the fence does the filter write it to the client. An exception thrown by the application releases the key
+ * and is rethrown unchanged, so the container answers as it would without the filter. Requests the handler does not
+ * guard pass through untouched.
+ *
+ * <p>Limitations: async servlets are refused on guarded requests ({@code startAsync} throws an
+ * {@link IllegalStateException} that says so: a response completed on another thread cannot be captured under the
+ * fence); multipart parts are not re-exposed ({@code getParts} fails, since the body was consumed); the error pages of
+ * the application are not applied to {@code sendError} on guarded requests; the response is buffered in memory whole.
+ *
+ * <p>Without a constructor argument (declared in {@code web.xml}), the filter takes its handler from the servlet
+ * context attribute {@link #HANDLER_ATTRIBUTE}. Thread-safe.
+ */
+public final class IdempotencyFilter implements Filter {
+  /** The servlet context attribute holding the {@link IdempotencyHttp} of a filter declared without one. */
+  public static final String HANDLER_ATTRIBUTE = IdempotencyHttp.class.getName();
+
+  private volatile IdempotencyHttp http;
+
+  /** A filter that takes its handler from the context attribute {@link #HANDLER_ATTRIBUTE} at {@link #init}. */
+  public IdempotencyFilter() {}
+
+  /** A filter over {@code http}. */
+  public IdempotencyFilter(IdempotencyHttp http) {
+    this.http = Objects.requireNonNull(http, "http");
+  }
+
+  @Override
+  public void init(FilterConfig config) throws ServletException {
+    if (http == null) {
+      Object attribute = config.getServletContext().getAttribute(HANDLER_ATTRIBUTE);
+      if (!(attribute instanceof IdempotencyHttp handler)) {
+        throw new ServletException("IdempotencyFilter \"" + config.getFilterName() + "\" has no handler: construct"
+            + " it with an IdempotencyHttp, or set the servlet context attribute " + HANDLER_ATTRIBUTE
+            + " to one before the filter starts");
+      }
+      http = handler;
+    }
+  }
+
+  @Override
+  public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+      throws IOException, ServletException {
+    if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)
+        || request.getDispatcherType() != DispatcherType.REQUEST) {
+      chain.doFilter(req, res);
+      return;
+    }
+    IdempotencyHttp handler = http;
+    if (handler == null) {
+      throw new ServletException("IdempotencyFilter was not initialised: init(FilterConfig) did not run");
+    }
+    HttpResult result;
+    try {
+      result = handler.handle(new ServletRequestView(request), body -> {
+        CapturingResponse captured = new CapturingResponse(response);
+        chain.doFilter(new BufferedBodyRequest(request, body), captured);
+        return captured.toStoredResponse();
+      });
+    } catch (ApplicationFailedException e) {
+      throw rethrow(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ServletException("interrupted while waiting for an in-flight idempotency key", e);
+    }
+    if (result instanceof HttpResult.Respond respond) {
+      write(respond.response(), response);
+    } else {
+      chain.doFilter(req, res);
+    }
+  }
+
+  /** Rethrows what the application threw, as itself whenever the filter's signature allows. */
+  private static ServletException rethrow(Throwable cause) throws IOException {
+    if (cause instanceof IOException io) {
+      throw io;
+    }
+    if (cause instanceof ServletException se) {
+      return se;
+    }
+    if (cause instanceof RuntimeException re) {
+      throw re;
+    }
+    if (cause instanceof Error error) {
+      throw error;
+    }
+    return new ServletException(cause);
+  }
+
+  private static void write(StoredResponse r, HttpServletResponse response) throws IOException {
+    response.setStatus(r.status());
+    for (Map.Entry<String, List<String>> header : r.headers().entrySet()) {
+      for (String value : header.getValue()) {
+        if (header.getKey().equalsIgnoreCase("Content-Type")) {
+          response.setContentType(value);
+        } else {
+          response.addHeader(header.getKey(), value);
+        }
+      }
+    }
+    response.setContentLength(r.bodyLength());
+    if (r.bodyLength() > 0) {
+      OutputStream out = response.getOutputStream();
+      out.write(r.body());
+      out.flush();
+    }
+  }
+}

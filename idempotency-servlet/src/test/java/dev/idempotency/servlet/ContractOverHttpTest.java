@@ -1,0 +1,529 @@
+package dev.idempotency.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotency.RecordId;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.InFlightPolicy;
+import dev.idempotency.core.InMemoryKeyStore;
+import dev.idempotency.http.EndpointRule;
+import dev.idempotency.http.IdempotencyHttp;
+import dev.idempotency.http.KeyRequirement;
+import dev.idempotency.http.MismatchStatus;
+import dev.idempotency.http.OversizedResponse;
+import dev.idempotency.spi.KeyStore;
+import java.io.ByteArrayInputStream;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Every row of the contract table of docs/http.md, over real HTTP against the filter in a real Jetty 12. */
+class ContractOverHttpTest {
+  private static final String BODY = "{\"amount\":1000,\"currency\":\"EUR\"}";
+
+  private final MutableClock clock = new MutableClock();
+  private ObservedStore store = new ObservedStore(new InMemoryKeyStore());
+  private IdempotencyEngine engine;
+  private JettyServer server;
+
+  /** Starts Jetty with a handler over a fresh engine; {@code engineSettings} and {@code settings} adjust them. */
+  private JettyServer start(UnaryOperator<IdempotencyEngine.Builder> engineSettings,
+      UnaryOperator<IdempotencyHttp.Builder> settings) throws Exception {
+    return start(store, engineSettings, settings);
+  }
+
+  private JettyServer start(KeyStore keyStore, UnaryOperator<IdempotencyEngine.Builder> engineSettings,
+      UnaryOperator<IdempotencyHttp.Builder> settings) throws Exception {
+    engine = engineSettings.apply(IdempotencyEngine.builder(keyStore).clock(clock)).build();
+    server = new JettyServer(settings.apply(IdempotencyHttp.builder(engine)).build());
+    return server;
+  }
+
+  private JettyServer start() throws Exception {
+    return start(e -> e, h -> h);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    if (server != null) {
+      server.app.gate = null;
+      server.close();
+    }
+    if (engine != null) {
+      engine.close();
+    }
+  }
+
+  static String text(HttpResponse<byte[]> r) {
+    return new String(r.body(), StandardCharsets.UTF_8);
+  }
+
+  static String member(HttpResponse<byte[]> r, String name) {
+    Matcher m = Pattern.compile("\"" + name + "\":(\"((?:[^\"\\\\]|\\\\.)*)\"|true|false|\\d+)").matcher(text(r));
+    return m.find() ? (m.group(2) != null ? m.group(2) : m.group(1)) : null;
+  }
+
+  /** Asserts an RFC 9457 problem with the contract's members. */
+  static void assertProblem(HttpResponse<byte[]> r, int status, String code, boolean retryable) {
+    assertThat(r.statusCode()).as(text(r)).isEqualTo(status);
+    assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+    assertThat(member(r, "code")).isEqualTo(code);
+    assertThat(member(r, "status")).isEqualTo(Integer.toString(status));
+    assertThat(member(r, "retryable")).isEqualTo(Boolean.toString(retryable));
+    assertThat(member(r, "type")).isEqualTo("https://idempotency.dev/problems/" + code);
+    assertThat(member(r, "title")).isNotBlank();
+    assertThat(member(r, "detail")).isNotBlank();
+    assertThat(r.headers().firstValue("Idempotent-Replayed")).isEmpty();
+  }
+
+  @Nested
+  class FirstRequestAndReplay {
+    /** First request: the application runs once and its live response (every header) reaches the client. */
+    @Test
+    void firstRequestRunsTheApplicationAndReturnsItsResponse() throws Exception {
+      // given
+      JettyServer s = start();
+      // when
+      HttpResponse<byte[]> r = s.post("/payments/a", "key-1", BODY);
+      // then
+      assertThat(r.statusCode()).isEqualTo(201);
+      assertThat(text(r)).isEqualTo("{\"payment\":1,\"user\":\"alice\",\"bytes\":" + BODY.length() + ",\"hash\":"
+          + java.util.Arrays.hashCode(BODY.getBytes(StandardCharsets.UTF_8)) + "}");
+      assertThat(r.headers().firstValue("Location")).hasValue("/payments/a/1");
+      assertThat(r.headers().firstValue("Set-Cookie")).hasValueSatisfying(c -> assertThat(c).startsWith("session="));
+      assertThat(r.headers().firstValue("X-Internal")).hasValue("secret-1");
+      assertThat(r.headers().firstValue("Idempotent-Replayed")).isEmpty();
+      assertThat(s.app.effects("POST /payments/a")).isEqualTo(1);
+    }
+
+    /** Replay: stored status, allowlisted headers and the body byte for byte, plus Idempotent-Replayed. */
+    @Test
+    void retryGetsTheByteIdenticalReplayAndTheApplicationDoesNotRunAgain() throws Exception {
+      // given
+      JettyServer s = start();
+      HttpResponse<byte[]> first = s.post("/payments/a", "key-1", BODY);
+      // when
+      HttpResponse<byte[]> replay = s.post("/payments/a", "key-1", BODY);
+      // then
+      assertThat(replay.statusCode()).isEqualTo(first.statusCode());
+      assertThat(replay.body()).isEqualTo(first.body());
+      for (String h : new String[] {"Content-Type", "Location", "ETag"}) {
+        assertThat(replay.headers().allValues(h)).as(h).isEqualTo(first.headers().allValues(h));
+      }
+      assertThat(replay.headers().firstValue("Content-Length")).isEqualTo(first.headers().firstValue("Content-Length"));
+      assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+      // never replayed: Set-Cookie (not opted in) and headers outside the allowlist
+      assertThat(replay.headers().firstValue("Set-Cookie")).isEmpty();
+      assertThat(replay.headers().firstValue("X-Internal")).isEmpty();
+      assertThat(s.app.effects("POST /payments/a")).isEqualTo(1);
+    }
+
+    /** The quoted structured-field form of the key names the same record as the bare form. */
+    @Test
+    void quotedKeyFormIsTheSameKey() throws Exception {
+      JettyServer s = start();
+      s.post("/payments/a", "key-q", BODY);
+      HttpResponse<byte[]> replay = s.post("/payments/a", "\"key-q\"", BODY);
+      assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+      assertThat(s.app.effects("POST /payments/a")).isEqualTo(1);
+    }
+
+    /** Set-Cookie is stored and replayed only when opted in. */
+    @Test
+    void setCookieIsReplayedOnlyWhenOptedIn() throws Exception {
+      JettyServer s = start(e -> e, h -> h.storeSetCookie(true));
+      HttpResponse<byte[]> first = s.post("/payments/a", "key-c", BODY);
+      HttpResponse<byte[]> replay = s.post("/payments/a", "key-c", BODY);
+      assertThat(replay.headers().allValues("Set-Cookie")).isNotEmpty()
+          .isEqualTo(first.headers().allValues("Set-Cookie"));
+    }
+
+    /** sendError is captured as a problem body, stored, and replayed identically; the application ran once. */
+    @Test
+    void sendErrorIsCapturedStoredAndReplayed() throws Exception {
+      JettyServer s = start();
+      HttpResponse<byte[]> first = s.post("/error", "key-e", BODY);
+      HttpResponse<byte[]> replay = s.post("/error", "key-e", BODY);
+      assertThat(first.statusCode()).isEqualTo(402);
+      assertThat(text(first)).isEqualTo(
+          "{\"type\":\"about:blank\",\"title\":\"Payment Required\",\"status\":402,"
+              + "\"detail\":\"card \\\"4242\\\" declined #1\"}");
+      assertThat(first.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+      assertThat(replay.statusCode()).isEqualTo(402);
+      assertThat(replay.body()).isEqualTo(first.body());
+      assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+      assertThat(s.app.effects("POST /error")).isEqualTo(1);
+    }
+
+    /** A body written through getWriter with a declared charset is captured as the same bytes. */
+    @Test
+    void writerOutputKeepsItsCharset() throws Exception {
+      JettyServer s = start();
+      HttpResponse<byte[]> first = s.post("/writer", "key-w", BODY);
+      HttpResponse<byte[]> replay = s.post("/writer", "key-w", BODY);
+      assertThat(text(first)).isEqualTo("grüße #1");
+      assertThat(first.headers().firstValue("Content-Type").orElseThrow()).containsIgnoringCase("utf-8");
+      assertThat(replay.body()).isEqualTo(first.body());
+    }
+
+    /** The application reads the very body the filter fingerprinted, and form parameters from it. */
+    @Test
+    void bufferedBodyAndFormParametersReachTheApplication() throws Exception {
+      JettyServer s = start();
+      HttpResponse<byte[]> r = s.send(HttpRequest.newBuilder(s.uri("/form?b=q%20s"))
+          .header("Content-Type", "application/x-www-form-urlencoded").header("Idempotency-Key", "key-f")
+          .header("X-Test-User", "alice").POST(HttpRequest.BodyPublishers.ofString("a=x%26y")));
+      assertThat(text(r)).isEqualTo("a=x&y b=q s #1");
+    }
+
+    /** A redaction hook changes what is stored, never what the first caller receives. */
+    @Test
+    void redactorChangesOnlyTheStoredBody() throws Exception {
+      JettyServer s = start(e -> e, h -> h.bodyRedactor(resp -> "{\"redacted\":true}".getBytes(StandardCharsets.UTF_8)));
+      HttpResponse<byte[]> first = s.post("/payments/a", "key-r", BODY);
+      HttpResponse<byte[]> replay = s.post("/payments/a", "key-r", BODY);
+      assertThat(text(first)).startsWith("{\"payment\":1");
+      assertThat(text(replay)).isEqualTo("{\"redacted\":true}");
+    }
+  }
+
+  @Nested
+  class Mismatch {
+    /** Same key, other payload: rejected with the configured status, never replayed, never run. */
+    @ParameterizedTest
+    @EnumSource(MismatchStatus.class)
+    void sameKeyWithAnotherBodyIsRejectedWithTheConfiguredStatus(MismatchStatus status) throws Exception {
+      JettyServer s = start(e -> e, h -> h.mismatchStatus(status));
+      s.post("/payments/a", "key-m", BODY);
+      HttpResponse<byte[]> r = s.post("/payments/a", "key-m", "{\"amount\":9999,\"currency\":\"EUR\"}");
+      assertProblem(r, status.status(), "idempotency_key_reused", false);
+      assertThat(s.app.effects("POST /payments/a")).isEqualTo(1);
+    }
+
+    /** Same key and body on another path is another request too. */
+    @Test
+    void sameKeyOnAnotherPathIsAMismatch() throws Exception {
+      JettyServer s = start();
+      s.post("/payments/a", "key-m2", BODY);
+      assertProblem(s.post("/payments/b", "key-m2", BODY), 409, "idempotency_key_reused", false);
+      assertThat(s.app.effects("POST /payments/b")).isZero();
+    }
+  }
+
+  @Nested
+  class InFlight {
+    /** A retry while the first request runs gets 409 + Retry-After; after completion, the replay. */
+    @Test
+    void retryWhileInFlightGets409WithRetryAfter() throws Exception {
+      JettyServer s = start();
+      s.app.gate = new CountDownLatch(1);
+      s.app.entered = new CountDownLatch(1);
+      CompletableFuture<HttpResponse<byte[]>> first = JettyServer.CLIENT.sendAsync(
+          s.post("/payments/a", "key-i", "alice", BODY).build(), HttpResponse.BodyHandlers.ofByteArray());
+      assertThat(s.app.entered.await(10, TimeUnit.SECONDS)).isTrue();
+
+      HttpResponse<byte[]> conflict = s.post("/payments/a", "key-i", BODY);
+      assertProblem(conflict, 409, "idempotency_request_in_flight", true);
+      assertThat(Long.parseLong(conflict.headers().firstValue("Retry-After").orElseThrow())).isBetween(1L, 30L);
+
+      s.app.gate.countDown();
+      assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
+      HttpResponse<byte[]> replay = s.post("/payments/a", "key-i", BODY);
+      assertThat(replay.body()).isEqualTo(first.get().body());
+      assertThat(s.app.effects("POST /payments/a")).isEqualTo(1);
+    }
+
+    /** With the engine's bounded wait, the retry waits for the first request and receives its replay. */
+    @Test
+    void boundedWaitEndsInTheReplay() throws Exception {
+      JettyServer s = start(e -> e.inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofSeconds(20),
+          Duration.ofMillis(10))), h -> h);
+      s.app.gate = new CountDownLatch(1);
+      s.app.entered = new CountDownLatch(1);
+      CompletableFuture<HttpResponse<byte[]>> first = JettyServer.CLIENT.sendAsync(
+          s.post("/payments/a", "key-w", "alice", BODY).build(), HttpResponse.BodyHandlers.ofByteArray());
+      assertThat(s.app.entered.await(10, TimeUnit.SECONDS)).isTrue();
+      CompletableFuture<HttpResponse<byte[]>> second = JettyServer.CLIENT.sendAsync(
+          s.post("/payments/a", "key-w", "alice", BODY).build(), HttpResponse.BodyHandlers.ofByteArray());
+      // the second request found the key in flight and is waiting (not a guess about time: the store saw it)
+      while (store.inFlightClaims.get() == 0) {
+        Thread.onSpinWait();
+        Thread.sleep(1);
+      }
+      s.app.gate.countDown();
+      HttpResponse<byte[]> waited = second.get(20, TimeUnit.SECONDS);
+      assertThat(waited.statusCode()).isEqualTo(201);
+      assertThat(waited.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+      assertThat(waited.body()).isEqualTo(first.get().body());
+      assertThat(s.app.effects("POST /payments/a")).isEqualTo(1);
+    }
+
+    /** 202 mode: the retry gets 202 + Location; the status endpoint serves in-flight, then the stored response. */
+    @Test
+    void acceptedModeServesAStatusUrl() throws Exception {
+      JettyServer s = start(e -> e, h -> h.inFlightAccepted("/idempotency-requests"));
+      s.app.gate = new CountDownLatch(1);
+      s.app.entered = new CountDownLatch(1);
+      CompletableFuture<HttpResponse<byte[]>> first = JettyServer.CLIENT.sendAsync(
+          s.post("/payments/a", "key/202?", "alice", BODY).build(), HttpResponse.BodyHandlers.ofByteArray());
+      assertThat(s.app.entered.await(10, TimeUnit.SECONDS)).isTrue();
+
+      HttpResponse<byte[]> accepted = s.post("/payments/a", "key/202?", BODY);
+      assertThat(accepted.statusCode()).isEqualTo(202);
+      String location = accepted.headers().firstValue("Location").orElseThrow();
+      assertThat(location).isEqualTo("/idempotency-requests?key=key%2F202%3F");
+      assertThat(accepted.headers().firstValue("Retry-After")).isPresent();
+      assertThat(text(accepted)).isEqualTo("{\"state\":\"in_flight\",\"statusUrl\":\"" + location + "\"}");
+
+      HttpRequest.Builder status = HttpRequest.newBuilder(s.uri(location)).header("X-Test-User", "alice");
+      assertThat(s.send(status).statusCode()).isEqualTo(202);
+
+      s.app.gate.countDown();
+      HttpResponse<byte[]> original = first.get(10, TimeUnit.SECONDS);
+      HttpResponse<byte[]> done = s.send(status);
+      assertThat(done.statusCode()).isEqualTo(201);
+      assertThat(done.body()).isEqualTo(original.body());
+      assertThat(done.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+      // another caller cannot read it
+      assertProblem(s.send(HttpRequest.newBuilder(s.uri(location)).header("X-Test-User", "bob")), 404,
+          "idempotency_request_not_found", false);
+      assertThat(s.app.effects("POST /payments/a")).isEqualTo(1);
+    }
+  }
+
+  @Nested
+  class Keys {
+    /** Key missing where required: 400, the application does not run. */
+    @Test
+    void missingKeyIs400() throws Exception {
+      JettyServer s = start();
+      assertProblem(s.post("/payments/a", null, BODY), 400, "idempotency_key_missing", false);
+      assertThat(s.app.totalEffects()).isZero();
+    }
+
+    /** An optional endpoint without a key passes through without idempotency (each request runs). */
+    @Test
+    void optionalEndpointWithoutKeyPassesThrough() throws Exception {
+      JettyServer s = start(e -> e, h -> h.endpoint(EndpointRule.of(KeyRequirement.OPTIONAL, "/payments/**", "POST")));
+      assertThat(s.post("/payments/a", null, BODY).statusCode()).isEqualTo(201);
+      assertThat(s.post("/payments/a", null, BODY).statusCode()).isEqualTo(201);
+      assertThat(s.app.effects("POST /payments/a")).isEqualTo(2);
+      assertThat(s.post("/payments/a", "k", BODY).statusCode()).isEqualTo(201);
+      assertThat(s.post("/payments/a", "k", BODY).headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    }
+
+    /** Safe methods and paths outside the rules pass through, even with a key. */
+    @Test
+    void getAndUnmatchedPathsPassThrough() throws Exception {
+      JettyServer s = start(e -> e, h -> h.endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/payments/*", "POST")));
+      HttpRequest.Builder get = HttpRequest.newBuilder(s.uri("/payments/a")).header("Idempotency-Key", "g");
+      s.send(get);
+      s.send(get);
+      assertThat(s.app.effects("GET /payments/a")).isEqualTo(2);
+      s.post("/other", null, BODY);
+      assertThat(s.app.effects("POST /other")).isEqualTo(1);
+    }
+
+    @Test
+    void emptyKeyIs400Invalid() throws Exception {
+      JettyServer s = start();
+      HttpResponse<byte[]> r = s.post("/payments/a", "", BODY);
+      assertProblem(r, 400, "idempotency_key_invalid", false);
+      assertThat(member(r, "rule")).isEqualTo("empty");
+      assertThat(s.app.totalEffects()).isZero();
+    }
+
+    @Test
+    void keyOf256CharactersIs400Invalid() throws Exception {
+      JettyServer s = start();
+      HttpResponse<byte[]> r = s.post("/payments/a", "k".repeat(256), BODY);
+      assertProblem(r, 400, "idempotency_key_invalid", false);
+      assertThat(member(r, "rule")).isEqualTo("too_long");
+      assertThat(s.post("/payments/a", "k".repeat(255), BODY).statusCode()).isEqualTo(201);
+    }
+
+    /** A tab (a control character HTTP allows in field values) reaches the filter and is refused by it. */
+    @Test
+    void keyWithControlCharacterIs400Invalid() throws Exception {
+      JettyServer s = start();
+      String raw = s.rawPostWithKey("ab\tcd".getBytes(StandardCharsets.US_ASCII), "/payments/a");
+      assertThat(raw).startsWith("HTTP/1.1 400 ");
+      assertThat(raw).contains("\"code\":\"idempotency_key_invalid\"").contains("\"rule\":\"illegal_character\"");
+      assertThat(s.app.totalEffects()).isZero();
+    }
+
+    /** Other control characters are refused by Jetty's HTTP parser before any filter runs: still 400, still no run. */
+    @Test
+    void keyWithBareControlByteNeverReachesTheApplication() throws Exception {
+      JettyServer s = start();
+      String raw = s.rawPostWithKey(new byte[] {'a', 0x01, 'b'}, "/payments/a");
+      assertThat(raw).startsWith("HTTP/1.1 400 ");
+      assertThat(s.app.totalEffects()).isZero();
+    }
+
+    @Test
+    void nonAsciiKeyIs400Invalid() throws Exception {
+      JettyServer s = start();
+      String raw = s.rawPostWithKey("clé-1".getBytes(StandardCharsets.UTF_8), "/payments/a");
+      assertThat(raw).startsWith("HTTP/1.1 400 ");
+      assertThat(raw).contains("\"code\":\"idempotency_key_invalid\"").contains("\"rule\":\"illegal_character\"");
+      assertThat(s.app.totalEffects()).isZero();
+    }
+
+    @Test
+    void keySentTwiceIs400Invalid() throws Exception {
+      JettyServer s = start();
+      HttpResponse<byte[]> r = s.send(s.post("/payments/a", "k1", "alice", BODY).header("Idempotency-Key", "k2"));
+      assertProblem(r, 400, "idempotency_key_invalid", false);
+      assertThat(member(r, "rule")).isEqualTo("multiple_values");
+    }
+  }
+
+  @Nested
+  class Scopes {
+    /** The same key from another caller is a new request: it runs, and never sees the first caller's response. */
+    @Test
+    void keyReusedByAnotherScopeIsANewRequest() throws Exception {
+      JettyServer s = start();
+      HttpResponse<byte[]> alice = s.send(s.post("/payments/a", "shared", "alice", BODY));
+      HttpResponse<byte[]> bob = s.send(s.post("/payments/a", "shared", "bob", BODY));
+      assertThat(bob.statusCode()).isEqualTo(201);
+      assertThat(bob.headers().firstValue("Idempotent-Replayed")).isEmpty();
+      assertThat(text(bob)).contains("\"user\":\"bob\"").isNotEqualTo(text(alice));
+      assertThat(s.app.effects("POST /payments/a")).isEqualTo(2);
+      // and each caller's retry replays its own response
+      assertThat(s.send(s.post("/payments/a", "shared", "bob", BODY)).body()).isEqualTo(bob.body());
+      assertThat(s.send(s.post("/payments/a", "shared", "alice", BODY)).body()).isEqualTo(alice.body());
+    }
+
+    /** No authenticated caller and no anonymous scope: 401, nothing runs. */
+    @Test
+    void unauthenticatedRequestIsRefused() throws Exception {
+      JettyServer s = start();
+      assertProblem(s.send(s.post("/payments/a", "k", null, BODY)), 401, "idempotency_scope_unresolved", false);
+      assertThat(s.app.totalEffects()).isZero();
+    }
+  }
+
+  @Nested
+  class Expiry {
+    /** Past the replay window, a reused key is a new request (even with another body). */
+    @Test
+    void reusedKeyAfterTheWindowIsANewRequest() throws Exception {
+      JettyServer s = start(e -> e.replayWindow(Duration.ofHours(1)).retention(Duration.ofHours(2)), h -> h);
+      s.post("/payments/a", "key-x", BODY);
+      clock.advance(Duration.ofMinutes(59));
+      assertThat(s.post("/payments/a", "key-x", BODY).headers().firstValue("Idempotent-Replayed")).hasValue("true");
+      clock.advance(Duration.ofMinutes(1));
+      HttpResponse<byte[]> fresh = s.post("/payments/a", "key-x", "{\"amount\":5}");
+      assertThat(fresh.statusCode()).isEqualTo(201);
+      assertThat(fresh.headers().firstValue("Idempotent-Replayed")).isEmpty();
+      assertThat(s.app.effects("POST /payments/a")).isEqualTo(2);
+    }
+  }
+
+  @Nested
+  class StoreDown {
+    /** Store unreachable: 503 + Retry-After, and the application never runs (fail closed). */
+    @Test
+    void unreachableStoreIs503AndTheApplicationDoesNotRun() throws Exception {
+      // the JDBC store, its PostgreSQL server address pointing at a loopback port nothing listens on
+      org.postgresql.ds.PGSimpleDataSource unreachable = new org.postgresql.ds.PGSimpleDataSource();
+      unreachable.setURL("jdbc:postgresql://127.0.0.1:" + TestEnv.closedPort() + "/idem");
+      unreachable.setConnectTimeout(2);
+      KeyStore jdbc = dev.idempotency.store.jdbc.JdbcKeyStore.builder(unreachable)
+          .dialect(dev.idempotency.store.jdbc.Dialect.POSTGRESQL).validateSchema(false).build();
+      JettyServer s = start(jdbc, e -> e, h -> h);
+      HttpResponse<byte[]> r = s.post("/payments/a", "key-d", BODY);
+      assertProblem(r, 503, "idempotency_store_unavailable", true);
+      assertThat(r.headers().firstValue("Retry-After")).hasValue("5");
+      assertThat(s.app.totalEffects()).isZero();
+    }
+  }
+
+  @Nested
+  class Limits {
+    /** A body over the limit is refused with 413 before anything is claimed. */
+    @Test
+    void oversizedRequestIs413AndNothingIsClaimed() throws Exception {
+      JettyServer s = start(e -> e, h -> h.maxRequestBodyBytes(1024));
+      String big = "x".repeat(2000);
+      assertProblem(s.post("/payments/a", "key-big", big), 413, "request_too_large", false);
+      // without Content-Length (chunked): the bounded read catches it too
+      HttpResponse<byte[]> chunked = s.send(HttpRequest.newBuilder(s.uri("/payments/a"))
+          .header("Idempotency-Key", "key-big").header("X-Test-User", "alice")
+          .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(big.getBytes(StandardCharsets.UTF_8)))));
+      assertProblem(chunked, 413, "request_too_large", false);
+      assertThat(store.claims.get()).isZero();
+      assertThat(engine.store().lookup(RecordId.of("alice", "key-big"))).isEmpty();
+      assertThat(s.app.totalEffects()).isZero();
+      // the key is still free for a request within the limit
+      assertThat(s.post("/payments/a", "key-big", BODY).statusCode()).isEqualTo(201);
+    }
+
+    /** A response over the storable limit reaches the caller whole; the retry gets the not-stored marker. */
+    @Test
+    void oversizedResponseIsReturnedButOnlyAMarkerIsStored() throws Exception {
+      JettyServer s = start(e -> e, h -> h.maxStoredResponseBytes(1024));
+      HttpResponse<byte[]> first = s.post("/big?size=5000", "key-o", BODY);
+      assertThat(first.statusCode()).isEqualTo(200);
+      assertThat(first.body()).hasSize(5000);
+      HttpResponse<byte[]> retry = s.post("/big?size=5000", "key-o", BODY);
+      assertThat(retry.statusCode()).isEqualTo(500);
+      assertThat(member(retry, "code")).isEqualTo("idempotency_response_not_stored");
+      assertThat(member(retry, "retryable")).isEqualTo("false");
+      assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+      assertThat(s.app.effects("POST /big")).isEqualTo(1);
+    }
+
+    /** With RELEASE_KEY, an oversized response releases the key: a retry runs again, and is never truncated. */
+    @Test
+    void oversizedResponseWithReleaseKeyRunsTheRetryAgain() throws Exception {
+      JettyServer s = start(e -> e, h -> h.maxStoredResponseBytes(1024).oversizedResponse(OversizedResponse.RELEASE_KEY));
+      HttpResponse<byte[]> first = s.post("/big?size=5000", "key-o2", BODY);
+      HttpResponse<byte[]> retry = s.post("/big?size=5000", "key-o2", BODY);
+      assertThat(first.body()).hasSize(5000);
+      assertThat(retry.body()).hasSize(5000);
+      assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+      assertThat(s.app.effects("POST /big")).isEqualTo(2);
+    }
+  }
+
+  @Nested
+  class Failures {
+    /** The application threw: the container answers 500, the key is released, and a retry runs anew. */
+    @Test
+    void exceptionReleasesTheKey() throws Exception {
+      JettyServer s = start();
+      HttpResponse<byte[]> first = s.post("/throw", "key-t", BODY);
+      assertThat(first.statusCode()).isEqualTo(500);
+      assertThat(text(first)).doesNotContain("partial");
+      HttpResponse<byte[]> retry = s.post("/throw", "key-t", BODY);
+      assertThat(retry.statusCode()).isEqualTo(500);
+      assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+      assertThat(s.app.effects("POST /throw")).isEqualTo(2);
+    }
+
+    /** An async servlet behind a guarded endpoint is refused with a clear message; the key is released. */
+    @Test
+    void asyncIsRefusedWithAClearMessage() throws Exception {
+      JettyServer s = start();
+      HttpResponse<byte[]> r = s.post("/async", "key-a", BODY);
+      assertThat(r.statusCode()).isEqualTo(500);
+      assertThat(engine.store().lookup(RecordId.of("alice", "key-a"))).isEmpty();
+      assertThat(BufferedBodyRequest.ASYNC_REFUSED).contains("does not support async servlets");
+    }
+  }
+}

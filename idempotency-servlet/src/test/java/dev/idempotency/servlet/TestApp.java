@@ -1,0 +1,130 @@
+package dev.idempotency.servlet;
+
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.Cookie;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.Principal;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The application under the filter: every request that reaches it counts as one side effect of its path. Paths
+ * pick behaviours: {@code /payments/*} (201 + JSON + Location + Set-Cookie + a private header), {@code /error}
+ * (sendError 402), {@code /throw} (throws), {@code /async} (startAsync), {@code /big?size=N} (N bytes),
+ * {@code /form} (echoes form parameter a), {@code /writer} (UTF-8 text through getWriter).
+ */
+final class TestApp extends HttpServlet {
+  private static final long serialVersionUID = 1L;
+
+  /** Side effects per path: the count that must stay at one per key. */
+  final transient ConcurrentHashMap<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+  /** When set, {@code /payments/*} blocks on it after counting its effect (to hold a key in flight). */
+  volatile transient CountDownLatch gate;
+  /** Counted down each time a request entered the servlet. */
+  volatile transient CountDownLatch entered = new CountDownLatch(0);
+
+  int effects(String path) {
+    AtomicInteger n = effects.get(path);
+    return n == null ? 0 : n.get();
+  }
+
+  int totalEffects() {
+    return effects.values().stream().mapToInt(AtomicInteger::get).sum();
+  }
+
+  @Override
+  protected void service(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+    String path = req.getRequestURI();
+    int n = effects.computeIfAbsent(req.getMethod() + " " + path, k -> new AtomicInteger()).incrementAndGet();
+    entered.countDown();
+    String user = req.getUserPrincipal() == null ? "-" : req.getUserPrincipal().getName();
+    if (path.startsWith("/payments/")) {
+      byte[] body = req.getInputStream().readAllBytes();
+      CountDownLatch g = gate;
+      if (g != null) {
+        try {
+          if (!g.await(30, TimeUnit.SECONDS)) {
+            throw new ServletException("test gate never opened");
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new ServletException(e);
+        }
+      }
+      resp.setStatus(201);
+      resp.setContentType("application/json");
+      resp.setHeader("Location", path + "/" + n);
+      resp.addCookie(new Cookie("session", "s-" + user + "-" + n));
+      resp.setHeader("X-Internal", "secret-" + n);
+      resp.setHeader("ETag", "\"v" + n + "\"");
+      resp.getOutputStream().write(("{\"payment\":" + n + ",\"user\":\"" + user + "\",\"bytes\":" + body.length
+          + ",\"hash\":" + Arrays.hashCode(body) + "}").getBytes(StandardCharsets.UTF_8));
+      return;
+    }
+    switch (path) {
+      case "/error":
+        resp.getWriter().write("partial output that sendError discards");
+        resp.sendError(402, "card \"4242\" declined #" + n);
+        return;
+      case "/throw":
+        resp.getWriter().write("partial");
+        throw new ServletException("application failure #" + n);
+      case "/async":
+        AsyncContext ctx = req.startAsync();
+        ctx.complete();
+        return;
+      case "/big":
+        int size = Integer.parseInt(req.getParameter("size"));
+        byte[] big = new byte[size];
+        Arrays.fill(big, (byte) ('a' + n % 26));
+        resp.setContentType("application/octet-stream");
+        resp.getOutputStream().write(big);
+        return;
+      case "/form":
+        resp.setContentType("text/plain");
+        resp.getWriter().write("a=" + req.getParameter("a") + " b=" + req.getParameter("b") + " #" + n);
+        return;
+      case "/writer":
+        resp.setContentType("text/plain;charset=UTF-8");
+        resp.getWriter().write("grüße #" + n);
+        return;
+      default:
+        resp.setContentType("text/plain");
+        resp.getWriter().write(req.getMethod() + " " + path + " #" + n);
+    }
+  }
+
+  /** Authenticates from {@code X-Test-User}: a stand-in for the application's real authentication. */
+  static final class TestAuthFilter implements Filter {
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+        throws IOException, ServletException {
+      HttpServletRequest request = (HttpServletRequest) req;
+      String user = request.getHeader("X-Test-User");
+      if (user == null) {
+        chain.doFilter(req, res);
+        return;
+      }
+      Principal principal = () -> user;
+      chain.doFilter(new HttpServletRequestWrapper(request) {
+        @Override
+        public Principal getUserPrincipal() {
+          return principal;
+        }
+      }, res);
+    }
+  }
+}
