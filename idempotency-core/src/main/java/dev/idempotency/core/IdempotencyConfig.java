@@ -25,6 +25,10 @@ import java.util.Objects;
  *       may retry one request (DLQ replays, scheduled re-runs); a replay window shorter than it is refused.</td></tr>
  *   <tr><td>{@code clock}</td><td>{@link InstantSource#system()}</td><td>the only source of time; tests inject a
  *       controllable one.</td></tr>
+ *   <tr><td>{@code inFlightRetryAfter}</td><td>1 s</td><td>when an in-flight conflict tells the client to come
+ *       back: most requests finish in well under a second, so the remaining lease (up to 30 s) would make a retry
+ *       wait far longer than needed; the remaining lease still caps it, and it is never below 1 s (the header's
+ *       granularity).</td></tr>
  *   <tr><td>{@code inFlightPolicy}</td><td>{@link InFlightPolicy#reject()}</td><td>409 at once is simplest and
  *       safest.</td></tr>
  *   <tr><td>{@code storedResponsePolicy}</td><td>{@link StoredResponsePolicy#storeAll()}</td><td>replay exactly
@@ -41,12 +45,15 @@ public final class IdempotencyConfig {
   public static final Duration DEFAULT_RETENTION = Duration.ofHours(72);
   /** The default lease: 30 seconds. */
   public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+  /** The default Retry-After of an in-flight conflict: 1 second. */
+  public static final Duration DEFAULT_IN_FLIGHT_RETRY_AFTER = Duration.ofSeconds(1);
 
   private final Duration replayWindow;
   private final Duration retention;
   private final Duration lease;
   private final Duration heartbeatInterval;
   private final Duration longestRetryChain;
+  private final Duration inFlightRetryAfter;
   private final InstantSource clock;
   private final InFlightPolicy inFlightPolicy;
   private final StoredResponsePolicy storedResponsePolicy;
@@ -58,6 +65,7 @@ public final class IdempotencyConfig {
     this.lease = b.lease;
     this.heartbeatInterval = b.heartbeatInterval != null ? b.heartbeatInterval : b.lease.dividedBy(3);
     this.longestRetryChain = b.longestRetryChain;
+    this.inFlightRetryAfter = b.inFlightRetryAfter;
     this.clock = b.clock;
     this.inFlightPolicy = b.inFlightPolicy;
     this.storedResponsePolicy = b.storedResponsePolicy;
@@ -82,6 +90,7 @@ public final class IdempotencyConfig {
     b.lease = lease;
     b.heartbeatInterval = heartbeatInterval;
     b.longestRetryChain = longestRetryChain;
+    b.inFlightRetryAfter = inFlightRetryAfter;
     b.clock = clock;
     b.inFlightPolicy = inFlightPolicy;
     b.storedResponsePolicy = storedResponsePolicy;
@@ -114,6 +123,11 @@ public final class IdempotencyConfig {
     return longestRetryChain;
   }
 
+  /** The longest Retry-After an in-flight conflict suggests (capped by the remaining lease, at least 1 s). */
+  public Duration inFlightRetryAfter() {
+    return inFlightRetryAfter;
+  }
+
   /** The engine's clock. */
   public InstantSource clock() {
     return clock;
@@ -138,6 +152,7 @@ public final class IdempotencyConfig {
   public String toString() {
     return "IdempotencyConfig[replayWindow=" + replayWindow + ", retention=" + retention + ", lease=" + lease
         + ", heartbeatInterval=" + heartbeatInterval + ", longestRetryChain=" + longestRetryChain
+        + ", inFlightRetryAfter=" + inFlightRetryAfter
         + ", inFlightPolicy=" + inFlightPolicy + "]";
   }
 
@@ -151,6 +166,7 @@ public final class IdempotencyConfig {
     private Duration lease = DEFAULT_LEASE;
     private Duration heartbeatInterval;
     private Duration longestRetryChain = Duration.ZERO;
+    private Duration inFlightRetryAfter = DEFAULT_IN_FLIGHT_RETRY_AFTER;
     private InstantSource clock = InstantSource.system();
     private InFlightPolicy inFlightPolicy = InFlightPolicy.reject();
     private StoredResponsePolicy storedResponsePolicy = StoredResponsePolicy.storeAll();
@@ -197,6 +213,15 @@ public final class IdempotencyConfig {
         throw new IllegalArgumentException("longestRetryChain must be >= 0, but was " + longestRetryChain);
       }
       this.longestRetryChain = longestRetryChain;
+      return this;
+    }
+
+    /**
+     * Sets the Retry-After an in-flight conflict suggests (default 1 s): how soon the request is expected to finish.
+     * The remaining lease caps it; it is never below 1 s.
+     */
+    public Builder inFlightRetryAfter(Duration inFlightRetryAfter) {
+      this.inFlightRetryAfter = positive(inFlightRetryAfter, "inFlightRetryAfter");
       return this;
     }
 

@@ -132,14 +132,21 @@ public final class IdempotencyEngine implements AutoCloseable {
       long waitedNanos = System.nanoTime() - waitStart;
       long leftNanos = waiting.maxWait().toNanos() - waitedNanos;
       if (!waiting.waits() || leftNanos <= 0) {
-        Duration retryAfter = inFlight.leaseRemaining().compareTo(MIN_RETRY_AFTER) < 0
-            ? MIN_RETRY_AFTER
-            : inFlight.leaseRemaining();
+        Duration retryAfter = retryAfter(inFlight.leaseRemaining());
         publish(new IdempotencyEvent.InFlightConflict(id, now, retryAfter, Duration.ofNanos(waitedNanos)));
         return new Outcome.InFlightConflict(retryAfter);
       }
       TimeUnit.NANOSECONDS.sleep(Math.min(leftNanos, waiting.pollInterval().toNanos()));
     }
+  }
+
+  /** The configured in-flight Retry-After, capped by the remaining lease, at least one second. */
+  private Duration retryAfter(Duration leaseRemaining) {
+    Duration suggested = config.inFlightRetryAfter();
+    if (leaseRemaining.compareTo(suggested) < 0) {
+      suggested = leaseRemaining;
+    }
+    return suggested.compareTo(MIN_RETRY_AFTER) < 0 ? MIN_RETRY_AFTER : suggested;
   }
 
   private Outcome run(RecordId id, ClaimOutcome.Claimed won, Operation operation) throws OperationFailedException {
@@ -310,6 +317,12 @@ public final class IdempotencyEngine implements AutoCloseable {
     /** See {@link IdempotencyConfig.Builder#longestRetryChain}. */
     public Builder longestRetryChain(Duration longestRetryChain) {
       config.longestRetryChain(longestRetryChain);
+      return this;
+    }
+
+    /** See {@link IdempotencyConfig.Builder#inFlightRetryAfter}. */
+    public Builder inFlightRetryAfter(Duration inFlightRetryAfter) {
+      config.inFlightRetryAfter(inFlightRetryAfter);
       return this;
     }
 

@@ -50,7 +50,8 @@ public sealed interface Outcome {
    * Another request with the same key is still running (after waiting, if the {@link InFlightPolicy} waits). The
    * operation did not run.
    *
-   * @param retryAfter when a retry may find the result: the owner's remaining lease, at least one second
+   * @param retryAfter when a retry may find the result: {@link IdempotencyConfig#inFlightRetryAfter()} (1 s by
+   *     default), capped by the owner's remaining lease, at least one second
    */
   record InFlightConflict(Duration retryAfter) implements Outcome {
     /** @throws NullPointerException if {@code retryAfter} is null */

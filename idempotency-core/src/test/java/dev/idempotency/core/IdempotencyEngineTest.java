@@ -150,7 +150,10 @@ class IdempotencyEngineTest {
         .hasAtLeastOneElementOfType(IdempotencyEvent.TakenOver.class);
   }
 
-  /** A second request while the first runs gets the conflict at once, with a Retry-After from the lease. */
+  /**
+   * A second request while the first runs gets the conflict at once, with the configured Retry-After (1 s by
+   * default), not the whole remaining lease.
+   */
   @Test
   void aConcurrentRequestGetsTheInFlightConflict() throws Exception {
     CountDownLatch running = new CountDownLatch(1);
@@ -164,7 +167,7 @@ class IdempotencyEngineTest {
     Outcome second = engine.execute(ID, FP, charge());
     finish.countDown();
 
-    assertThat(second).isEqualTo(new Outcome.InFlightConflict(Duration.ofSeconds(30)));
+    assertThat(second).isEqualTo(new Outcome.InFlightConflict(Duration.ofSeconds(1)));
     assertThat(first.get(10, TimeUnit.SECONDS)).isInstanceOf(Outcome.Executed.class);
     assertThat(sideEffects).hasValue(0);
   }
@@ -197,6 +200,19 @@ class IdempotencyEngineTest {
           r -> assertThat(r.response()).isEqualTo(CREATED));
       assertThat(first.get(10, TimeUnit.SECONDS)).isInstanceOf(Outcome.Executed.class);
       assertThat(sideEffects).hasValue(0);
+    }
+  }
+
+  /** The remaining lease caps the suggested Retry-After, and it never drops below one second. */
+  @Test
+  void theInFlightRetryAfterIsCappedByTheLeaseAndAtLeastOneSecond() throws Exception {
+    try (IdempotencyEngine slowHint = IdempotencyEngine.builder(store).clock(clock)
+        .inFlightRetryAfter(Duration.ofSeconds(20)).build()) {
+      store.claim(new ClaimRequest(ID, FP, clock.instant(), Duration.ofSeconds(30), Duration.ofHours(24)));
+      clock.advance(Duration.ofSeconds(25));
+      assertThat(slowHint.execute(ID, FP, charge())).isEqualTo(new Outcome.InFlightConflict(Duration.ofSeconds(5)));
+      clock.advance(Duration.ofMillis(4_900));
+      assertThat(slowHint.execute(ID, FP, charge())).isEqualTo(new Outcome.InFlightConflict(Duration.ofSeconds(1)));
     }
   }
 

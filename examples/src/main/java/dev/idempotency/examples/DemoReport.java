@@ -1,0 +1,115 @@
+package dev.idempotency.examples;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/** The report the demo ends with: one column per run, side by side. */
+final class DemoReport {
+  /** One finished run: what the clients saw, what the proxy did, what the card network charged. */
+  record Run(String title, RunStats stats, long attemptsAtWire, Map<FaultInjectingProxy.Fault, Long> faults,
+      long charges, long paymentsCharged, long duplicateCharges, double seconds) {}
+
+  private DemoReport() {}
+
+  static String render(DemoOptions options, String store, List<Run> runs) {
+    StringBuilder out = new StringBuilder();
+    FaultInjectingProxy.Rates f = options.faults();
+    out.append(String.format(Locale.ROOT,
+        "%nPayments demo: %d clients x %d payments through a fault injector (drop after processing %.0f %%,"
+            + " slow then dropped %.0f %%, reset %.0f %%, 503/429 bursts %.0f %% x %d), store: %s%n%n",
+        options.clients(), options.paymentsPerClient(), f.dropAfter() * 100, f.slow() * 100, f.reset() * 100,
+        f.burst() * 100, f.burstLength(), store));
+    Map<String, List<String>> rows = new LinkedHashMap<>();
+    for (Run run : runs) {
+      RunStats s = run.stats();
+      add(rows, "payments requested", s.payments.sum());
+      add(rows, "payments succeeded", s.succeeded.sum());
+      add(rows, "payments failed", s.failed.sum());
+      add(rows, "attempts at the wire", run.attemptsAtWire());
+      add(rows, "retries", s.retries());
+      add(rows, "replays (Idempotent-Replayed)", s.replays.sum());
+      add(rows, "in-flight conflicts (409)", s.inFlightConflicts.sum());
+      add(rows, "charges executed", run.charges());
+      add(rows, "DUPLICATE CHARGES", run.duplicateCharges());
+      add(rows, "latency p50 (ms)", String.format(Locale.ROOT, "%.1f", s.percentileMillis(50)));
+      add(rows, "latency p95 (ms)", String.format(Locale.ROOT, "%.1f", s.percentileMillis(95)));
+      add(rows, "latency p99 (ms)", String.format(Locale.ROOT, "%.1f", s.percentileMillis(99)));
+      add(rows, "time (s)", String.format(Locale.ROOT, "%.1f", run.seconds()));
+    }
+    // failure reasons and retry causes differ per run: give every run a cell in every such row
+    Set<String> causes = new LinkedHashSet<>();
+    Set<String> failures = new LinkedHashSet<>();
+    runs.forEach(r -> failures.addAll(r.stats().failuresSorted().keySet()));
+    Set<String> faults = new LinkedHashSet<>();
+    runs.forEach(r -> causes.addAll(r.stats().retriesByCauseSorted().keySet()));
+    runs.forEach(r -> r.faults().forEach((k, v) -> {
+      if (k != FaultInjectingProxy.Fault.NONE) {
+        faults.add(k.name().toLowerCase(Locale.ROOT).replace('_', ' '));
+      }
+    }));
+    List<String> header = new ArrayList<>();
+    header.add("");
+    runs.forEach(r -> header.add(r.title()));
+    List<List<String>> table = new ArrayList<>();
+    table.add(header);
+    for (Map.Entry<String, List<String>> row : rows.entrySet()) {
+      List<String> line = new ArrayList<>();
+      line.add(row.getKey());
+      line.addAll(row.getValue());
+      table.add(line);
+      if (row.getKey().equals("payments failed")) {
+        for (String reason : failures) {
+          List<String> c = new ArrayList<>();
+          c.add("  " + reason);
+          runs.forEach(r -> c.add(String.valueOf(r.stats().failuresSorted().getOrDefault(reason, 0L))));
+          table.add(c);
+        }
+      }
+      if (row.getKey().equals("retries")) {
+        for (String cause : causes) {
+          List<String> c = new ArrayList<>();
+          c.add("  " + cause);
+          runs.forEach(r -> c.add(String.valueOf(r.stats().retriesByCauseSorted().getOrDefault(cause, 0L))));
+          table.add(c);
+        }
+      }
+    }
+    List<String> faultHeader = new ArrayList<>();
+    faultHeader.add("faults injected");
+    runs.forEach(r -> faultHeader.add(""));
+    table.add(faultHeader);
+    for (String fault : faults) {
+      List<String> line = new ArrayList<>();
+      line.add("  " + fault);
+      runs.forEach(r -> line.add(String.valueOf(r.faults().entrySet().stream()
+          .filter(e -> e.getKey().name().toLowerCase(Locale.ROOT).replace('_', ' ').equals(fault))
+          .mapToLong(Map.Entry::getValue).sum())));
+      table.add(line);
+    }
+    int[] widths = new int[header.size()];
+    for (List<String> line : table) {
+      for (int i = 0; i < line.size(); i++) {
+        widths[i] = Math.max(widths[i], line.get(i).length());
+      }
+    }
+    for (List<String> line : table) {
+      StringBuilder sb = new StringBuilder();
+      for (int i = 0; i < line.size(); i++) {
+        String cell = line.get(i);
+        sb.append(i == 0 ? String.format("%-" + widths[0] + "s", cell)
+            : String.format("   %" + widths[i] + "s", cell));
+      }
+      out.append(sb.toString().stripTrailing()).append('\n');
+    }
+    return out.toString();
+  }
+
+  private static void add(Map<String, List<String>> rows, String name, Object value) {
+    rows.computeIfAbsent(name, k -> new ArrayList<>()).add(String.valueOf(value));
+  }
+}
