@@ -1,0 +1,262 @@
+package dev.idempotency.tck.internal;
+
+import dev.idempotency.Fingerprint;
+import dev.idempotency.RecordId;
+import dev.idempotency.StoredResponse;
+import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.LeaseLostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The concurrency gate of DESIGN.md (rules 2.3, 2.4, 2.5): N threads race one fresh record behind a start latch,
+ * through the store and its peers in turn, round after round. Exactly one claim may win; the winner performs a
+ * counted side effect and completes with a response that names the round; every loser sees InFlight or that
+ * response, byte for byte; afterwards every instance replays it. The takeover race does the same for concurrent
+ * takeovers of one expired lease.
+ *
+ * <p>Threads are platform threads of one pool per gate; each race waits at most 30 s, so a deadlocked store fails
+ * the rule instead of hanging the build.
+ */
+public final class ConcurrencyGate implements AutoCloseable {
+  private static final long TIMEOUT_SECONDS = 30;
+
+  private final List<KeyStore> stores;
+  private final TckClock clock;
+  private final Timing timing;
+  private final Verifier verifier;
+  private final ExecutorService pool;
+
+  /** A gate over {@code stores} (the store first, then its peers), with threads for up to {@code maxThreads}. */
+  public ConcurrencyGate(List<KeyStore> stores, TckClock clock, Timing timing, Verifier verifier, int maxThreads) {
+    this.stores = List.copyOf(stores);
+    this.clock = clock;
+    this.timing = timing;
+    this.verifier = verifier;
+    AtomicInteger n = new AtomicInteger();
+    this.pool = Executors.newFixedThreadPool(maxThreads, r -> {
+      Thread t = new Thread(r, "tck-gate-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /**
+   * Runs {@code rounds} races for each thread count. With {@code holdUntilAllClaimed} a winner completes only once
+   * every thread's claim has returned (or after a second), so every claim of the race meets the record in flight:
+   * a store that lets a second claim of an in-flight record win is caught however fast it is. Without, the winner
+   * completes at once, so losers meet it in flight or completed.
+   */
+  public void claimRaces(int[] threadCounts, int rounds, boolean holdUntilAllClaimed) {
+    Fingerprint fp = Samples.fingerprint("POST /orders {\"sku\":\"gate\"}");
+    for (int n : threadCounts) {
+      for (int round = 1; round <= rounds; round++) {
+        claimRace(n, round, fp, holdUntilAllClaimed);
+      }
+    }
+  }
+
+  private void claimRace(int n, int round, Fingerprint fp, boolean hold) {
+    RecordId id = Samples.id("gate", (hold ? "h" : "") + "n" + n + "-r" + round);
+    CountDownLatch claimed = new CountDownLatch(n);
+    String where = "key " + id + " (N=" + n + ", round " + round + ", " + stores.size() + " instances)";
+    AtomicInteger sideEffects = new AtomicInteger();
+    List<Callable<Attempt>> tasks = new ArrayList<>();
+    CountDownLatch ready = new CountDownLatch(n);
+    CountDownLatch start = new CountDownLatch(1);
+    for (int i = 0; i < n; i++) {
+      KeyStore store = stores.get(i % stores.size());
+      int thread = i;
+      tasks.add(() -> {
+        ready.countDown();
+        start.await();
+        ClaimOutcome outcome;
+        try {
+          outcome = store.claim(new ClaimRequest(id, fp, clock.instant(), timing.stableLease(),
+              timing.stableWindow()));
+        } finally {
+          claimed.countDown();
+        }
+        StoredResponse response = null;
+        RuntimeException completeFailure = null;
+        if (outcome instanceof ClaimOutcome.Claimed c) {
+          sideEffects.incrementAndGet(); // the operation the key protects: it must run once per race
+          response = Samples.response("gate " + id + " winner T" + thread + " " + c.fence());
+          if (hold) {
+            claimed.await(1, TimeUnit.SECONDS);
+          }
+          try {
+            store.complete(id, c.fence(), response, clock.instant());
+          } catch (RuntimeException e) {
+            completeFailure = e;
+          }
+        }
+        return new Attempt(thread, outcome, response, completeFailure);
+      });
+    }
+    List<Attempt> attempts = race(tasks, ready, start, Rule.R2_3, where);
+    List<Attempt> winners = new ArrayList<>();
+    for (Attempt a : attempts) {
+      if (a.outcome() instanceof ClaimOutcome.Claimed) {
+        winners.add(a);
+      }
+    }
+    if (winners.size() != 1 || sideEffects.get() != 1) {
+      StringBuilder sb = new StringBuilder();
+      for (Attempt w : winners) {
+        sb.append(sb.length() == 0 ? "" : ", ").append("T").append(w.thread()).append(" ")
+            .append(Describe.outcome(w.outcome()));
+      }
+      throw verifier.violation(Rule.R2_3, winners.size() + " of " + n + " concurrent claims on " + where
+          + " succeeded" + (winners.isEmpty() ? "" : " (" + sb + ")") + "; the protected operation ran "
+          + sideEffects.get() + " times");
+    }
+    Attempt winner = winners.get(0);
+    if (winner.completeFailure() != null) {
+      throw verifier.violation(Rule.R2_4, "the winner of " + where + " could not complete with its own fence: "
+          + winner.completeFailure(), winner.completeFailure());
+    }
+    for (Attempt a : attempts) {
+      if (a == winner || a.outcome() instanceof ClaimOutcome.InFlight) {
+        continue;
+      }
+      if (!(a.outcome() instanceof ClaimOutcome.Completed c) || !Samples.identical(c.response(), winner.response())) {
+        throw verifier.violation(Rule.R2_4, "a loser of " + where + " (T" + a.thread() + ") saw "
+            + Describe.outcome(a.outcome()) + ", expected InFlight or the winner's "
+            + Describe.response(winner.response()));
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      ClaimOutcome after = stores.get(i % stores.size()).claim(new ClaimRequest(id, fp, clock.instant(),
+          timing.stableLease(), timing.stableWindow()));
+      if (!(after instanceof ClaimOutcome.Completed c) || !Samples.identical(c.response(), winner.response())) {
+        throw verifier.violation(Rule.R2_4, "after the race on " + where + " was completed, thread T" + i + "'s"
+            + " retry (through instance " + i % stores.size() + ") returned " + Describe.outcome(after)
+            + ", expected the winner's " + Describe.response(winner.response()));
+      }
+    }
+  }
+
+  /**
+   * Races {@code n} claims for one record whose lease expired, {@code rounds} times: exactly one takeover may win,
+   * with a larger fence; the others see InFlight; the old owner's complete is refused and the winner's accepted.
+   */
+  public void takeoverRaces(int[] threadCounts, int rounds) {
+    Fingerprint fp = Samples.fingerprint("POST /orders {\"sku\":\"takeover\"}");
+    int round = 0;
+    for (int r = 0; r < rounds; r++) {
+      int n = threadCounts[r % threadCounts.length];
+      round++;
+      RecordId id = Samples.id("takeover", "n" + n + "-r" + round);
+      String where = "key " + id + " (N=" + n + ", round " + round + ")";
+      Timeline timeline = Timeline.start(clock, timing);
+      ClaimOutcome first = stores.get(0).claim(new ClaimRequest(id, fp, timeline.now(), timing.lease(),
+          timing.stableWindow()));
+      ClaimOutcome.Claimed old = verifier.claimed(first, Rule.R1_1, "the first claim of " + id);
+      timeline.at(timing.lease());
+      List<Callable<Attempt>> tasks = new ArrayList<>();
+      CountDownLatch ready = new CountDownLatch(n);
+      CountDownLatch start = new CountDownLatch(1);
+      for (int i = 0; i < n; i++) {
+        KeyStore store = stores.get(i % stores.size());
+        int thread = i;
+        tasks.add(() -> {
+          ready.countDown();
+          start.await();
+          return new Attempt(thread, store.claim(new ClaimRequest(id, fp, clock.instant(), timing.stableLease(),
+              timing.stableWindow())), null, null);
+        });
+      }
+      List<Attempt> attempts = race(tasks, ready, start, Rule.R2_5, where);
+      List<ClaimOutcome.Claimed> winners = new ArrayList<>();
+      for (Attempt a : attempts) {
+        if (a.outcome() instanceof ClaimOutcome.Claimed c) {
+          winners.add(c);
+        } else if (!(a.outcome() instanceof ClaimOutcome.InFlight)) {
+          throw verifier.violation(Rule.R2_5, "a concurrent takeover of " + where + " returned "
+              + Describe.outcome(a.outcome()) + ", expected Claimed(takeover) or InFlight");
+        }
+      }
+      if (winners.size() != 1) {
+        throw verifier.violation(Rule.R2_5, winners.size() + " of " + n + " concurrent takeovers of the expired lease"
+            + " on " + where + " succeeded: " + winners);
+      }
+      ClaimOutcome.Claimed winner = winners.get(0);
+      verifier.check(winner.takeover() && winner.fence().isNewerThan(old.fence()), Rule.R2_5,
+          () -> "the takeover of " + where + " returned " + Describe.outcome(winner) + ", expected takeover=true and"
+              + " a fence greater than the old owner's " + old.fence());
+      verifier.leaseLost(Rule.R2_5, "the old owner's heartbeat with " + old.fence() + " after the takeover race on "
+          + where, () -> stores.get(0).heartbeat(id, old.fence(), clock.instant(), timing.stableLease()));
+      verifier.leaseLost(Rule.R2_5, "the old owner's checkpoint with " + old.fence() + " after the takeover race on "
+          + where, () -> stores.get(1 % stores.size()).checkpoint(id, old.fence(), Samples.point("stale"),
+          clock.instant(), timing.stableLease()));
+      verifier.leaseLost(Rule.R2_5, "the old owner's complete with " + old.fence() + " after the takeover race on "
+          + where, () -> stores.get(0).complete(id, old.fence(), Samples.response("stale"), clock.instant()));
+      verifier.succeeds(Rule.R2_5, "the takeover winner's heartbeat with " + winner.fence() + " on " + where,
+          () -> stores.get(0).heartbeat(id, winner.fence(), clock.instant(), timing.stableLease()));
+      StoredResponse response = Samples.response("takeover winner of " + id);
+      verifier.succeeds(Rule.R2_5, "the takeover winner's complete with " + winner.fence() + " on " + where,
+          () -> stores.get(stores.size() - 1).complete(id, winner.fence(), response, clock.instant()));
+      ClaimOutcome after = stores.get(0).claim(new ClaimRequest(id, fp, clock.instant(), timing.stableLease(),
+          timing.stableWindow()));
+      if (!(after instanceof ClaimOutcome.Completed c) || !Samples.identical(c.response(), response)) {
+        throw verifier.violation(Rule.R2_5, "after the takeover race on " + where + ", a claim returned "
+            + Describe.outcome(after) + ", expected the winner's " + Describe.response(response));
+      }
+    }
+  }
+
+  private List<Attempt> race(List<Callable<Attempt>> tasks, CountDownLatch ready, CountDownLatch start, Rule rule,
+      String where) {
+    List<Future<Attempt>> futures = new ArrayList<>();
+    for (Callable<Attempt> task : tasks) {
+      futures.add(pool.submit(task));
+    }
+    List<Attempt> attempts = new ArrayList<>();
+    try {
+      if (!ready.await(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("the gate's threads did not start within " + TIMEOUT_SECONDS + " s");
+      }
+      start.countDown();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+      for (Future<Attempt> f : futures) {
+        attempts.add(f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted during a race", e);
+    } catch (TimeoutException e) {
+      futures.forEach(f -> f.cancel(true));
+      throw verifier.violation(rule, "the race on " + where + " did not finish within " + TIMEOUT_SECONDS
+          + " s (a deadlock in the store?)", e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      String what = cause instanceof LeaseLostException ? "LeaseLostException" : String.valueOf(cause);
+      throw verifier.violation(rule, "a claim in the race on " + where + " threw " + what, cause);
+    }
+    return attempts;
+  }
+
+  @Override
+  public void close() {
+    pool.shutdownNow();
+  }
+
+  private record Attempt(int thread, ClaimOutcome outcome, StoredResponse response, RuntimeException completeFailure) {}
+
+  /** The thread counts of DESIGN.md's gate. */
+  public static int[] threadCounts() {
+    return new int[] {2, 4, 8, 16, 32, 64};
+  }
+}

@@ -1,0 +1,121 @@
+package dev.idempotency.tck.internal;
+
+import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.LeaseLostException;
+import java.util.function.Supplier;
+
+/**
+ * Turns a broken rule into a failure message that names the rule, says what happened, and what to check:
+ * "Rule 2.3 violated: 2 of 8 concurrent claims on key k1 succeeded (test=…, seed=…). Rule 2.3: … If this fails,
+ * check that …". One per test; thread-safe (immutable).
+ */
+public final class Verifier {
+  private final String testName;
+  private final long seed;
+
+  /** A verifier for one test run with {@code seed}. */
+  public Verifier(String testName, long seed) {
+    this.testName = testName;
+    this.seed = seed;
+  }
+
+  /** The seed of this test run. */
+  public long seed() {
+    return seed;
+  }
+
+  /** The failure for a broken rule. */
+  public AssertionError violation(Rule rule, String detail) {
+    return violation(rule, detail, null, seed);
+  }
+
+  /** The failure for a broken rule, with the exception that showed it. */
+  public AssertionError violation(Rule rule, String detail, Throwable cause) {
+    return violation(rule, detail, cause, seed);
+  }
+
+  /** The failure for a broken rule found by a history with its own seed. */
+  public AssertionError violation(Rule rule, String detail, Throwable cause, long historySeed) {
+    String message = "Rule " + rule.id() + " violated: " + detail + " (test=" + testName + ", seed=" + historySeed
+        + ").\nRule " + rule.id() + ": " + rule.text() + "\nIf this fails, check " + rule.hint() + "."
+        + "\nReplay with -D" + Knobs.SEED + "=" + historySeed + ".";
+    AssertionError error = new AssertionError(message);
+    if (cause != null) {
+      error.initCause(cause);
+    }
+    return error;
+  }
+
+  /** Fails with {@code rule} unless {@code ok}. */
+  public void check(boolean ok, Rule rule, Supplier<String> detail) {
+    if (!ok) {
+      throw violation(rule, detail.get());
+    }
+  }
+
+  /** Requires {@code outcome} to be Claimed. */
+  public ClaimOutcome.Claimed claimed(ClaimOutcome outcome, Rule rule, String situation) {
+    if (outcome instanceof ClaimOutcome.Claimed c) {
+      return c;
+    }
+    throw violation(rule, situation + ": expected Claimed, but the claim returned " + Describe.outcome(outcome));
+  }
+
+  /** Requires {@code outcome} to be InFlight. */
+  public ClaimOutcome.InFlight inFlight(ClaimOutcome outcome, Rule rule, String situation) {
+    if (outcome instanceof ClaimOutcome.InFlight f) {
+      return f;
+    }
+    throw violation(rule, situation + ": expected InFlight, but the claim returned " + Describe.outcome(outcome));
+  }
+
+  /** Requires {@code outcome} to be Completed. */
+  public ClaimOutcome.Completed completed(ClaimOutcome outcome, Rule rule, String situation) {
+    if (outcome instanceof ClaimOutcome.Completed c) {
+      return c;
+    }
+    throw violation(rule, situation + ": expected Completed, but the claim returned " + Describe.outcome(outcome));
+  }
+
+  /** Requires {@code outcome} to be Mismatch. */
+  public ClaimOutcome.Mismatch mismatch(ClaimOutcome outcome, Rule rule, String situation) {
+    if (outcome instanceof ClaimOutcome.Mismatch m) {
+      return m;
+    }
+    throw violation(rule, situation + ": expected Mismatch, but the claim returned " + Describe.outcome(outcome));
+  }
+
+  /** Requires {@code write} to succeed. */
+  public void succeeds(Rule rule, String situation, Runnable write) {
+    try {
+      write.run();
+    } catch (RuntimeException e) {
+      throw violation(rule, situation + ": expected the write to succeed, but it threw " + e, e);
+    }
+  }
+
+  /** Requires {@code write} to throw LeaseLostException. */
+  public void leaseLost(Rule rule, String situation, Runnable write) {
+    try {
+      write.run();
+    } catch (LeaseLostException expected) {
+      return;
+    } catch (RuntimeException e) {
+      throw violation(rule, situation + ": expected LeaseLostException, but it threw " + e, e);
+    }
+    throw violation(rule, situation + ": expected LeaseLostException, but the write succeeded");
+  }
+
+  /** Requires {@code call} to throw {@code type}. */
+  public void throwsA(Class<? extends RuntimeException> type, Rule rule, String situation, Runnable call) {
+    try {
+      call.run();
+    } catch (RuntimeException e) {
+      if (type.isInstance(e)) {
+        return;
+      }
+      throw violation(rule, situation + ": expected " + type.getSimpleName() + ", but it threw " + e, e);
+    }
+    throw violation(rule, situation + ": expected " + type.getSimpleName() + ", but the call returned normally");
+  }
+}

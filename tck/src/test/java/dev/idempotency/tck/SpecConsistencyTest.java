@@ -1,0 +1,77 @@
+package dev.idempotency.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotency.tck.internal.Rule;
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/** SPEC.md, the rule table in code and the test names agree: every rule is specified, named and tested. */
+class SpecConsistencyTest {
+  private static final Pattern NAME = Pattern.compile("(required|optional|stochastic|untested)_(\\d+)_(\\d+)_\\w+");
+
+  private static List<Method> contractTests() {
+    List<Method> tests = new ArrayList<>();
+    for (Class<?> nested : KeyStoreContract.class.getDeclaredClasses()) {
+      if (nested.isAnnotationPresent(Nested.class)) {
+        for (Method m : nested.getDeclaredMethods()) {
+          if (m.isAnnotationPresent(Test.class)) {
+            tests.add(m);
+          }
+        }
+      }
+    }
+    return tests;
+  }
+
+  @Test
+  void everyRuleIsARowOfSpecMd() throws Exception {
+    String spec = Files.readString(Path.of("SPEC.md"));
+    for (Rule rule : Rule.values()) {
+      assertThat(spec).as("SPEC.md has a row for rule %s", rule.id()).contains("| " + rule.id() + " |");
+    }
+  }
+
+  @Test
+  void everyTestIsNamedAfterAnExistingRuleAndQuotesIt() {
+    Set<String> ids = new HashSet<>();
+    for (Rule rule : Rule.values()) {
+      ids.add(rule.id());
+    }
+    List<Method> tests = contractTests();
+    assertThat(tests).hasSizeGreaterThan(30);
+    for (Method m : tests) {
+      Matcher matcher = NAME.matcher(m.getName());
+      assertThat(matcher.matches()).as("test name %s follows the convention", m.getName()).isTrue();
+      String id = matcher.group(2) + "." + matcher.group(3);
+      assertThat(ids).as("rule of %s", m.getName()).contains(id);
+      DisplayName dn = m.getAnnotation(DisplayName.class);
+      assertThat(dn).as("@DisplayName of %s", m.getName()).isNotNull();
+      assertThat(dn.value()).as("@DisplayName of %s", m.getName()).startsWith("Rule " + id);
+    }
+  }
+
+  @Test
+  void everyRuleHasATest() {
+    Set<String> tested = new HashSet<>();
+    for (Method m : contractTests()) {
+      Matcher matcher = NAME.matcher(m.getName());
+      if (matcher.matches()) {
+        tested.add(matcher.group(2) + "." + matcher.group(3));
+      }
+    }
+    for (Rule rule : Rule.values()) {
+      assertThat(tested).as("a test for rule %s", rule.id()).contains(rule.id());
+    }
+  }
+}

@@ -1,0 +1,356 @@
+package dev.idempotency.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import dev.idempotency.spi.KeyStore;
+import dev.idempotency.tck.mutants.MapKeyStore;
+import dev.idempotency.tck.mutants.Mutants;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.platform.engine.FilterResult;
+import org.junit.platform.engine.TestDescriptor;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.PostDiscoveryFilter;
+import org.junit.platform.launcher.TagFilter;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+
+/**
+ * The TCK tests itself (STYLE.md point 15): each deliberately broken store must fail the rule it breaks, with a
+ * message naming that rule, as reactive-streams' {@code requireTestFailure} does. The contract runs against each
+ * mutant through the JUnit Platform Launcher, restricted to the tests named, so the self-test stays fast.
+ *
+ * <p>The mutant contracts are static nested classes, which surefire's default excludes ({@code **}{@code /*$*})
+ * keep out of the normal run; and should a {@code -Dtest=} pattern pick them up, {@link OnlyInsideTheSelfTest}
+ * skips them, with the reason, unless the self-test's launcher runs them.
+ */
+class TckSelfTest {
+
+  /** The launcher configuration parameter that marks a run as the self-test's own. */
+  static final String INSIDE_SELF_TEST = "idempotency.tck.insideSelfTest";
+
+  /**
+   * Keeps the mutant contracts from running on their own: surefire's default excludes skip nested classes, but an
+   * explicit {@code -Dtest=…} pattern does not, and a mutant run outside the self-test fails, as it should.
+   */
+  static final class OnlyInsideTheSelfTest implements ExecutionCondition {
+    @Override
+    public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+      return context.getConfigurationParameter(INSIDE_SELF_TEST).isPresent()
+          ? ConditionEvaluationResult.enabled("run by TckSelfTest")
+          : ConditionEvaluationResult.disabled("a deliberately broken store: it runs only inside TckSelfTest, which"
+              + " requires its failures");
+    }
+  }
+
+  /** A contract over one kind of {@link MapKeyStore}, with peers sharing its records. */
+  @ExtendWith(OnlyInsideTheSelfTest.class)
+  abstract static class MutantContract extends KeyStoreContract {
+    abstract MapKeyStore create();
+
+    @Override
+    protected KeyStore newStore(TckContext context) {
+      return create();
+    }
+
+    @Override
+    protected KeyStore newPeer(KeyStore store, TckContext context) {
+      return ((MapKeyStore) store).peer();
+    }
+  }
+
+  static class CheckThenInsertContract extends MutantContract {
+    @Override
+    MapKeyStore create() {
+      return new Mutants.CheckThenInsert();
+    }
+  }
+
+  static class NoFencingContract extends MutantContract {
+    @Override
+    MapKeyStore create() {
+      return new Mutants.NoFencing();
+    }
+  }
+
+  static class BinaryStateContract extends MutantContract {
+    @Override
+    MapKeyStore create() {
+      return new Mutants.BinaryState();
+    }
+  }
+
+  static class NeverExpiresContract extends MutantContract {
+    @Override
+    MapKeyStore create() {
+      return new Mutants.NeverExpires();
+    }
+  }
+
+  static class FenceResetContract extends MutantContract {
+    @Override
+    MapKeyStore create() {
+      return new Mutants.FenceReset();
+    }
+  }
+
+  static class LeaseOffByOneContract extends MutantContract {
+    @Override
+    MapKeyStore create() {
+      return new Mutants.LeaseOffByOne();
+    }
+  }
+
+  static class TakeoverByAnyRequestContract extends MutantContract {
+    @Override
+    MapKeyStore create() {
+      return new Mutants.TakeoverByAnyRequest();
+    }
+  }
+
+  static class UnboundedDeleteContract extends MutantContract {
+    @Override
+    MapKeyStore create() {
+      return new Mutants.UnboundedDelete();
+    }
+  }
+
+  static class LiveLeaseRequiredContract extends MutantContract {
+    @Override
+    MapKeyStore create() {
+      return new Mutants.LiveLeaseRequired();
+    }
+  }
+
+  static class SortedHeadersContract extends MutantContract {
+    @Override
+    MapKeyStore create() {
+      return new Mutants.SortedHeaders();
+    }
+  }
+
+  static class FlatKeyContract extends MutantContract {
+    @Override
+    MapKeyStore create() {
+      return new Mutants.FlatKey();
+    }
+  }
+
+  /** The correct store on the system clock: the contract's real-time (SERVER_CLOCK) path, end to end. */
+  static class ServerClockContract extends MutantContract {
+    @Override
+    MapKeyStore create() {
+      return new Mutants.ServerClock();
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+
+  @Test
+  void checkThenInsertFailsTheOneWinnerRule() {
+    requireFailure(CheckThenInsertContract.class, "required_2_3_concurrentClaimsYieldExactlyOneWinner", "Rule 2.3");
+  }
+
+  @Test
+  void checkThenInsertFailsTheLinearizabilitySearch() {
+    requireFailure(CheckThenInsertContract.class, "stochastic_2_1_smallConcurrentHistoriesAreLinearizable",
+        "Rule 2.1");
+  }
+
+  @Test
+  void noFencingFailsTheStaleOwnerRule() {
+    requireFailure(NoFencingContract.class, "required_3_2_staleOwnerCannotWriteAfterATakeover", "Rule 3.2");
+    requireFailure(NoFencingContract.class, "required_3_4_writesWithoutTheCurrentFenceChangeNothing", "Rule 3.4");
+  }
+
+  @Test
+  void noFencingFailsTheSequentialHistories() {
+    requireFailure(NoFencingContract.class, "stochastic_2_1_sequentialHistoriesFollowTheModel", "Rule 3.");
+  }
+
+  @Test
+  void binaryStateFailsTheInFlightRule() {
+    requireFailure(BinaryStateContract.class, "required_1_2_sameRequestWhileTheLeaseIsLiveIsInFlight", "Rule 1.2");
+    requireFailure(BinaryStateContract.class, "required_2_3_concurrentClaimsYieldExactlyOneWinner", "Rule 2.3");
+  }
+
+  @Test
+  void neverExpiresFailsTheTimeRules() {
+    requireFailure(NeverExpiresContract.class, "required_4_1_leaseExpiresExactlyAtItsEnd", "Rule 4.1");
+    requireFailure(NeverExpiresContract.class, "required_4_3_completedRecordCountsAsAbsentOnceTheWindowPassed",
+        "Rule 4.3");
+  }
+
+  @Test
+  void fenceResetFailsTheMonotonicFenceRule() {
+    requireFailure(FenceResetContract.class, "required_3_1_fenceGrowsAcrossRelease", "Rule 3.1");
+    requireFailure(FenceResetContract.class, "required_3_1_fenceGrowsAcrossPurge", "Rule 3.1");
+  }
+
+  @Test
+  void leaseOffByOneFailsTheBoundaryRule() {
+    requireFailure(LeaseOffByOneContract.class, "required_4_1_leaseExpiresExactlyAtItsEnd", "Rule 4.1");
+  }
+
+  @Test
+  void takeoverByAnyRequestFailsTheMismatchRule() {
+    requireFailure(TakeoverByAnyRequestContract.class, "required_1_5_otherRequestIsMismatchEvenAfterTheLeaseExpired",
+        "Rule 1.5");
+  }
+
+  @Test
+  void unboundedDeleteFailsTheBatchRule() {
+    requireFailure(UnboundedDeleteContract.class, "required_7_3_deleteExpiredWorksInBoundedBatches", "Rule 7.3");
+  }
+
+  @Test
+  void liveLeaseRequiredFailsTheFenceDecidesRule() {
+    requireFailure(LiveLeaseRequiredContract.class, "required_3_3_ownerWhoseLeaseExpiredCanWriteUntilTakenOver",
+        "Rule 3.3");
+  }
+
+  @Test
+  void sortedHeadersFailsTheVerbatimReplayRule() {
+    requireFailure(SortedHeadersContract.class, "required_5_1_replayIsByteForByte", "Rule 5.1");
+  }
+
+  @Test
+  void flatKeyFailsTheIdentityRule() {
+    requireFailure(FlatKeyContract.class, "required_6_2_recordIdentityIsExact", "Rule 6.2");
+  }
+
+  /** Slow (real sleeps): the correct store on the system clock passes the whole contract in real time. */
+  @Test
+  @Tag("slow")
+  void serverClockStorePassesTheWholeContract() {
+    long start = System.nanoTime();
+    Map<String, TestExecutionResult> results = run(ServerClockContract.class);
+    System.out.printf("ServerClockContract: %d tests in %d ms (slowest first): %s%n", results.size(),
+        (System.nanoTime() - start) / 1_000_000, LAST_DURATIONS);
+    Map<String, String> failed = new TreeMap<>();
+    results.forEach((name, r) -> {
+      if (r.getStatus() == TestExecutionResult.Status.FAILED) {
+        failed.put(name, r.getThrowable().map(Throwable::toString).orElse("?"));
+      }
+    });
+    assertThat(failed).isEmpty();
+    assertThat(results).containsKey("optional_8_1_serverClockIgnoresTheGivenNow");
+    assertThat(results.get("optional_8_1_serverClockIgnoresTheGivenNow").getStatus())
+        .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+  }
+
+  /** Slow: every mutant against the whole contract, printed as a matrix (which rules catch which bug). */
+  @Test
+  @Tag("slow")
+  void mutantMatrix() {
+    Map<String, Supplier<Class<? extends KeyStoreContract>>> all = new LinkedHashMap<>();
+    for (Class<?> c : TckSelfTest.class.getDeclaredClasses()) {
+      if (MutantContract.class.isAssignableFrom(c) && c != MutantContract.class && c != ServerClockContract.class) {
+        @SuppressWarnings("unchecked")
+        Class<? extends KeyStoreContract> contract = (Class<? extends KeyStoreContract>) c;
+        all.put(c.getSimpleName(), () -> contract);
+      }
+    }
+    StringBuilder sb = new StringBuilder("Mutant matrix (failed tests, first line of message):\n");
+    all.forEach((name, contract) -> {
+      sb.append(name).append('\n');
+      run(contract.get()).forEach((test, r) -> {
+        if (r.getStatus() == TestExecutionResult.Status.FAILED) {
+          String msg = r.getThrowable().map(t -> String.valueOf(t.getMessage())).orElse("?");
+          sb.append("  ").append(test).append(": ").append(msg.lines().findFirst().orElse("")).append('\n');
+        }
+      });
+    });
+    System.out.println(sb);
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+
+  /** Runs {@code test} of {@code contract}, which must fail with a message containing {@code fragment}. */
+  static void requireFailure(Class<? extends KeyStoreContract> contract, String test, String fragment) {
+    Map<String, TestExecutionResult> results = run(contract, test);
+    assertThat(results).as("the contract has a test named %s", test).containsKey(test);
+    TestExecutionResult result = results.get(test);
+    assertThat(result.getStatus()).as("%s against %s", test, contract.getSimpleName())
+        .isEqualTo(TestExecutionResult.Status.FAILED);
+    Throwable failure = result.getThrowable().orElseThrow();
+    assertThat(failure).as("the failure of %s against %s", test, contract.getSimpleName())
+        .isInstanceOf(AssertionError.class);
+    assertThat(failure.getMessage()).contains(fragment).containsPattern("^Rule \\d+\\.\\d+ violated: ")
+        .contains("seed=").contains("If this fails, check");
+  }
+
+  /** The durations of the tests of the last {@link #run}, slowest first, for the printed reports. */
+  private static final List<String> LAST_DURATIONS = new ArrayList<>();
+
+  /**
+   * Runs the named tests (all but those tagged slow, when none is named) of {@code contract}; results by method
+   * name.
+   */
+  static Map<String, TestExecutionResult> run(Class<? extends KeyStoreContract> contract, String... tests) {
+    Set<String> wanted = Set.copyOf(Arrays.asList(tests));
+    PostDiscoveryFilter only = descriptor -> FilterResult.includedIf(wanted.isEmpty() || !isTest(descriptor)
+        || wanted.contains(methodName(descriptor)));
+    LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
+        .selectors(selectClass(contract))
+        .filters(only, TagFilter.excludeTags("slow"))
+        .configurationParameter(INSIDE_SELF_TEST, "true")
+        .build();
+    Map<String, TestExecutionResult> results = new TreeMap<>();
+    Map<String, Long> started = new HashMap<>();
+    Map<String, Long> took = new HashMap<>();
+    Launcher launcher = LauncherFactory.create();
+    launcher.execute(request, new TestExecutionListener() {
+      @Override
+      public void executionStarted(TestIdentifier id) {
+        started.put(id.getUniqueId(), System.nanoTime());
+      }
+
+      @Override
+      public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+        if (id.isTest() && id.getSource().orElse(null) instanceof MethodSource m) {
+          results.put(m.getMethodName(), result);
+          took.put(m.getMethodName(), (System.nanoTime() - started.get(id.getUniqueId())) / 1_000_000);
+        }
+      }
+
+      @Override
+      public void executionSkipped(TestIdentifier id, String reason) {
+        if (id.isTest() && id.getSource().orElse(null) instanceof MethodSource m) {
+          results.put(m.getMethodName(), TestExecutionResult.aborted(new IllegalStateException(reason)));
+        }
+      }
+    });
+    LAST_DURATIONS.clear();
+    took.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .forEach(e -> LAST_DURATIONS.add(e.getKey() + "=" + e.getValue() + "ms"));
+    return results;
+  }
+
+  private static boolean isTest(TestDescriptor d) {
+    return d.isTest();
+  }
+
+  private static String methodName(TestDescriptor d) {
+    return d.getSource().orElse(null) instanceof MethodSource m ? m.getMethodName() : "";
+  }
+}

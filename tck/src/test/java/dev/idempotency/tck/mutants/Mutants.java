@@ -1,0 +1,291 @@
+package dev.idempotency.tck.mutants;
+
+import dev.idempotency.FenceToken;
+import dev.idempotency.KeyState;
+import dev.idempotency.RecordId;
+import dev.idempotency.StoredResponse;
+import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.StoreCapability;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Deliberately broken stores: each is {@link MapKeyStore} with one mutation, the kind of bug real stores have.
+ * The self-test requires the contract to fail each one on the rule it breaks, with that rule named.
+ */
+public final class Mutants {
+  private Mutants() {}
+
+  /** (a) Check-then-insert: reads the record, pauses (as a network round trip would), then writes blindly. */
+  public static final class CheckThenInsert extends MapKeyStore {
+    public CheckThenInsert() {}
+
+    CheckThenInsert(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new CheckThenInsert(backend);
+    }
+
+    @Override
+    public ClaimOutcome claim(ClaimRequest request) {
+      Objects.requireNonNull(request, "request");
+      Rec current;
+      synchronized (backend.lock) {
+        current = backend.records.get(key(request.id()));
+      }
+      Thread.yield();
+      try {
+        Thread.sleep(1); // the gap every read-then-write has; a round trip makes it this wide and wider
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      synchronized (backend.lock) {
+        return decide(request, current);
+      }
+    }
+  }
+
+  /** (b) No fencing: a write needs the record in flight, but any fence will do. */
+  public static final class NoFencing extends MapKeyStore {
+    public NoFencing() {}
+
+    NoFencing(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new NoFencing(backend);
+    }
+
+    @Override
+    protected boolean owns(Rec r, FenceToken fence, Instant now) {
+      return r.state() == KeyState.IN_FLIGHT;
+    }
+  }
+
+  /** (c) Binary state, "seen or not": a claim of an in-flight record claims it again instead of answering InFlight. */
+  public static final class BinaryState extends MapKeyStore {
+    public BinaryState() {}
+
+    BinaryState(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new BinaryState(backend);
+    }
+
+    @Override
+    protected ClaimOutcome inFlight(ClaimRequest request, Rec current, Instant now) {
+      FenceToken fence = nextFence(key(request.id()));
+      backend.records.put(key(request.id()), new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence,
+          now.plus(request.lease()), null, null, null));
+      return new ClaimOutcome.Claimed(fence, Optional.empty(), false);
+    }
+  }
+
+  /** (d) Never expires: neither leases nor the replay window ever end. */
+  public static final class NeverExpires extends MapKeyStore {
+    public NeverExpires() {}
+
+    NeverExpires(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new NeverExpires(backend);
+    }
+
+    @Override
+    protected boolean expired(Instant end, Instant now) {
+      return false;
+    }
+
+    @Override
+    protected boolean windowPassed(Instant c, Duration window, Instant now) {
+      return false;
+    }
+  }
+
+  /** (e) Fence kept in the record: released or purged, the record's counter starts again at 1. */
+  public static final class FenceReset extends MapKeyStore {
+    public FenceReset() {}
+
+    FenceReset(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new FenceReset(backend);
+    }
+
+    @Override
+    protected void forget(Object key) {
+      backend.fences.remove(key);
+    }
+  }
+
+  /** (f) Off by one at the lease boundary: expired only after the end, not at it. */
+  public static final class LeaseOffByOne extends MapKeyStore {
+    public LeaseOffByOne() {}
+
+    LeaseOffByOne(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new LeaseOffByOne(backend);
+    }
+
+    @Override
+    protected boolean expired(Instant end, Instant now) {
+      return now.isAfter(end);
+    }
+  }
+
+  /** (g) An expired lease is taken over by any request, whatever its fingerprint. */
+  public static final class TakeoverByAnyRequest extends MapKeyStore {
+    public TakeoverByAnyRequest() {}
+
+    TakeoverByAnyRequest(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new TakeoverByAnyRequest(backend);
+    }
+
+    @Override
+    protected ClaimOutcome mismatch(ClaimRequest request, Rec current, Instant now) {
+      if (current.state() == KeyState.IN_FLIGHT && expired(current.leaseExpiresAt(), now)) {
+        FenceToken fence = nextFence(key(request.id()));
+        backend.records.put(key(request.id()), new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence,
+            now.plus(request.lease()), current.point(), null, null));
+        return new ClaimOutcome.Claimed(fence, Optional.ofNullable(current.point()), true);
+      }
+      return super.mismatch(request, current, now);
+    }
+  }
+
+  /** (h) deleteExpired ignores its limit: one unbounded batch. */
+  public static final class UnboundedDelete extends MapKeyStore {
+    public UnboundedDelete() {}
+
+    UnboundedDelete(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new UnboundedDelete(backend);
+    }
+
+    @Override
+    protected int batch(int limit) {
+      return Integer.MAX_VALUE;
+    }
+  }
+
+  /** (i) Writes also require a live lease, so an owner that was slow but not taken over cannot finish. */
+  public static final class LiveLeaseRequired extends MapKeyStore {
+    public LiveLeaseRequired() {}
+
+    LiveLeaseRequired(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new LiveLeaseRequired(backend);
+    }
+
+    @Override
+    protected boolean owns(Rec r, FenceToken fence, Instant now) {
+      return super.owns(r, fence, now) && !expired(r.leaseExpiresAt(), now);
+    }
+  }
+
+  /** (j) Headers kept in a sorted map: the replay's header order differs from the original's. */
+  public static final class SortedHeaders extends MapKeyStore {
+    public SortedHeaders() {}
+
+    SortedHeaders(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new SortedHeaders(backend);
+    }
+
+    @Override
+    protected StoredResponse keep(StoredResponse response) {
+      return StoredResponse.of(response.status(), new TreeMap<>(response.headers()), response.body());
+    }
+  }
+
+  /** (k) Scope and key flattened into "scope/key", so ("a/b", "c") and ("a", "b/c") are one record. */
+  public static final class FlatKey extends MapKeyStore {
+    public FlatKey() {}
+
+    FlatKey(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new FlatKey(backend);
+    }
+
+    @Override
+    protected Object key(RecordId id) {
+      return id.scope().value() + "/" + id.key().value();
+    }
+
+    @Override
+    protected RecordId idOf(Object key) {
+      String s = (String) key;
+      int slash = s.indexOf('/');
+      return RecordId.of(s.substring(0, slash), s.substring(slash + 1));
+    }
+  }
+
+  /** Not a mutant: the correct store judging time by the system clock, declaring SERVER_CLOCK. */
+  public static final class ServerClock extends MapKeyStore {
+    public ServerClock() {}
+
+    ServerClock(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new ServerClock(backend);
+    }
+
+    @Override
+    protected Instant time(Instant given) {
+      Objects.requireNonNull(given, "now");
+      return Instant.now();
+    }
+
+    @Override
+    public Set<StoreCapability> capabilities() {
+      return Set.of(StoreCapability.SERVER_CLOCK);
+    }
+  }
+}
