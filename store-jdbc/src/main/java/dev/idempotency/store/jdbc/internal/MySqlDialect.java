@@ -1,0 +1,138 @@
+package dev.idempotency.store.jdbc.internal;
+
+import dev.idempotency.FenceToken;
+import dev.idempotency.KeyState;
+import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.KeyStoreException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * MySQL 8 and MariaDB 10.11: {@code INSERT … ON DUPLICATE KEY UPDATE} with conditional assignments.
+ *
+ * <p>MySQL evaluates the assignments left to right and each one sees the columns already assigned, so the first
+ * assignment decides on the old row and marks the decision with this call's random {@code claim_nonce}
+ * ({@code +nonce}: claimed here, {@code -nonce}: not); every later assignment asks whether the nonce is ours, and
+ * {@code state}, which the decision reads, is assigned last. The marker always changes, so the update count is 1
+ * for an insert and 2 for an update whether the driver reports found or affected rows.
+ *
+ * <p>The statement has no {@code RETURNING}, so the decision comes back in the OK packet's insert id, through
+ * {@code LAST_INSERT_ID(expr)}: {@code payload * 8 + kind}, kind 1 claimed fresh, 2 taken over, 3 taken over with
+ * a recovery point, 4 in flight (payload: nanoseconds of lease left), 5 mismatch (payload 0 in flight, 1
+ * complete), 6 completed (the response is read in a second statement).
+ *
+ * <p>MySQL 8 has no sequences; the fence is {@code GREATEST(previous fence + 1, database clock in microseconds)}.
+ * While the row exists that is strictly increasing; after a purge the next fence is the database clock, larger
+ * than every purged fence unless the database clock stepped back by more than the retention.
+ */
+final class MySqlDialect extends SqlDialect {
+  private static final String CLOCK_MICROS = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
+
+  private final NamedSql claim;
+  private final Map<String, NamedSql> deleteExpired = new java.util.concurrent.ConcurrentHashMap<>();
+
+  MySqlDialect(Names names, boolean serverClock) {
+    super(names, serverClock);
+    String t = names.table();
+    String n = now();
+    String ours = "claim_nonce = VALUES(claim_nonce)";
+    claim = NamedSql.parse("INSERT INTO " + t + " (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns,"
+        + " completed_at_ns, retain_from_ns, claim_kind, claim_nonce, row_version)"
+        + " VALUES (:scope, :key, 'I', :fp, LAST_INSERT_ID(" + CLOCK_MICROS + " * 8 + 1) DIV 8, " + n + " + :lease, NULL, "
+        + n + " + :lease, 'F', :nonce, 1)"
+        + " ON DUPLICATE KEY UPDATE"
+        + " claim_nonce = IF(LAST_INSERT_ID(CASE"
+        + "   WHEN state = 'R' OR (state = 'C' AND completed_at_ns <= " + n + " - :window)"
+        + "     THEN GREATEST(fence + 1, VALUES(fence)) * 8 + 1"
+        + "   WHEN fingerprint <> VALUES(fingerprint) THEN IF(state = 'C', 13, 5)"
+        + "   WHEN state = 'I' AND lease_expires_at_ns <= " + n
+        + "     THEN GREATEST(fence + 1, VALUES(fence)) * 8 + IF(rp_name IS NULL, 2, 3)"
+        + "   WHEN state = 'I' THEN (lease_expires_at_ns - " + n + ") * 8 + 4"
+        + "   ELSE 6 END) MOD 8 IN (1, 2, 3), VALUES(claim_nonce), -VALUES(claim_nonce)),"
+        + " claim_kind = IF(" + ours + ", IF(state = 'I', 'T', 'F'), claim_kind),"
+        + " rp_name = IF(" + ours + " AND state <> 'I', NULL, rp_name),"
+        + " rp_data = IF(" + ours + " AND state <> 'I', NULL, rp_data),"
+        + " fence = IF(" + ours + ", GREATEST(fence + 1, VALUES(fence)), fence),"
+        + " fingerprint = IF(" + ours + ", VALUES(fingerprint), fingerprint),"
+        + " lease_expires_at_ns = IF(" + ours + ", VALUES(lease_expires_at_ns), lease_expires_at_ns),"
+        + " retain_from_ns = IF(" + ours + ", VALUES(retain_from_ns), retain_from_ns),"
+        + " completed_at_ns = IF(" + ours + ", NULL, completed_at_ns),"
+        + " response_status = IF(" + ours + ", NULL, response_status),"
+        + " response_headers = IF(" + ours + ", NULL, response_headers),"
+        + " response_body = IF(" + ours + ", NULL, response_body),"
+        + " row_version = IF(" + ours + ", row_version + 1, row_version),"
+        + " state = IF(" + ours + ", 'I', state)");
+  }
+
+  @Override
+  String clockExpression() {
+    return CLOCK_MICROS + " * 1000";
+  }
+
+  @Override
+  String engineNow() {
+    return "CAST(:now AS SIGNED)";
+  }
+
+  @Override
+  boolean scopeAsBytes() {
+    return true;
+  }
+
+  @Override
+  NamedSql deleteExpiredSql(String states) {
+    return deleteExpired.computeIfAbsent(states, s -> NamedSql.parse("DELETE FROM " + names.table() + " WHERE " + s
+        + " AND retain_from_ns <= " + now() + " - :retention LIMIT :limit"));
+  }
+
+  @Override
+  public List<String> validationStatements() {
+    return List.of("SELECT " + Row.COLUMNS + ", retain_from_ns, claim_kind, claim_nonce, row_version FROM "
+        + names.table() + " WHERE 1 = 0");
+  }
+
+  @Override
+  ClaimOutcome claimOnce(Connection c, Map<String, Object> p, byte[] fp, long window) throws SQLException {
+    int count;
+    long code;
+    try (PreparedStatement ps = claim.prepareWithKeys(c, p)) {
+      count = ps.executeUpdate();
+      try (ResultSet keys = ps.getGeneratedKeys()) {
+        code = keys.next() ? keys.getLong(1) : 0;
+      }
+    }
+    long payload = code >>> 3;
+    int kind = (int) (code & 7);
+    if (count == 1 && kind == 1) {
+      return new ClaimOutcome.Claimed(FenceToken.of(payload), Optional.empty(), false);
+    }
+    if (count != 2) {
+      throw new KeyStoreException("unexpected update count " + count + " (insert id " + code + ") from the MySQL "
+          + "claim statement on " + names.table() + "; is the table's primary key (scope, idem_key)?");
+    }
+    switch (kind) {
+      case 1:
+        return new ClaimOutcome.Claimed(FenceToken.of(payload), Optional.empty(), false);
+      case 2:
+        return new ClaimOutcome.Claimed(FenceToken.of(payload), Optional.empty(), true);
+      case 3:
+        return new ClaimOutcome.Claimed(FenceToken.of(payload),
+            read(c, p).flatMap(Row::recoveryPoint), true);
+      case 4:
+        return new ClaimOutcome.InFlight(Duration.ofNanos(payload));
+      case 5:
+        return new ClaimOutcome.Mismatch(payload == 0 ? KeyState.IN_FLIGHT : KeyState.COMPLETE);
+      case 6:
+        return null; // completed: the caller reads the stored response
+      default:
+        throw new KeyStoreException("the MySQL claim statement on " + names.table() + " returned no decision (insert id "
+            + code + "); the driver must report LAST_INSERT_ID() through getGeneratedKeys()");
+    }
+  }
+}

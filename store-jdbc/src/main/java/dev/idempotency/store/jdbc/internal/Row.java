@@ -1,0 +1,84 @@
+package dev.idempotency.store.jdbc.internal;
+
+import dev.idempotency.FenceToken;
+import dev.idempotency.Fingerprint;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.KeyState;
+import dev.idempotency.RecordId;
+import dev.idempotency.RecoveryPoint;
+import dev.idempotency.Scope;
+import dev.idempotency.StoredResponse;
+import dev.idempotency.spi.KeyStoreException;
+import dev.idempotency.spi.RecordSnapshot;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.Optional;
+
+/** One record as read from the table. State is {@code 'I'} in flight, {@code 'C'} complete, {@code 'R'} released. */
+record Row(
+    String scope,
+    String key,
+    char state,
+    byte[] fingerprint,
+    long fence,
+    long leaseExpiresAt,
+    long completedAt,
+    String rpName,
+    byte[] rpData,
+    int status,
+    byte[] headers,
+    byte[] body) {
+
+  /** The columns every read selects, in this order. */
+  static final String COLUMNS = "scope, idem_key, state, fingerprint, fence, lease_expires_at_ns, completed_at_ns, "
+      + "rp_name, rp_data, response_status, response_headers, response_body";
+
+  static Row read(ResultSet rs, boolean scopeAsBytes) throws SQLException {
+    String scope = scopeAsBytes
+        ? new String(rs.getBytes("scope"), java.nio.charset.StandardCharsets.UTF_8)
+        : rs.getString("scope");
+    String state = rs.getString("state");
+    long lease = rs.getLong("lease_expires_at_ns");
+    long completed = rs.getLong("completed_at_ns");
+    return new Row(scope, rs.getString("idem_key"), state == null || state.isEmpty() ? '?' : state.charAt(0),
+        rs.getBytes("fingerprint"), rs.getLong("fence"), lease, completed, rs.getString("rp_name"),
+        rs.getBytes("rp_data"), rs.getInt("response_status"), rs.getBytes("response_headers"),
+        rs.getBytes("response_body"));
+  }
+
+  Optional<RecoveryPoint> recoveryPoint() {
+    return rpName == null ? Optional.empty()
+        : Optional.of(RecoveryPoint.of(rpName, rpData == null ? new byte[0] : rpData));
+  }
+
+  StoredResponse response() {
+    if (headers == null || body == null) {
+      throw new KeyStoreException("record " + scope + "/" + key + " is COMPLETE but has no stored response");
+    }
+    return ResponseCodec.decode(status, headers, body);
+  }
+
+  boolean sameFingerprint(byte[] other) {
+    return Arrays.equals(fingerprint, other);
+  }
+
+  RecordSnapshot toSnapshot() {
+    RecordId id = new RecordId(Scope.of(scope), IdempotencyKey.of(key));
+    boolean complete = state == 'C';
+    return new RecordSnapshot(id, complete ? KeyState.COMPLETE : KeyState.IN_FLIGHT, Fingerprint.of(fingerprint),
+        FenceToken.of(fence), complete ? Optional.empty() : Optional.of(Nanos.toInstant(leaseExpiresAt)),
+        recoveryPoint(), complete ? Optional.of(response()) : Optional.empty(),
+        complete ? Optional.of(Nanos.toInstant(completedAt)) : Optional.empty());
+  }
+
+  /** What the record, as found, means for {@code state} letters; for messages. */
+  String describe() {
+    return switch (state) {
+      case 'I' -> "record is IN_FLIGHT with fence#" + fence;
+      case 'C' -> "record is COMPLETE (fence#" + fence + ")";
+      case 'R' -> "record was released (fence#" + fence + ")";
+      default -> "record has unknown state '" + state + "'";
+    };
+  }
+}

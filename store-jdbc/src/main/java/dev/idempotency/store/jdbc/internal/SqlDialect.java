@@ -1,0 +1,257 @@
+package dev.idempotency.store.jdbc.internal;
+
+import dev.idempotency.FenceToken;
+import dev.idempotency.KeyState;
+import dev.idempotency.Scope;
+import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.RecordSnapshot;
+import dev.idempotency.spi.StoreUnavailableException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The SQL of one dialect for one table and one clock source. Every statement that decides something is a single
+ * statement the database arbitrates; the Java side only interprets what it returns. Immutable and thread-safe.
+ *
+ * <p>Parameters, all named: {@code :scope :key :fp} identify the record and request, {@code :now} is the engine's
+ * time in epoch nanoseconds (absent from the SQL with the database clock), {@code :lease :window :retention} are
+ * nanoseconds, {@code :fence} the owner's token.
+ */
+public abstract class SqlDialect {
+  /** More attempts than any honest contention needs; the loop exists for same-key insert races. */
+  private static final int MAX_CLAIM_ATTEMPTS = 16;
+
+  /** Letters of the {@code state} column. */
+  static final String IN_FLIGHT = "I";
+
+  final Names names;
+  final boolean serverClock;
+  private final NamedSql select;
+  private final NamedSql heartbeat;
+  private final NamedSql checkpoint;
+  private final NamedSql complete;
+  private final NamedSql release;
+
+  SqlDialect(Names names, boolean serverClock) {
+    this.names = names;
+    this.serverClock = serverClock;
+    String t = names.table();
+    String now = now();
+    this.select = NamedSql.parse("SELECT " + Row.COLUMNS + ", " + now + " AS db_now FROM " + t
+        + " WHERE scope = :scope AND idem_key = :key");
+    // Every fenced write bumps row_version, so that it always changes the row: MySQL drivers that report found
+    // rows and those that report changed rows then agree on the update count (1 = written, 0 = fence refused).
+    String fenced = " WHERE scope = :scope AND idem_key = :key AND fence = :fence AND state = 'I'";
+    this.heartbeat = NamedSql.parse("UPDATE " + t + " SET lease_expires_at_ns = " + now + " + :lease, retain_from_ns = "
+        + now + " + :lease, row_version = row_version + 1" + fenced);
+    this.checkpoint = NamedSql.parse("UPDATE " + t + " SET rp_name = :rpName, rp_data = :rpData, lease_expires_at_ns = "
+        + now + " + :lease, retain_from_ns = " + now + " + :lease, row_version = row_version + 1" + fenced);
+    this.complete = NamedSql.parse("UPDATE " + t + " SET state = 'C', completed_at_ns = " + now + ", retain_from_ns = "
+        + now + ", lease_expires_at_ns = NULL, response_status = :status, response_headers = :headers, "
+        + "response_body = :body, row_version = row_version + 1" + fenced);
+    this.release = NamedSql.parse("UPDATE " + t + " SET state = 'R', retain_from_ns = " + now
+        + ", lease_expires_at_ns = NULL, rp_name = NULL, rp_data = NULL, row_version = row_version + 1" + fenced);
+  }
+
+  /** The dialect for {@code name} (a {@code Dialect} constant's name). */
+  public static SqlDialect of(String name, Names names, boolean serverClock) {
+    return switch (name) {
+      case "POSTGRESQL" -> new PostgresDialect(names, serverClock);
+      case "MYSQL" -> new MySqlDialect(names, serverClock);
+      case "H2" -> new H2Dialect(names, serverClock);
+      default -> throw new IllegalArgumentException("unknown dialect " + name);
+    };
+  }
+
+  /** The database clock as epoch nanoseconds, constant within one statement. */
+  abstract String clockExpression();
+
+  /** The engine's time as a bound parameter. */
+  String engineNow() {
+    return "CAST(:now AS BIGINT)";
+  }
+
+  /** The time every decision is judged by: the database clock or the engine's {@code :now}. */
+  final String now() {
+    return serverClock ? "(" + clockExpression() + ")" : engineNow();
+  }
+
+  /** A row-limit clause for {@code limit} rows (the {@code :limit} parameter, where the dialect binds it well). */
+  String limitClause(int limit) {
+    return " LIMIT :limit";
+  }
+
+  /** Whether {@code scope} is stored as UTF-8 bytes (MySQL: binary, no-pad comparison). */
+  boolean scopeAsBytes() {
+    return false;
+  }
+
+  /** The value to bind for a scope. */
+  public Object scopeParam(Scope scope) {
+    return scopeAsBytes() ? scope.value().getBytes(StandardCharsets.UTF_8) : scope.value();
+  }
+
+  /** The batch delete of rows past retention matching {@code stateCondition}. */
+  abstract NamedSql deleteExpiredSql(String stateCondition);
+
+  /** Statements that fail, with a schema SQLState, when the table, a column or the sequence is missing. */
+  public List<String> validationStatements() {
+    List<String> l = new ArrayList<>();
+    l.add("SELECT " + Row.COLUMNS + ", retain_from_ns, claim_kind, row_version FROM " + names.table() + " WHERE 1 = 0");
+    return l;
+  }
+
+  /**
+   * One attempt of the claim: the dialect's single arbitrating statement. Returns the outcome, or {@code null}
+   * when the statement saw no row it may decide by (a same-key insert race): the caller reads again.
+   */
+  abstract ClaimOutcome claimOnce(Connection c, Map<String, Object> p, byte[] fp, long window) throws SQLException;
+
+  /**
+   * The claim: the arbitrating statement, and only when it could not decide, a plain read of the committed row.
+   *
+   * @param autoCommit whether {@code c} commits each statement (otherwise a failed attempt is rolled back here)
+   */
+  public ClaimOutcome claim(Connection c, boolean autoCommit, Map<String, Object> p, byte[] fp, long window)
+      throws SQLException {
+    for (int attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
+      try {
+        ClaimOutcome o = claimOnce(c, p, fp, window);
+        if (o == null) {
+          o = readOutcome(c, p, fp, window);
+        }
+        if (o != null) {
+          return o;
+        }
+      } catch (SQLException e) {
+        if (!(SqlErrors.isDuplicateKey(e) || SqlErrors.isRetryable(e)) || attempt == MAX_CLAIM_ATTEMPTS) {
+          throw e;
+        }
+        if (!autoCommit) {
+          c.rollback();
+        }
+      }
+    }
+    throw new StoreUnavailableException("claim did not settle after " + MAX_CLAIM_ATTEMPTS
+        + " attempts: the record kept changing under contention");
+  }
+
+  /** Reads the committed record and decides by it; {@code null} when it is absent or claimable (claim again). */
+  ClaimOutcome readOutcome(Connection c, Map<String, Object> p, byte[] fp, long window) throws SQLException {
+    try (PreparedStatement ps = select.prepare(c, p); ResultSet rs = ps.executeQuery()) {
+      if (!rs.next()) {
+        return null;
+      }
+      return interpret(Row.read(rs, scopeAsBytes()), rs.getLong("db_now"), fp, window);
+    }
+  }
+
+  /**
+   * What a claim that did not win means for the row it found, judged at {@code dbNow}; {@code null} if the row is
+   * absent or claimable (released, past the window, or an expired lease with the same fingerprint), which means it
+   * changed since the arbitrating statement looked: claim again.
+   */
+  static ClaimOutcome interpret(Row r, long dbNow, byte[] fp, long window) {
+    switch (r.state()) {
+      case 'C':
+        if (r.completedAt() <= dbNow - window) {
+          return null;
+        }
+        if (!r.sameFingerprint(fp)) {
+          return new ClaimOutcome.Mismatch(KeyState.COMPLETE);
+        }
+        return new ClaimOutcome.Completed(r.response(), Nanos.toInstant(r.completedAt()));
+      case 'I':
+        if (!r.sameFingerprint(fp)) {
+          return new ClaimOutcome.Mismatch(KeyState.IN_FLIGHT);
+        }
+        if (r.leaseExpiresAt() > dbNow) {
+          return new ClaimOutcome.InFlight(Duration.ofNanos(r.leaseExpiresAt() - dbNow));
+        }
+        return null;
+      default:
+        return null;
+    }
+  }
+
+  /** The outcome of a row the arbitrating statement claimed for this caller. */
+  static ClaimOutcome claimed(Row r, boolean takeover) {
+    return new ClaimOutcome.Claimed(FenceToken.of(r.fence()),
+        takeover ? r.recoveryPoint() : Optional.empty(), takeover);
+  }
+
+  /** The record, or empty; released records count as absent. */
+  public Optional<RecordSnapshot> lookup(Connection c, Map<String, Object> p) throws SQLException {
+    Optional<Row> row = read(c, p);
+    return row.filter(r -> r.state() != 'R').map(Row::toSnapshot);
+  }
+
+  /** The raw row, for messages. */
+  Optional<Row> read(Connection c, Map<String, Object> p) throws SQLException {
+    try (PreparedStatement ps = select.prepare(c, p); ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? Optional.of(Row.read(rs, scopeAsBytes())) : Optional.empty();
+    }
+  }
+
+  /** What the record looks like now, for a {@code LeaseLostException}'s detail. */
+  public String describe(Connection c, Map<String, Object> p) throws SQLException {
+    return read(c, p).map(Row::describe).orElse("record is absent (purged)");
+  }
+
+  /** The fenced writes; each returns the update count, 1 when the fence held. */
+  public int heartbeat(Connection c, Map<String, Object> p) throws SQLException {
+    return update(heartbeat, c, p);
+  }
+
+  /** See {@link #heartbeat}. */
+  public int checkpoint(Connection c, Map<String, Object> p) throws SQLException {
+    return update(checkpoint, c, p);
+  }
+
+  /** See {@link #heartbeat}. */
+  public int complete(Connection c, Map<String, Object> p) throws SQLException {
+    return update(complete, c, p);
+  }
+
+  /** See {@link #heartbeat}. */
+  public int release(Connection c, Map<String, Object> p) throws SQLException {
+    return update(release, c, p);
+  }
+
+  private static int update(NamedSql sql, Connection c, Map<String, Object> p) throws SQLException {
+    try (PreparedStatement ps = sql.prepare(c, p)) {
+      return ps.executeUpdate();
+    }
+  }
+
+  /** In-flight records whose lease expired, oldest lease first. */
+  public List<RecordSnapshot> findAbandoned(Connection c, Map<String, Object> p) throws SQLException {
+    NamedSql findAbandoned = NamedSql.parse("SELECT " + Row.COLUMNS + " FROM " + names.table()
+        + " WHERE state = 'I' AND retain_from_ns <= " + now() + " ORDER BY retain_from_ns"
+        + limitClause((Integer) p.get("limit")));
+    List<RecordSnapshot> out = new ArrayList<>();
+    try (PreparedStatement ps = findAbandoned.prepare(c, p); ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(Row.read(rs, scopeAsBytes()).toSnapshot());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Deletes one batch of records past retention and returns how many. Released rows (tombstones that keep the
+   * fence, absent to the SPI) past retention go in a batch of their own first, not counted: they are not records.
+   */
+  public int deleteExpired(Connection c, Map<String, Object> p) throws SQLException {
+    update(deleteExpiredSql("state = 'R'"), c, p);
+    return update(deleteExpiredSql("state IN ('C', 'I')"), c, p);
+  }
+}

@@ -1,0 +1,19 @@
+package dev.idempotency.store.jdbc;
+
+/** The JDBC store's own tests against {@link TestDatabases#MARIADB_CONNECTOR_J}. */
+class MariaDbConnectorJJdbcKeyStoreTest extends AbstractJdbcKeyStoreTest {
+  @Override
+  TestDatabases db() {
+    return TestDatabases.MARIADB_CONNECTOR_J;
+  }
+
+  @Override
+  Dialect expectedDialect() {
+    return Dialect.MYSQL;
+  }
+
+  @Override
+  int replayRoundTrips() {
+    return 2;
+  }
+}

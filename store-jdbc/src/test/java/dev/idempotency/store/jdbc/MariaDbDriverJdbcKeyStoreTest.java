@@ -1,0 +1,19 @@
+package dev.idempotency.store.jdbc;
+
+/** The JDBC store's own tests against {@link TestDatabases#MARIADB_DRIVER}. */
+class MariaDbDriverJdbcKeyStoreTest extends AbstractJdbcKeyStoreTest {
+  @Override
+  TestDatabases db() {
+    return TestDatabases.MARIADB_DRIVER;
+  }
+
+  @Override
+  Dialect expectedDialect() {
+    return Dialect.MYSQL;
+  }
+
+  @Override
+  int replayRoundTrips() {
+    return 2;
+  }
+}

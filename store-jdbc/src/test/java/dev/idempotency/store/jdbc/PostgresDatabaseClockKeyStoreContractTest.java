@@ -1,0 +1,14 @@
+package dev.idempotency.store.jdbc;
+
+/** The TCK against {@link TestDatabases#POSTGRES}, time judged by the database clock with short real leases. */
+class PostgresDatabaseClockKeyStoreContractTest extends JdbcKeyStoreContract {
+  @Override
+  TestDatabases db() {
+    return TestDatabases.POSTGRES;
+  }
+
+  @Override
+  ClockSource clockSource() {
+    return ClockSource.DATABASE;
+  }
+}

@@ -1,0 +1,19 @@
+package dev.idempotency.store.jdbc;
+
+/** The JDBC store's own tests against {@link TestDatabases#POSTGRES}. */
+class PostgresJdbcKeyStoreTest extends AbstractJdbcKeyStoreTest {
+  @Override
+  TestDatabases db() {
+    return TestDatabases.POSTGRES;
+  }
+
+  @Override
+  Dialect expectedDialect() {
+    return Dialect.POSTGRESQL;
+  }
+
+  @Override
+  int replayRoundTrips() {
+    return 1;
+  }
+}

@@ -1,0 +1,91 @@
+package dev.idempotency.store.jdbc;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * The test databases: their addresses come from {@code IDEMPOTENCY_TEST_*} environment variables, which
+ * {@code eval "$(bash scripts/services.sh)"} prints. A missing variable fails the test when {@code CI=true} and
+ * skips it, with the same instruction, otherwise.
+ */
+public enum TestDatabases {
+  POSTGRES("IDEMPOTENCY_TEST_PG_URL", "IDEMPOTENCY_TEST_PG_USER", "IDEMPOTENCY_TEST_PG_PASSWORD", ""),
+  /** MariaDB through MySQL Connector/J, which reports found rows. */
+  MARIADB_CONNECTOR_J("IDEMPOTENCY_TEST_MYSQL_URL", "IDEMPOTENCY_TEST_MYSQL_USER", "IDEMPOTENCY_TEST_MYSQL_PASSWORD", ""),
+  /** MariaDB through MySQL Connector/J with {@code useAffectedRows=true}. */
+  MARIADB_CONNECTOR_J_AFFECTED_ROWS("IDEMPOTENCY_TEST_MYSQL_URL", "IDEMPOTENCY_TEST_MYSQL_USER",
+      "IDEMPOTENCY_TEST_MYSQL_PASSWORD", "useAffectedRows=true"),
+  /** MariaDB through the MariaDB driver. */
+  MARIADB_DRIVER("IDEMPOTENCY_TEST_MARIADB_URL", "IDEMPOTENCY_TEST_MYSQL_USER", "IDEMPOTENCY_TEST_MYSQL_PASSWORD", ""),
+  /** Embedded, in memory: needs no variable. */
+  H2(null, null, null, "");
+
+  private static final AtomicInteger H2_DBS = new AtomicInteger();
+  private final String urlVar;
+  private final String userVar;
+  private final String passwordVar;
+  private final String extraParams;
+
+  TestDatabases(String urlVar, String userVar, String passwordVar, String extraParams) {
+    this.urlVar = urlVar;
+    this.userVar = userVar;
+    this.passwordVar = passwordVar;
+    this.extraParams = extraParams;
+  }
+
+  /**
+   * Fails (CI) or skips (locally) the calling test unless every named environment variable is set.
+   *
+   * @return the values, in order
+   */
+  public static List<String> require(String... variables) {
+    List<String> values = new ArrayList<>();
+    for (String v : variables) {
+      String value = System.getenv(v);
+      if (value == null || value.isBlank()) {
+        String message = "Environment variable " + v + " is not set: start the test databases with "
+            + "`eval \"$(bash scripts/services.sh)\"` from the repository root, then run the tests again.";
+        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+          fail(message);
+        }
+        Assumptions.abort(message);
+      }
+      values.add(value);
+    }
+    return values;
+  }
+
+  /** A URL for this database, e.g. for an H2 database of its own; call once per test class. */
+  public String url() {
+    if (urlVar == null) {
+      return "jdbc:h2:mem:idem" + H2_DBS.incrementAndGet() + ";DB_CLOSE_DELAY=-1";
+    }
+    String url = require(urlVar).get(0);
+    if (extraParams.isEmpty()) {
+      return url;
+    }
+    return url + (url.contains("?") ? "&" : "?") + extraParams;
+  }
+
+  /** A new pool of {@code size} connections to {@code url}: one application instance. */
+  public HikariDataSource pool(String url, int size) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url);
+    if (userVar != null) {
+      List<String> cred = require(userVar, passwordVar);
+      config.setUsername(cred.get(0));
+      config.setPassword(cred.get(1));
+    }
+    config.setMaximumPoolSize(size);
+    config.setMinimumIdle(0);
+    config.setConnectionTimeout(10_000);
+    config.setPoolName("test-" + name().toLowerCase() + "-" + size);
+    return new HikariDataSource(config);
+  }
+}
