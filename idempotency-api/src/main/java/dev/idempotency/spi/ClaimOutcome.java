@@ -33,8 +33,10 @@ public sealed interface ClaimOutcome {
   /**
    * Another owner holds a live lease on the record (same fingerprint): the caller must not run the operation.
    *
-   * @param leaseRemaining how long the current lease has left, by the store's clock; zero or more. It is a hint
-   *     for {@code Retry-After}, not a promise: the owner may finish sooner or heartbeat longer.
+   * @param leaseRemaining how long the current lease has left: {@code leaseExpiresAt - now}, by the clock the store
+   *     judges time by, zero or more (a store judging by its server's clock may cap it at the asking claim's
+   *     lease). To the caller it bounds when a takeover could happen, not when the result will be there: the owner
+   *     may finish sooner or heartbeat longer.
    */
   record InFlight(Duration leaseRemaining) implements ClaimOutcome {
     /** @throws NullPointerException if {@code leaseRemaining} is null */

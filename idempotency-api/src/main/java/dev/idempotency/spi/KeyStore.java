@@ -34,7 +34,12 @@ import java.util.Set;
  * system clock itself. A store that declares {@link StoreCapability#SERVER_CLOCK} judges them by its server's clock
  * instead (so that instances with skewed clocks agree) and ignores the {@code now} arguments for those decisions.
  * A lease held until {@code t} has expired at every instant {@code >= t}; a record completed at {@code c} is
- * replayed while {@code now < c + replayWindow} and counts as absent from {@code c + replayWindow} on.
+ * replayed while {@code now < c + replayWindow} and counts as absent from {@code c + replayWindow} on. A store
+ * keeps instants with at least millisecond precision.
+ *
+ * <h2>Argument checks</h2>
+ * A {@code null} argument ({@link NullPointerException}) or an out-of-range one ({@link IllegalArgumentException})
+ * is reported before the store is consulted, whatever the fence; such a call changes nothing.
  *
  * <h2>Nulls and exceptions</h2>
  * No argument may be {@code null} ({@link NullPointerException}); no result is {@code null}. Every method may
@@ -80,9 +85,9 @@ public interface KeyStore {
   ClaimOutcome claim(ClaimRequest request);
 
   /**
-   * Extends the owner's lease to {@code now + lease}, if {@code fence} is still the record's current token and the
-   * record is {@code IN_FLIGHT}. Allowed also after the lease expired, as long as nobody took the record over: the
-   * fence, not the lease, decides ownership.
+   * Sets the owner's lease to end at {@code now + lease} (which may shorten it), if {@code fence} is still the
+   * record's current token and the record is {@code IN_FLIGHT}. Allowed also after the lease expired, as long as
+   * nobody took the record over: the fence, not the lease, decides ownership.
    *
    * @param id the record
    * @param fence the owner's token
@@ -95,8 +100,8 @@ public interface KeyStore {
   void heartbeat(RecordId id, FenceToken fence, Instant now, Duration lease);
 
   /**
-   * Records that the owner reached {@code point}, replacing the previous recovery point, and extends the lease to
-   * {@code now + lease}; under the same fence condition as {@link #heartbeat}.
+   * Records that the owner reached {@code point}, replacing the previous recovery point, and sets the lease to end
+   * at {@code now + lease}; under the same fence condition as {@link #heartbeat}.
    *
    * @param id the record
    * @param fence the owner's token
@@ -149,8 +154,9 @@ public interface KeyStore {
   Optional<RecordSnapshot> lookup(RecordId id);
 
   /**
-   * Finds in-flight records whose lease expired ({@code leaseExpiresAt <= now}), oldest lease first, for the
-   * completer to take over and drive to completion. Reads only; a record found here may be taken over or
+   * Finds in-flight records whose lease expired ({@code leaseExpiresAt <= now}, by the store's own clock when it
+   * has {@link StoreCapability#SERVER_CLOCK}), oldest lease first, for the completer to take over and drive to
+   * completion. Reads only; a record found here may be taken over or
    * completed by someone else before the caller acts, which the caller's own fenced claim detects.
    *
    * @param now the engine's time
@@ -165,7 +171,11 @@ public interface KeyStore {
    * Deletes one bounded batch of records past retention: completed records with
    * {@code completedAt + retention <= now}, and in-flight records whose lease expired at or before
    * {@code now - retention}. A live record, or one still within retention, is never deleted. The batch is bounded
-   * so that the delete holds locks only briefly; the reaper calls it again while it returns {@code limit}.
+   * so that the delete holds locks only briefly: it deletes exactly {@code limit} records while at least that many
+   * are eligible, fewer only when it drained them, so the reaper calls it again while it returns {@code limit}.
+   * Rows a store keeps for its own bookkeeping and never exposes (released records that keep their fence, say) may
+   * be deleted too, but are not counted. A store with {@link StoreCapability#SERVER_CLOCK} judges retention by its
+   * own clock.
    *
    * @param now the engine's time
    * @param retention how long records are kept after they complete or are abandoned, positive

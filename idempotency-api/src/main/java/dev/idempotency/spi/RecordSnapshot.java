@@ -19,8 +19,8 @@ import java.util.Optional;
  *     its replay window is still reported as {@code COMPLETE} here until it is purged or reclaimed
  * @param fingerprint the fingerprint of the request that claimed it
  * @param fence the current fence token
- * @param leaseExpiresAt when the current lease expires; present while in flight
- * @param recoveryPoint the last committed recovery point, if any
+ * @param leaseExpiresAt when the current lease expires; present exactly while in flight
+ * @param recoveryPoint the last committed recovery point, if any; kept after completion
  * @param response the stored response; present exactly when complete
  * @param completedAt when it completed; present exactly when complete
  */
@@ -54,8 +54,8 @@ public record RecordSnapshot(
     if (complete != response.isPresent() || complete != completedAt.isPresent()) {
       throw new IllegalArgumentException("response and completedAt must be present exactly when COMPLETE");
     }
-    if (!complete && leaseExpiresAt.isEmpty()) {
-      throw new IllegalArgumentException("an in-flight record must have a lease expiry");
+    if (complete == leaseExpiresAt.isPresent()) {
+      throw new IllegalArgumentException("leaseExpiresAt must be present exactly while IN_FLIGHT");
     }
   }
 }

@@ -7,8 +7,9 @@ package dev.idempotency.spi;
  */
 public enum StoreCapability {
   /**
-   * The store judges lease expiry and the replay window by its own server's clock (for example the database's
-   * {@code now()}), not by the {@code now} the engine passes. Every application instance then agrees on expiry
+   * The store judges lease expiry, the replay window, abandonment ({@code findAbandoned}) and retention
+   * ({@code deleteExpired}) by its own server's clock (for example the database's {@code now()}), not by the
+   * {@code now} the engine passes. Every application instance then agrees on expiry
    * whatever the skew between their clocks. The TCK proves the time rules for such a store with short real leases
    * instead of a controlled clock.
    */

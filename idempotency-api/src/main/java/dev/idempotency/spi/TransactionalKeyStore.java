@@ -12,6 +12,9 @@ import dev.idempotency.StoredResponse;
  *
  * <p>Both methods run {@code work}, then the fenced write, then commit; if the work throws, or the fence is stale
  * (another owner took the record over), the whole transaction rolls back and nothing the work wrote remains.
+ * A store may run {@code work} more than once, in a new transaction each time, when the database aborted the
+ * previous one for a serialization failure or a deadlock: the work must have no effects outside the transaction
+ * (call external systems between phases, not inside one).
  * After the commit they tell {@code execution} what committed ({@link Execution#phaseCommitted} or
  * {@link Execution#completionCommitted}). Thread-safe like every store.
  *
