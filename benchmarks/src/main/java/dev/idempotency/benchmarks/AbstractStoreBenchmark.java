@@ -49,7 +49,7 @@ public abstract class AbstractStoreBenchmark {
     OTHER_FINGERPRINT[0] = 2;
   }
 
-  @Param({"IN_MEMORY"})
+  @Param({"IN_MEMORY", "H2", "POSTGRESQL", "MARIADB"})
   public StoreType store;
 
   Fixture fixture;

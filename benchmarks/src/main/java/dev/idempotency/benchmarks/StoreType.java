@@ -1,5 +1,7 @@
 package dev.idempotency.benchmarks;
 
+import dev.idempotency.store.jdbc.Dialect;
+
 /**
  * The stores the benchmarks compare, chosen with {@code -p store=…}. Each creates its store and its baseline over
  * the same storage (for a database: the same connection pool).
@@ -10,6 +12,29 @@ public enum StoreType {
     @Override
     Fixture open() {
       return new InMemoryFixture();
+    }
+  },
+  /** {@code JdbcKeyStore} on embedded, in-memory H2 vs plain INSERT + UPDATE on the same pool. */
+  H2 {
+    @Override
+    Fixture open() throws Exception {
+      return new JdbcFixture(Dialect.H2, "jdbc:h2:mem:bench;DB_CLOSE_DELAY=-1", "sa", "");
+    }
+  },
+  /** {@code JdbcKeyStore} on the PostgreSQL test server vs INSERT … ON CONFLICT DO NOTHING + UPDATE. */
+  POSTGRESQL {
+    @Override
+    Fixture open() throws Exception {
+      return JdbcFixture.fromEnvironment(Dialect.POSTGRESQL, "IDEMPOTENCY_TEST_PG_URL", "IDEMPOTENCY_TEST_PG_USER",
+          "IDEMPOTENCY_TEST_PG_PASSWORD");
+    }
+  },
+  /** {@code JdbcKeyStore} on the MariaDB test server (MariaDB driver) vs INSERT IGNORE + UPDATE. */
+  MARIADB {
+    @Override
+    Fixture open() throws Exception {
+      return JdbcFixture.fromEnvironment(Dialect.MYSQL, "IDEMPOTENCY_TEST_MARIADB_URL", "IDEMPOTENCY_TEST_MYSQL_USER",
+          "IDEMPOTENCY_TEST_MYSQL_PASSWORD");
     }
   };
 
