@@ -57,7 +57,8 @@ public abstract class AbstractStoreBenchmark {
   Baseline baseline;
   final Fingerprint fingerprint = Fingerprint.of(FINGERPRINT);
   final Fingerprint otherFingerprint = Fingerprint.of(OTHER_FINGERPRINT);
-  final RecordId completedId = RecordId.of(SCOPE, "completed-key");
+  static final String COMPLETED_KEY = "completed-key";
+  final RecordId completedId = RecordId.of(SCOPE, COMPLETED_KEY);
 
   /** Fresh keys per thread, unique across threads and trials. */
   @State(Scope.Thread)
@@ -93,7 +94,7 @@ public abstract class AbstractStoreBenchmark {
     keyStore = fixture.store();
     baseline = fixture.baseline();
     claimAndComplete(completedId);
-    baseline.claimAndComplete(SCOPE, completedId.key().value(), FINGERPRINT, RESPONSE_BODY);
+    baseline.claimAndComplete(SCOPE, COMPLETED_KEY, FINGERPRINT, RESPONSE_BODY);
   }
 
   @TearDown(Level.Trial)

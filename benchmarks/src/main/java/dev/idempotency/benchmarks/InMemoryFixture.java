@@ -1,5 +1,6 @@
 package dev.idempotency.benchmarks;
 
+import dev.idempotency.RecordId;
 import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.spi.KeyStore;
 import java.util.Arrays;
@@ -26,13 +27,16 @@ final class InMemoryFixture implements Fixture {
     return baseline;
   }
 
-  /** A record is {fingerprint, response}; a null response means in flight. */
+  /**
+   * A record is {fingerprint, response}; a null response means in flight. Keyed by the same {@link RecordId} the
+   * store gets, so both sides pay for building and validating the id and the ratio shows the store's own work.
+   */
   static final class MapBaseline implements Baseline {
-    private final ConcurrentHashMap<String, byte[][]> map = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<RecordId, byte[][]> map = new ConcurrentHashMap<>();
 
     @Override
     public void claimAndComplete(String scope, String key, byte[] fingerprint, byte[] response) {
-      String id = scope + '\u0000' + key;
+      RecordId id = RecordId.of(scope, key);
       byte[][] inFlight = {fingerprint, null};
       if (map.putIfAbsent(id, inFlight) == null) {
         map.replace(id, inFlight, new byte[][] {fingerprint, response});
@@ -41,13 +45,13 @@ final class InMemoryFixture implements Fixture {
 
     @Override
     public byte[] replay(String scope, String key, byte[] fingerprint) {
-      byte[][] r = map.get(scope + '\u0000' + key);
+      byte[][] r = map.get(RecordId.of(scope, key));
       return r != null && Arrays.equals(r[0], fingerprint) ? r[1] : null;
     }
 
     @Override
     public boolean mismatch(String scope, String key, byte[] fingerprint) {
-      byte[][] r = map.get(scope + '\u0000' + key);
+      byte[][] r = map.get(RecordId.of(scope, key));
       return r != null && !Arrays.equals(r[0], fingerprint);
     }
   }

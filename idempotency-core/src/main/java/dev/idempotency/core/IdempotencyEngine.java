@@ -194,6 +194,9 @@ public final class IdempotencyEngine implements AutoCloseable {
       execution.committedPoint().ifPresent(point -> publish(
           new IdempotencyEvent.LeftInFlight(execution.recordId(), clock.instant(), execution.fence(), point)));
     }
+    if (cause instanceof InterruptedException) {
+      Thread.currentThread().interrupt(); // after the release: the caller must still see the interrupt
+    }
     return new OperationFailedException(execution.recordId(), released, cause);
   }
 

@@ -9,10 +9,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * PostgreSQL: {@code INSERT … ON CONFLICT DO UPDATE … WHERE <claimable> RETURNING} in a CTE, with a fallback
- * {@code SELECT} of the existing row in the same statement. The fallback reads the statement's snapshot, so a row
- * inserted by a concurrent transaction after it began is invisible to it although {@code ON CONFLICT} saw it:
- * then the statement returns nothing and the caller reads again (the one case of two round trips).
+ * PostgreSQL: one statement of three CTE branches: the existing row as of the statement's snapshot, an
+ * {@code INSERT … ON CONFLICT DO NOTHING} when there is none, and a conditional {@code UPDATE} when it is claimable.
+ * Replays, mismatches and in-flight answers are decided from the snapshot and write nothing. A row inserted by a
+ * concurrent transaction after the snapshot makes the statement return nothing, and the caller reads again (the
+ * one case of two round trips).
  */
 final class PostgresDialect extends SqlDialect {
   private final NamedSql claim;
@@ -23,27 +24,48 @@ final class PostgresDialect extends SqlDialect {
     String t = names.table();
     String n = now();
     String seq = "nextval('" + names.sequence() + "')";
-    String claimable = "r.state = 'R' OR (r.state = 'C' AND r.completed_at_ns <= " + n + " - :window)"
-        + " OR (r.state = 'I' AND r.lease_expires_at_ns <= " + n + " AND r.fingerprint = EXCLUDED.fingerprint)";
-    claim = NamedSql.parse("WITH claimed AS ("
-        + "INSERT INTO " + t + " AS r (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns, completed_at_ns,"
+    String claimable = claimable("r.", n);
+    // One statement, three branches, at most one of which writes:
+    // - existing: the row as of the statement's snapshot. A replay, a mismatch or an in-flight answer is decided
+    //   from it alone, so those outcomes only read: no row lock, no write, like a plain SELECT.
+    // - inserted: a fresh claim when the snapshot has no row. ON CONFLICT DO NOTHING: a row a concurrent
+    //   transaction inserted meanwhile makes it return nothing, and the caller reads again (two round trips only
+    //   under that race).
+    // - updated: a takeover or a re-claim when the snapshot's row is claimable. UPDATE re-checks the condition on
+    //   the newest row version after any lock wait, so two takers cannot both win.
+    claim = NamedSql.parse("WITH existing AS ("
+        + "SELECT " + Row.COLUMNS + ", claim_kind, (" + claimable("", n) + ") AS claimable FROM " + t
+        + " WHERE scope = :scope AND idem_key = :key),"
+        + " inserted AS ("
+        + "INSERT INTO " + t + " (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns, completed_at_ns,"
         + " retain_from_ns, claim_kind, row_version)"
-        + " VALUES (:scope, :key, 'I', :fp, " + seq + ", " + n + " + :lease, NULL, " + n + " + :lease, 'F', 1)"
-        + " ON CONFLICT (scope, idem_key) DO UPDATE SET state = 'I', fingerprint = EXCLUDED.fingerprint,"
+        + " SELECT :scope, :key, 'I', :fp, " + seq + ", " + n + " + :lease, NULL, " + n + " + :lease, 'F', 1"
+        + " WHERE NOT EXISTS (SELECT 1 FROM existing)"
+        + " ON CONFLICT (scope, idem_key) DO NOTHING"
+        + " RETURNING " + Row.COLUMNS + ", claim_kind),"
+        + " updated AS ("
+        + "UPDATE " + t + " AS r SET state = 'I', fingerprint = :fp,"
         // nextval is drawn under the row lock, so it is greater than every fence issued before; GREATEST guards
         // against a sequence that was reset by hand
         + " fence = GREATEST(" + seq + ", r.fence + 1),"
-        + " lease_expires_at_ns = EXCLUDED.lease_expires_at_ns, completed_at_ns = NULL,"
-        + " retain_from_ns = EXCLUDED.retain_from_ns,"
+        + " lease_expires_at_ns = " + n + " + :lease, completed_at_ns = NULL, retain_from_ns = " + n + " + :lease,"
         + " claim_kind = CASE WHEN r.state = 'I' THEN 'T' ELSE 'F' END, row_version = r.row_version + 1,"
         + " rp_name = CASE WHEN r.state = 'I' THEN r.rp_name END, rp_data = CASE WHEN r.state = 'I' THEN r.rp_data END,"
         + " response_status = NULL, response_headers = NULL, response_body = NULL"
-        + " WHERE " + claimable
+        + " WHERE r.scope = :scope AND r.idem_key = :key AND EXISTS (SELECT 1 FROM existing WHERE claimable)"
+        + " AND (" + claimable + ")"
         + " RETURNING " + Row.COLUMNS + ", claim_kind)"
-        + " SELECT " + Row.COLUMNS + ", claim_kind, TRUE AS won, " + n + " AS db_now FROM claimed"
-        + " UNION ALL"
-        + " SELECT " + Row.COLUMNS + ", claim_kind, FALSE, " + n + " FROM " + t
-        + " WHERE scope = :scope AND idem_key = :key AND NOT EXISTS (SELECT 1 FROM claimed)");
+        + " SELECT " + Row.COLUMNS + ", claim_kind, TRUE AS won, " + n + " AS db_now FROM inserted"
+        + " UNION ALL SELECT " + Row.COLUMNS + ", claim_kind, TRUE, " + n + " FROM updated"
+        + " UNION ALL SELECT " + Row.COLUMNS + ", claim_kind, FALSE, " + n + " FROM existing"
+        + " WHERE NOT EXISTS (SELECT 1 FROM inserted) AND NOT EXISTS (SELECT 1 FROM updated)");
+  }
+
+  /** Claimable by this request: released, completed with the window passed, or its own lease expired. */
+  private static String claimable(String alias, String now) {
+    return alias + "state = 'R' OR (" + alias + "state = 'C' AND " + alias + "completed_at_ns <= " + now + " - :window)"
+        + " OR (" + alias + "state = 'I' AND " + alias + "lease_expires_at_ns <= " + now + " AND " + alias
+        + "fingerprint = :fp)";
   }
 
   @Override
