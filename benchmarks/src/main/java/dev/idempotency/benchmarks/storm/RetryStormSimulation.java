@@ -109,8 +109,8 @@ public final class RetryStormSimulation {
     StringBuilder svg = new StringBuilder();
     svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"400\" font-family=\"sans-serif\""
         + " font-size=\"12\">\n<rect width=\"960\" height=\"400\" fill=\"white\"/>\n");
-    panel(svg, 0, "Total calls (all clients) vs clients", x, calls);
-    panel(svg, 480, "Time until the last client succeeds (ms) vs clients", x, times);
+    panel(svg, 0, "Total calls (all clients) vs clients, log scale", x, calls);
+    panel(svg, 480, "Time until the last succeeds (ms) vs clients, log scale", x, times);
     String[] colours = {"#d62728", "#ff7f0e", "#2ca02c", "#1f77b4"};
     int i = 0;
     for (Jitter j : Jitter.values()) {
@@ -119,20 +119,25 @@ public final class RetryStormSimulation {
       svg.append(String.format(Locale.ROOT,
           "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>"
               + "<text x=\"%d\" y=\"%d\">%s jitter</text>%n",
-          lx, y, lx + 30, y, colours[i], lx + 36, y + 4, j.name().toLowerCase(Locale.ROOT)));
+          lx, y, lx + 30, y, colours[i], lx + 36, y + 4, j == Jitter.NONE ? "no" : j.name().toLowerCase(Locale.ROOT)));
       i++;
     }
     return svg.append("</svg>\n").toString();
   }
 
+  /**
+   * One line chart with a log-10 y axis: no jitter's calls grow with the square of the clients, and on a linear
+   * axis they would flatten the other three schedules into one line.
+   */
   private static void panel(StringBuilder svg, int ox, String title, int[] x, Map<Jitter, double[]> series) {
     String[] colours = {"#d62728", "#ff7f0e", "#2ca02c", "#1f77b4"};
-    double maxY = 0;
+    double maxY = 1;
     for (double[] ys : series.values()) {
       for (double y : ys) {
         maxY = Math.max(maxY, y);
       }
     }
+    int decades = (int) Math.ceil(Math.log10(maxY));
     int left = ox + 60;
     int top = 40;
     int width = 390;
@@ -142,11 +147,11 @@ public final class RetryStormSimulation {
         "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>"
             + "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>%n",
         left, top, left, top + height, left, top + height, left + width, top + height));
-    for (int t = 0; t <= 4; t++) {
-      double v = maxY * t / 4;
-      int y = top + height - (int) (height * t / 4.0);
-      svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.0f</text>%n",
-          left - 4, y + 4, v));
+    for (int d = 0; d <= decades; d++) {
+      int y = top + height - (int) (height * d / (double) decades);
+      svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>"
+              + "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>%n",
+          left - 4, y + 4, String.format(Locale.ROOT, "%,d", (long) Math.pow(10, d)), left, y, left + width, y));
     }
     for (int i = 0; i < x.length; i++) {
       int px = left + (int) (width * (x[i] - x[0]) / (double) (x[x.length - 1] - x[0]));
@@ -158,7 +163,7 @@ public final class RetryStormSimulation {
       List<String> points = new ArrayList<>();
       for (int i = 0; i < x.length; i++) {
         double px = left + width * (x[i] - x[0]) / (double) (x[x.length - 1] - x[0]);
-        double py = top + height - height * e.getValue()[i] / maxY;
+        double py = top + height - height * Math.log10(Math.max(1, e.getValue()[i])) / decades;
         points.add(String.format(Locale.ROOT, "%.1f,%.1f", px, py));
       }
       svg.append(String.format(Locale.ROOT,
