@@ -36,6 +36,8 @@ final class DemoReport {
       add(rows, "in-flight conflicts (409)", s.inFlightConflicts.sum());
       add(rows, "charges executed", run.charges());
       add(rows, "DUPLICATE CHARGES", run.duplicateCharges());
+      // charged, but every response was lost and the client gave up: a later retry with the same key replays it
+      add(rows, "charged, client gave up before its answer", Math.max(0, run.paymentsCharged() - s.succeeded.sum()));
       add(rows, "latency p50 (ms)", String.format(Locale.ROOT, "%.1f", s.percentileMillis(50)));
       add(rows, "latency p95 (ms)", String.format(Locale.ROOT, "%.1f", s.percentileMillis(95)));
       add(rows, "latency p99 (ms)", String.format(Locale.ROOT, "%.1f", s.percentileMillis(99)));
