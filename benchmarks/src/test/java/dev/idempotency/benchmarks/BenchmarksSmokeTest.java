@@ -19,7 +19,7 @@ class BenchmarksSmokeTest {
   void everyBenchmarkRunsOnce() throws Exception {
     Options options = new OptionsBuilder()
         .include("dev\\.idempotency\\.benchmarks\\..*")
-        .param("store", "IN_MEMORY")
+        .param("store", "IN_MEMORY", "H2") // H2 stands for the JDBC fixture, embedded: no server needed
         .param("existing", "10000")
         .forks(0)
         .warmupIterations(0)
@@ -33,7 +33,11 @@ class BenchmarksSmokeTest {
         .anyMatch(b -> b.endsWith("ClaimBenchmark.fresh"))
         .anyMatch(b -> b.endsWith("ContendedClaimBenchmark.contended"))
         .anyMatch(b -> b.endsWith("EngineBenchmark.engineFresh"))
-        .anyMatch(b -> b.endsWith("ScaleBenchmark.claimAndRelease"));
+        .anyMatch(b -> b.endsWith("ScaleBenchmark.claimAndRelease"))
+        .anyMatch(b -> b.endsWith("ReaperBenchmark.deleteBatch"))
+        .anyMatch(b -> b.endsWith("FingerprintBenchmark.fingerprint"))
+        .anyMatch(b -> b.endsWith("HttpPathBenchmark.fresh"));
+    assertThat(results).extracting(r -> r.getParams().getParam("store")).contains("IN_MEMORY", "H2");
     assertThat(results).allSatisfy(r -> assertThat(r.getPrimaryResult().getScore()).isPositive());
   }
 }
