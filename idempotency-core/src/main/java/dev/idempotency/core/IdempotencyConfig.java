@@ -52,6 +52,7 @@ public final class IdempotencyConfig {
   private final Duration retention;
   private final Duration lease;
   private final Duration heartbeatInterval;
+  private final boolean heartbeatIntervalSet;
   private final Duration longestRetryChain;
   private final Duration inFlightRetryAfter;
   private final InstantSource clock;
@@ -64,6 +65,7 @@ public final class IdempotencyConfig {
     this.retention = b.retention;
     this.lease = b.lease;
     this.heartbeatInterval = b.heartbeatInterval != null ? b.heartbeatInterval : b.lease.dividedBy(3);
+    this.heartbeatIntervalSet = b.heartbeatInterval != null;
     this.longestRetryChain = b.longestRetryChain;
     this.inFlightRetryAfter = b.inFlightRetryAfter;
     this.clock = b.clock;
@@ -88,7 +90,8 @@ public final class IdempotencyConfig {
     b.replayWindow = replayWindow;
     b.retention = retention;
     b.lease = lease;
-    b.heartbeatInterval = heartbeatInterval;
+    // a derived interval stays derived, so that a new lease in the copy gets its own third
+    b.heartbeatInterval = heartbeatIntervalSet ? heartbeatInterval : null;
     b.longestRetryChain = longestRetryChain;
     b.inFlightRetryAfter = inFlightRetryAfter;
     b.clock = clock;

@@ -91,7 +91,8 @@ public final class IdempotencyEngine implements AutoCloseable {
    * @param operation the work the key guards
    * @return the outcome; never null
    * @throws OperationFailedException if the operation threw (its cause); the key was released or left in flight
-   *     as {@link OperationFailedException#keyReleased()} says
+   *     as {@link OperationFailedException#keyReleased()} says: released only when nothing had committed and the
+   *     failure was not the store's (a {@link StoreUnavailableException} may hide a committed checkpoint)
    * @throws LeaseLostException if the operation ran but another owner took the key over before its result could
    *     be stored: the lease expired while the operation ran (heartbeats failed, or the process was paused)
    * @throws InterruptedException if the thread was interrupted while waiting on an in-flight key
@@ -188,7 +189,11 @@ public final class IdempotencyEngine implements AutoCloseable {
 
   /** Releases the key if nothing committed, else leaves it in flight; returns the exception to throw. */
   private OperationFailedException failed(ExecutionImpl execution, Throwable cause) {
+    // A StoreUnavailableException from a fenced write (a checkpoint, a transactional phase's commit) leaves its
+    // outcome unknown: the phase may have committed without the engine hearing of it. Releasing would erase that
+    // recovery point, so the key stays in flight and the next owner resumes from whatever did commit.
     boolean released = execution.committedPoint().isEmpty() && execution.committedResponse().isEmpty()
+        && !causedByStoreUnavailable(cause)
         && release(execution, "operation threw " + cause.getClass().getName());
     if (!released) {
       execution.committedPoint().ifPresent(point -> publish(
@@ -198,6 +203,15 @@ public final class IdempotencyEngine implements AutoCloseable {
       Thread.currentThread().interrupt(); // after the release: the caller must still see the interrupt
     }
     return new OperationFailedException(execution.recordId(), released, cause);
+  }
+
+  private static boolean causedByStoreUnavailable(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof StoreUnavailableException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private Outcome finish(ExecutionImpl execution, StoredResponse response) {

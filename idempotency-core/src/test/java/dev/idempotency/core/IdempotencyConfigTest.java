@@ -38,6 +38,16 @@ class IdempotencyConfigTest {
         .hasMessageContaining("pollInterval must be > 0 and <= maxWait");
   }
 
+  /** A derived heartbeat interval stays derived in a copy: a new lease gets its own third. */
+  @Test
+  void aCopyWithAnotherLeaseDerivesItsOwnHeartbeat() {
+    IdempotencyConfig copy = IdempotencyConfig.ofDefaults().toBuilder().lease(Duration.ofSeconds(6)).build();
+    assertThat(copy.heartbeatInterval()).isEqualTo(Duration.ofSeconds(2));
+    IdempotencyConfig explicit = IdempotencyConfig.builder().heartbeatInterval(Duration.ofSeconds(4)).build();
+    assertThat(explicit.toBuilder().lease(Duration.ofSeconds(60)).build().heartbeatInterval())
+        .isEqualTo(Duration.ofSeconds(4));
+  }
+
   @Test
   void aLongRetryChainIsAcceptedWithAWindowToMatch() {
     IdempotencyConfig c = IdempotencyConfig.builder().longestRetryChain(Duration.ofDays(7))

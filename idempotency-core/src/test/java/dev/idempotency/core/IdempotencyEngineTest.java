@@ -151,6 +151,34 @@ class IdempotencyEngineTest {
   }
 
   /**
+   * A checkpoint whose store call failed may still have committed: the key is not released, so the next owner
+   * resumes from what did commit instead of running the phase again.
+   */
+  @Test
+  void aStoreFailureDuringACheckpointLeavesTheKeyInFlight() throws Exception {
+    DelegatingStore flaky = new DelegatingStore(store) {
+      @Override
+      public void checkpoint(RecordId id, dev.idempotency.FenceToken fence, RecoveryPoint point,
+          java.time.Instant now, Duration lease) {
+        super.checkpoint(id, fence, point, now, lease); // it committed...
+        throw new StoreUnavailableException("connection reset while reading the commit's answer"); // ...unheard
+      }
+    };
+    try (IdempotencyEngine engine = IdempotencyEngine.builder(flaky).clock(clock).build()) {
+      OperationFailedException e = catchThrowableOfType(OperationFailedException.class,
+          () -> engine.execute(ID, FP, execution -> {
+            execution.checkpoint(RecoveryPoint.of("charged"));
+            return CREATED;
+          }));
+      assertThat(e.keyReleased()).isFalse();
+      assertThat(store.lookup(ID)).get().satisfies(r -> {
+        assertThat(r.state()).isEqualTo(KeyState.IN_FLIGHT);
+        assertThat(r.recoveryPoint()).map(RecoveryPoint::name).contains("charged");
+      });
+    }
+  }
+
+  /**
    * A second request while the first runs gets the conflict at once, with the configured Retry-After (1 s by
    * default), not the whole remaining lease.
    */

@@ -15,10 +15,13 @@ import java.util.function.Consumer;
  * removal on the request's hot path, where scheduling and cancelling a task would take the scheduler's queue lock
  * twice per request. An operation registered just after a tick waits at most one interval (a third of the lease by
  * default) for its first beat; one registered just before a tick is beaten early, which only renews its lease.
+ * Beats run one after the other: a store call that hangs delays the beats behind it, so a store should bound its
+ * calls (a query or socket timeout well under the heartbeat interval).
  *
  * @param <T> what a beat needs to know about one running operation
  */
 public final class Heartbeats<T> implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(Heartbeats.class.getName());
   private final Set<T> running = ConcurrentHashMap.newKeySet();
   private final ScheduledThreadPoolExecutor scheduler;
 
@@ -32,7 +35,12 @@ public final class Heartbeats<T> implements AutoCloseable {
     long nanos = interval.toNanos();
     scheduler.scheduleWithFixedDelay(() -> {
       for (T operation : running) {
-        beat.accept(operation);
+        try {
+          beat.accept(operation);
+        } catch (Throwable t) {
+          // anything escaping one beat would cancel the schedule, and with it every lease's renewal
+          LOG.log(System.Logger.Level.ERROR, "heartbeat failed; the others go on", t);
+        }
       }
     }, nanos, nanos, TimeUnit.NANOSECONDS);
   }

@@ -24,9 +24,11 @@ public final class Nanos {
     return t.getEpochSecond() * 1_000_000_000L + t.getNano();
   }
 
+  private static final Duration MAX_DURATION = Duration.ofNanos(MAX_DURATION_NANOS);
+
   /** Nanoseconds of {@code d}, at most 50 years. */
   public static long of(Duration d) {
-    if (d.compareTo(Duration.ofNanos(MAX_DURATION_NANOS)) >= 0) {
+    if (d.compareTo(MAX_DURATION) >= 0) {
       return MAX_DURATION_NANOS;
     }
     return d.toNanos();

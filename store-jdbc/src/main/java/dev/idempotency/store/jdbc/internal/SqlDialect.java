@@ -39,6 +39,7 @@ public abstract class SqlDialect {
   private final NamedSql checkpoint;
   private final NamedSql complete;
   private final NamedSql release;
+  private final Map<String, NamedSql> findAbandonedSql = new java.util.concurrent.ConcurrentHashMap<>();
 
   SqlDialect(Names names, boolean serverClock) {
     this.names = names;
@@ -234,9 +235,10 @@ public abstract class SqlDialect {
 
   /** In-flight records whose lease expired, oldest lease first. */
   public List<RecordSnapshot> findAbandoned(Connection c, Map<String, Object> p) throws SQLException {
-    NamedSql findAbandoned = NamedSql.parse("SELECT " + Row.COLUMNS + " FROM " + names.table()
-        + " WHERE state = 'I' AND retain_from_ns <= " + now() + " ORDER BY retain_from_ns"
-        + limitClause((Integer) p.get("limit")));
+    // parsed once per limit clause (a constant, except where a dialect writes the limit as a literal)
+    NamedSql findAbandoned = findAbandonedSql.computeIfAbsent(limitClause((Integer) p.get("limit")),
+        limit -> NamedSql.parse("SELECT " + Row.COLUMNS + " FROM " + names.table()
+            + " WHERE state = 'I' AND retain_from_ns <= " + now() + " ORDER BY retain_from_ns" + limit));
     List<RecordSnapshot> out = new ArrayList<>();
     try (PreparedStatement ps = findAbandoned.prepare(c, p); ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
