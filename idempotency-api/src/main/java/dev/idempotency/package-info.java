@@ -9,7 +9,7 @@
  * says so; a {@code null} argument throws {@link java.lang.NullPointerException} naming the parameter.
  *
  * <p>The guarantee these types serve is <em>effectively-once</em> within a documented key scope and replay
- * window: at-least-once delivery plus duplicate collapse. Exactly-once delivery over an unreliable network is
- * impossible, and nothing here claims it.
+ * window: at-least-once delivery plus duplicate collapse. Exactly-once delivery is impossible over an unreliable
+ * network, and nothing here claims it.
  */
 package dev.idempotency;

@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * No document, comment or javadoc of the project claims "exactly-once": the true claim is effectively-once within
+ * Documents, comments and javadoc never claim "exactly-once": the true claim is effectively-once within
  * the key scope and replay window. A line may name exactly-once only to say it is impossible or not what we do.
  */
 class NoExactlyOnceClaimTest {
@@ -53,8 +53,8 @@ class NoExactlyOnceClaimTest {
           });
     }
     assertThat(claims)
-        .as("these lines seem to claim exactly-once delivery; say effectively-once within the key scope and"
-            + " replay window instead (or say why exactly-once is impossible)")
+        .as("these lines seem to claim exactly-once delivery, which is impossible; say effectively-once within"
+            + " the key scope and replay window instead")
         .isEmpty();
   }
 

@@ -28,9 +28,9 @@ import java.util.Set;
  *       two more inside the deadline.
  *   <li>{@code retryOn500} <b>false</b>: a 500 is usually a bug that a retry repeats. The server can mark a 500
  *       retryable in its problem body ({@code "retryable": true}).
- *   <li>{@code idempotentMethods} <b>GET, HEAD, OPTIONS, TRACE</b>: a read timeout or a dropped connection after the
- *       request went out may have left a side effect, so other methods are retried after such failures only when
- *       they carry an idempotency key. Add PUT and DELETE if your API gives them RFC 9110 semantics.
+ *   <li>{@code idempotentMethods} <b>GET, HEAD, OPTIONS, TRACE</b>: a read timeout, a dropped connection after the
+ *       request went out, or a 502/504 (a gateway that forwarded it and lost the answer) may have left a side
+ *       effect, so other methods are retried after such failures only when they carry an idempotency key. Add PUT and DELETE if your API gives them RFC 9110 semantics.
  *   <li>{@code budget} <b>a {@link TokenBucketRetryBudget} per policy</b> (500, 5, 14, 1): shared by every call of
  *       the policy; pass one instance to several policies to share it wider.
  * </ul>
@@ -124,10 +124,12 @@ public final class RetryPolicy {
   }
 
   /**
-   * Classifies a response by the allowlist: 429, 502, 503, 504 and the in-flight 409
-   * ({@code idempotency_request_in_flight}) are retryable; 500 only with {@code retryOn500} or a problem body that
-   * says {@code "retryable": true}; a problem body that says {@code "retryable": false} is never retried; every
-   * other status (401 and 403 included) is not.
+   * Classifies a response by the allowlist: 429, 503 and the in-flight 409 ({@code idempotency_request_in_flight})
+   * are retryable for any method (they mean the request was not processed); 502 and 504 only for an idempotent
+   * method or a request with an idempotency key (a gateway may have forwarded the request and lost the answer, the
+   * same uncertainty as a read timeout); 500 only with {@code retryOn500} or a problem body that says
+   * {@code "retryable": true}, and then under the same method-or-key condition as 502 and 504; a problem body that
+   * says {@code "retryable": false} is never retried; every other status (401 and 403 included) is not.
    *
    * @param method the request method
    * @param keyed whether the request carries an idempotency key
@@ -138,7 +140,7 @@ public final class RetryPolicy {
    */
   public RetryVerdict classify(String method, boolean keyed, int status, String problemCode, Boolean problemRetryable) {
     Objects.requireNonNull(method, "method");
-    return Classifier.classifyStatus(this, status, problemCode, problemRetryable);
+    return Classifier.classifyStatus(this, method, keyed, status, problemCode, problemRetryable);
   }
 
   /**

@@ -64,6 +64,71 @@ class ClassificationTest {
     assertThat(configured.classify("GET", false, 501, null, null).isRetryable()).isFalse();
   }
 
+  /**
+   * A 502 or 504 may mean a gateway forwarded the request and lost the answer: the uncertainty of a read timeout.
+   * Keyless unsafe requests are not re-sent; keyed ones and idempotent methods are.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {502, 504})
+  void aGatewayFailureIsRetriedOnlyForIdempotentOrKeyedRequests(int status) {
+    assertThat(policy.classify("POST", false, status, null, null).isRetryable()).as("keyless POST").isFalse();
+    assertThat(policy.classify("DELETE", false, status, null, null).isRetryable()).as("keyless DELETE").isFalse();
+    assertThat(policy.classify("PATCH", false, status, null, null).isRetryable()).as("keyless PATCH").isFalse();
+    assertThat(policy.classify("POST", false, status, null, null).reason())
+        .contains("without an idempotency key").contains("not re-sent");
+    assertThat(policy.classify("POST", true, status, null, null).kind()).as("keyed POST")
+        .contains(RetryKind.TRANSIENT);
+    assertThat(policy.classify("DELETE", true, status, null, null).isRetryable()).as("keyed DELETE").isTrue();
+    assertThat(policy.classify("GET", false, status, null, null).kind()).as("GET").contains(RetryKind.TRANSIENT);
+    assertThat(policy.classify("get", false, status, null, null).isRetryable()).as("lower-case GET").isTrue();
+    assertThat(policy.classify("HEAD", false, status, null, null).isRetryable()).as("HEAD").isTrue();
+    RetryPolicy deleteIsIdempotent = RetryPolicy.builder().idempotentMethods("GET", "HEAD", "DELETE").build();
+    assertThat(deleteIsIdempotent.classify("DELETE", false, status, null, null).isRetryable())
+        .as("DELETE declared idempotent").isTrue();
+    // a problem body marked "retryable": true does not lift the gate (it says "transient", not "not processed")
+    assertThat(policy.classify("POST", false, status, "upstream", true).isRetryable()).isFalse();
+  }
+
+  /** A 500 retried through retryOn500 or "retryable": true is under the same gate as 502 and 504. */
+  @Test
+  void a500RetriedByConfigurationOrMarkIsRetriedOnlyForIdempotentOrKeyedRequests() {
+    RetryPolicy configured = RetryPolicy.builder().retryOn500(true).build();
+    for (RetryPolicy p : new RetryPolicy[] {policy, configured}) {
+      Boolean mark = p == policy ? Boolean.TRUE : null;
+      String as = p == policy ? "\"retryable\": true" : "retryOn500";
+      assertThat(p.classify("POST", false, 500, "glitch", mark).isRetryable()).as("keyless POST, %s", as).isFalse();
+      assertThat(p.classify("DELETE", false, 500, "glitch", mark).isRetryable()).as("keyless DELETE, %s", as)
+          .isFalse();
+      assertThat(p.classify("POST", true, 500, "glitch", mark).kind()).as("keyed POST, %s", as)
+          .contains(RetryKind.TRANSIENT);
+      assertThat(p.classify("DELETE", true, 500, "glitch", mark).isRetryable()).as("keyed DELETE, %s", as).isTrue();
+      assertThat(p.classify("GET", false, 500, "glitch", mark).isRetryable()).as("GET, %s", as).isTrue();
+    }
+    assertThat(policy.classify("POST", true, 500, null, null).isRetryable()).as("unmarked, unconfigured").isFalse();
+  }
+
+  /** 429 and 503 mean "not processed" by convention: retried for any method, keyed or not. */
+  @ParameterizedTest
+  @ValueSource(strings = {"GET", "POST", "PATCH", "PUT", "DELETE"})
+  void throttlingAndUnavailableAreRetriedForAnyMethod(String method) {
+    assertThat(policy.classify(method, false, 429, null, null).kind()).contains(RetryKind.THROTTLING);
+    assertThat(policy.classify(method, false, 503, null, null).kind()).contains(RetryKind.TRANSIENT);
+    assertThat(policy.classify(method, false, 503, "idempotency_store_unavailable", true).isRetryable()).isTrue();
+  }
+
+  /** Every status below 400 is final, and its verdict is one shared instance (nothing is built per response). */
+  @Test
+  void successfulStatusesShareOneFinalVerdict() {
+    RetryVerdict ok = policy.classify("GET", false, 200, null, null);
+    assertThat(ok.isRetryable()).isFalse();
+    assertThat(ok.kind()).isEmpty();
+    assertThat(ok.reason()).contains("final response");
+    for (int status = 100; status < 400; status++) {
+      assertThat(policy.classify("POST", status % 2 == 0, status, "code", Boolean.TRUE)).isSameAs(ok);
+    }
+    assertThat(policy.classify("GET", false, 400, null, null).reason()).startsWith("HTTP 400");
+  }
+
   /** Auth failures and other 4xx are never retried, whatever the body claims. */
   @ParameterizedTest
   @ValueSource(ints = {400, 401, 403, 404, 405, 410, 412, 413, 422})

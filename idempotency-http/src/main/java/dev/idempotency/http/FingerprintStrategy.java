@@ -23,9 +23,10 @@ public interface FingerprintStrategy {
   Fingerprint fingerprint(HttpRequestView request, byte[] body);
 
   /**
-   * The default: SHA-256 over the method, the path with its query, and the body bytes, each framed by its length
-   * so that no two different requests share an input ({@code "POST", "/a", "b"} never collides with
-   * {@code "POST", "/ab", ""}). A different query string is a different request.
+   * The default: SHA-256 over the method, the {@linkplain HttpRequestView#rawPath() raw path}, the query and the
+   * body bytes, each framed by its length so that no two different requests share an input ({@code "POST", "/a",
+   * "b"} never collides with {@code "POST", "/ab", ""}; an absent query differs from an empty one). A different
+   * query string is a different request.
    */
   static FingerprintStrategy methodPathBody() {
     return Fingerprints::methodPathBody;

@@ -18,10 +18,22 @@ public interface HttpRequestView {
   String method();
 
   /**
-   * The request path within the application, without the context path and without the query, for example
-   * {@code /payments/42}. Endpoint rules match it, and the default fingerprint covers it.
+   * The request path within the application as the server resolved it: without the context path and the query,
+   * percent-decoded, without path parameters ({@code ;name=value}) and with dot segments removed, for example
+   * {@code /payments/42}. Endpoint rules and the status endpoint match it, so that {@code /payments;x=1} or
+   * {@code /a/%2e%2e/payments} cannot slip past a rule for {@code /payments}.
    */
   String path();
+
+  /**
+   * The request path within the application exactly as sent (without the context path and the query; still
+   * percent-encoded, path parameters kept), for example {@code /payments;v=2/42}. The built-in fingerprints cover
+   * it, so requests that the application may tell apart are different requests. The default is {@link #path()},
+   * for adapters whose framework gives no raw path.
+   */
+  default String rawPath() {
+    return path();
+  }
 
   /** The raw query string, without the {@code ?}, when the request has one. */
   Optional<String> query();

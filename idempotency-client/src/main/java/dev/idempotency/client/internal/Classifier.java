@@ -23,12 +23,34 @@ public final class Classifier {
 
   private Classifier() { }
 
-  public static RetryVerdict classifyStatus(RetryPolicy policy, int status, String problemCode,
-      Boolean problemRetryable) {
-    String what = "HTTP " + status + (problemCode != null ? " (" + problemCode + ")" : "");
+  /**
+   * The verdict for every status below 400, built once: the hot path (a success) allocates nothing.
+   */
+  private static final RetryVerdict FINAL = RetryVerdict.doNotRetry("a status below 400 is a final response");
+
+  /**
+   * Classifies a response.
+   *
+   * <p>429 and 503 are retried for any method: by convention they mean the request was not processed, and our
+   * server's 503 {@code idempotency_store_unavailable} guarantees it (it is answered before the handler runs). A
+   * 502 or 504 (and a 500 retried through {@code retryOn500} or {@code "retryable": true}) may come from a gateway
+   * that forwarded the request and lost the answer: the same uncertainty as a read timeout, so it is retried only
+   * for an idempotent method or a keyed request, as {@link #classifyFailure} does.
+   *
+   * @param policy the policy (idempotent methods, {@code retryOn500})
+   * @param method the request method
+   * @param keyed whether the request carries an idempotency key
+   * @param status the HTTP status
+   * @param problemCode the problem body's {@code code}, or {@code null}
+   * @param problemRetryable the problem body's {@code retryable}, or {@code null}
+   * @return the verdict; for every status below 400 one shared instance, built without allocating
+   */
+  public static RetryVerdict classifyStatus(RetryPolicy policy, String method, boolean keyed, int status,
+      String problemCode, Boolean problemRetryable) {
     if (status < 400) {
-      return RetryVerdict.doNotRetry(what + " is a final response");
+      return FINAL;
     }
+    String what = describeStatus(status, problemCode);
     if (status == 401 || status == 403) {
       return RetryVerdict.doNotRetry(what + ": authentication and authorization failures are never retried");
     }
@@ -43,21 +65,43 @@ public final class Classifier {
           return RetryVerdict.retry(RetryKind.THROTTLING, what + ": the same key is still in flight");
         }
         return RetryVerdict.doNotRetry(what + " is a conflict a retry would repeat");
-      case 502:
       case 503:
-      case 504:
         return RetryVerdict.retry(RetryKind.TRANSIENT, what + " is on the retry allowlist");
+      case 502:
+      case 504:
+        return gated(policy, method, keyed, what, " is on the retry allowlist");
       case 500:
         if (policy.retryOn500()) {
-          return RetryVerdict.retry(RetryKind.TRANSIENT, what + ": retryOn500 is set");
+          return gated(policy, method, keyed, what, ": retryOn500 is set");
         }
         if (Boolean.TRUE.equals(problemRetryable)) {
-          return RetryVerdict.retry(RetryKind.TRANSIENT, what + ": the server marked it \"retryable\": true");
+          return gated(policy, method, keyed, what, ": the server marked it \"retryable\": true");
         }
         return RetryVerdict.doNotRetry(what + ": a 500 is retried only when configured or marked retryable");
       default:
         return RetryVerdict.doNotRetry(what + " is not on the retry allowlist");
     }
+  }
+
+  /**
+   * A status that may have been processed (a gateway forwarded the request and lost the answer) is retried only
+   * when re-sending is safe: an idempotent method, or a key the server collapses the duplicate by.
+   */
+  private static RetryVerdict gated(RetryPolicy policy, String method, boolean keyed, String what, String why) {
+    if (policy.isIdempotentMethod(method)) {
+      return RetryVerdict.retry(RetryKind.TRANSIENT, what + why);
+    }
+    if (keyed) {
+      return RetryVerdict.retry(RetryKind.TRANSIENT, what + why + " (" + method
+          + " with an idempotency key: the server collapses the duplicate)");
+    }
+    return RetryVerdict.doNotRetry(what + " on " + method + " without an idempotency key may have had its effect"
+        + " (a gateway may have forwarded it and lost the answer); it is not re-sent");
+  }
+
+  /** @return {@code "HTTP 503"} or {@code "HTTP 503 (code)"} */
+  public static String describeStatus(int status, String problemCode) {
+    return "HTTP " + status + (problemCode != null ? " (" + problemCode + ")" : "");
   }
 
   public static RetryVerdict classifyFailure(RetryPolicy policy, String method, boolean keyed, Throwable failure) {

@@ -126,12 +126,13 @@ public final class RetryRun {
   public Step onResponse(int status, String retryAfter, ProblemDetails problem, Object response) {
     lastResponse = response;
     lastFailure = null;
-    RetryVerdict verdict = Classifier.classifyStatus(policy, status, problem.code(), problem.retryable());
-    lastCause = "HTTP " + status + (problem.code() != null ? " (" + problem.code() + ")" : "");
+    RetryVerdict verdict = Classifier.classifyStatus(policy, method, key.isPresent(), status, problem.code(),
+        problem.retryable());
     if (!verdict.isRetryable()) {
-      succeeded();
+      succeeded(status, problem.code());
       return RETURN;
     }
+    lastCause = Classifier.describeStatus(status, problem.code());
     return afterRetryable(verdict, RetryAfter.parse(retryAfter, policy.clock().instant()));
   }
 
@@ -184,9 +185,11 @@ public final class RetryRun {
     return new Step(Action.RETRY, delay, null, null);
   }
 
-  private void succeeded() {
+  /** A final response: refund the budget; only a success after retries builds a message (the hot path does not). */
+  private void succeeded(int status, String problemCode) {
     policy.budget().onSuccess();
     if (attempts > 1) {
+      lastCause = Classifier.describeStatus(status, problemCode);
       System.Logger log = policy.logger();
       if (log.isLoggable(Level.DEBUG)) {
         log.log(Level.DEBUG, operation + " answered " + lastCause + " after " + attempts + " attempts");

@@ -184,6 +184,24 @@ class RetryingHttpClientTest {
   }
 
   /**
+   * A 504 on a POST without a key may mean a gateway forwarded it and lost the answer: like a read timeout, it is
+   * not re-sent. The 504 is returned to the caller after one attempt at the wire.
+   */
+  @Test
+  void a504OnAPostWithoutAKeyIsNotResent() throws Exception {
+    server.then(respond(504, "gateway timeout"), respond(201, "created"));
+    RetryingHttpClient client = RetryingHttpClient.builder(http).policy(fakeTimePolicy().build()).autoKeyMethods()
+        .build();
+    IdempotentResponse<String> response = client.send(post("/orders", "{}"), BodyHandlers.ofString());
+    assertThat(response.statusCode()).isEqualTo(504);
+    assertThat(response.attempts()).isEqualTo(1);
+    assertThat(response.idempotencyKey()).isEmpty();
+    assertThat(server.wireCount()).isEqualTo(1);
+    assertThat(server.received().get(0).idempotencyKey()).isNull();
+    assertThat(time.sleeps()).isEmpty();
+  }
+
+  /**
    * A dropped connection on a GET is retried, and the JDK's HttpClient re-sends a GET once by itself when the
    * connection closes before any response byte (its hidden retry, below ours): two drops cost one of our attempts
    * and two requests at the wire. This is why every test here counts at the wire, and why a POST must carry a key

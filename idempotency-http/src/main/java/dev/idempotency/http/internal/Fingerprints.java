@@ -2,7 +2,6 @@ package dev.idempotency.http.internal;
 
 import dev.idempotency.Fingerprint;
 import dev.idempotency.http.HttpRequestView;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -10,20 +9,29 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** The built-in fingerprint strategies. Each input part is framed by its 8-byte length: no two inputs collide. */
+/**
+ * The built-in fingerprint strategies. The SHA-256 input is a domain prefix, then the method, the raw path, the
+ * query and the body, each framed by its 8-byte big-endian length; an absent query is the length -1 with no bytes,
+ * so an absent query differs from an empty one. Every input decodes back into exactly one request: no two collide.
+ * Version 2 of the input (version 1 hashed {@code path + "?" + query} as one part, so that the path {@code /a?b}
+ * and the path {@code /a} with the query {@code b} collided).
+ */
 public final class Fingerprints {
-  private static final byte[] RAW = "idempotency-fingerprint/1 raw\n".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] CANONICAL = "idempotency-fingerprint/1 json\n".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] MEMBERS = "idempotency-fingerprint/1 members\n".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] RAW = "idempotency-fingerprint/2 raw\n".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] CANONICAL = "idempotency-fingerprint/2 json\n".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] MEMBERS = "idempotency-fingerprint/2 members\n".getBytes(StandardCharsets.US_ASCII);
+  private static final long ABSENT = -1;
+  /** Never updated, only cloned; null when the provider's digest cannot be cloned. */
+  private static final MessageDigest PROTOTYPE = prototype();
 
   private Fingerprints() {}
 
-  /** SHA-256 of method, path with query, body bytes. */
+  /** SHA-256 of method, raw path, query, body bytes. */
   public static Fingerprint methodPathBody(HttpRequestView request, byte[] body) {
     return digest(RAW, request, body);
   }
 
-  /** SHA-256 of method, path with query, canonical JSON (or the raw bytes when the body is not JSON). */
+  /** SHA-256 of method, raw path, query, canonical JSON (or the raw bytes when the body is not JSON). */
   public static Fingerprint canonicalJson(HttpRequestView request, byte[] body) {
     Optional<Object> parsed = Json.parse(body);
     if (parsed.isEmpty()) {
@@ -32,7 +40,7 @@ public final class Fingerprints {
     return digest(CANONICAL, request, Json.canonical(parsed.get()).getBytes(StandardCharsets.UTF_8));
   }
 
-  /** SHA-256 of method, path with query, and the named members of a JSON object body (canonical). */
+  /** SHA-256 of method, raw path, query, and the named members of a JSON object body (canonical). */
   public static Fingerprint jsonMembers(HttpRequestView request, byte[] body, List<String> members) {
     Optional<Object> parsed = Json.parse(body);
     if (parsed.isEmpty() || !(parsed.get() instanceof Map<?, ?> object)) {
@@ -49,24 +57,61 @@ public final class Fingerprints {
 
   private static Fingerprint digest(byte[] domain, HttpRequestView request, byte[] body) {
     MessageDigest sha = sha256();
+    byte[] length = new byte[Long.BYTES]; // reused for every frame of this fingerprint
     sha.update(domain);
-    frame(sha, request.method().getBytes(StandardCharsets.UTF_8));
-    String target = request.path() + request.query().map(q -> "?" + q).orElse("");
-    frame(sha, target.getBytes(StandardCharsets.UTF_8));
-    frame(sha, body);
+    frame(sha, length, request.method().getBytes(StandardCharsets.UTF_8));
+    frame(sha, length, request.rawPath().getBytes(StandardCharsets.UTF_8));
+    Optional<String> query = request.query();
+    if (query.isPresent()) {
+      frame(sha, length, query.get().getBytes(StandardCharsets.UTF_8));
+    } else {
+      putLength(sha, length, ABSENT); // no query differs from an empty one ("/a" vs "/a?")
+    }
+    frame(sha, length, body);
     return Fingerprint.of(sha.digest());
   }
 
-  private static void frame(MessageDigest sha, byte[] part) {
-    sha.update(ByteBuffer.allocate(Long.BYTES).putLong(part.length).array());
+  private static void frame(MessageDigest sha, byte[] length, byte[] part) {
+    putLength(sha, length, part.length);
     sha.update(part);
   }
 
+  /** The 8-byte big-endian length, written into {@code buffer}. */
+  private static void putLength(MessageDigest sha, byte[] buffer, long value) {
+    for (int k = Long.BYTES - 1; k >= 0; k--) {
+      buffer[k] = (byte) value;
+      value >>>= 8;
+    }
+    sha.update(buffer);
+  }
+
+  /** A fresh SHA-256 digest: a clone of an untouched prototype, cheaper than a provider lookup per request. */
   private static MessageDigest sha256() {
+    if (PROTOTYPE != null) {
+      try {
+        return (MessageDigest) PROTOTYPE.clone();
+      } catch (CloneNotSupportedException e) {
+        // this provider's digest cannot be cloned: look it up each time
+      }
+    }
+    return newSha256();
+  }
+
+  private static MessageDigest newSha256() {
     try {
       return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java platform must provide SHA-256", e);
+    }
+  }
+
+  private static MessageDigest prototype() {
+    MessageDigest sha = newSha256();
+    try {
+      sha.clone();
+      return sha;
+    } catch (CloneNotSupportedException e) {
+      return null;
     }
   }
 }
