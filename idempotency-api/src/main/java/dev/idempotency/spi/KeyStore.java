@@ -172,7 +172,8 @@ public interface KeyStore {
    * {@code completedAt + retention <= now}, and in-flight records whose lease expired at or before
    * {@code now - retention}. A live record, or one still within retention, is never deleted. The batch is bounded
    * so that the delete holds locks only briefly: it deletes exactly {@code limit} records while at least that many
-   * are eligible, fewer only when it drained them, so the reaper calls it again while it returns {@code limit}.
+   * are eligible, fewer only when it drained them or skipped records a concurrent transaction holds locked (those
+   * wait for the next run), so the reaper calls it again while it returns {@code limit}.
    * Rows a store keeps for its own bookkeeping and never exposes (released records that keep their fence, say) may
    * be deleted too, but are not counted. A store with {@link StoreCapability#SERVER_CLOCK} judges retention by its
    * own clock.

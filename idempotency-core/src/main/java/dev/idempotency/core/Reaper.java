@@ -53,7 +53,7 @@ public final class Reaper {
    * @param deleted records deleted
    * @param batches delete batches issued
    * @param unfinished in-flight records abandoned for longer than the retention, as found before deleting (at most
-   *     one batch of them is listed); they were deleted with the rest
+   *     one batch of them is listed); this run or a later one deletes them with the rest
    * @param more whether the last batch was full, so expired records may remain for the next run
    */
   public record Report(int deleted, int batches, List<RecordSnapshot> unfinished, boolean more) {

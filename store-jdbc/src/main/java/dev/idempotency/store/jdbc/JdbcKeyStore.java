@@ -504,8 +504,9 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     }
 
     /**
-     * How often {@link JdbcKeyStore#inPhase} and {@link JdbcKeyStore#completeWith} run a transaction that failed
-     * with a serialization failure or deadlock; default 3.
+     * How often a call runs a transaction that failed with a serialization failure or deadlock; default 3. It
+     * applies to every call: {@link JdbcKeyStore#inPhase} and {@link JdbcKeyStore#completeWith}, and each SPI call
+     * (whose claim also retries a same-key insert race on its own, up to 16 statements).
      *
      * @throws IllegalArgumentException if not positive
      */
