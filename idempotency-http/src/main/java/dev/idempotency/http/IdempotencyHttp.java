@@ -22,8 +22,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -31,6 +31,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The HTTP contract of idempotency keys, independent of any web framework: one instance per application, built
@@ -96,7 +97,7 @@ public final class IdempotencyHttp {
   private final MismatchStatus mismatchStatus;
   private final InFlightMode inFlightMode;
   private final String statusPath;
-  private final Set<String> storedHeaders; // lower case
+  private final Set<String> storedHeaders; // case-insensitive
   private final List<String> storedHeaderNames;
   private final boolean storeSetCookie;
   private final BodyRedactor bodyRedactor;
@@ -105,6 +106,8 @@ public final class IdempotencyHttp {
   private final OversizedResponse oversizedResponse;
   private final Duration storeUnavailableRetryAfter;
   private final String problemTypeBase;
+  /** The 503 answer, the same for every request: built once. */
+  private final StoredResponse storeUnavailable;
 
   private IdempotencyHttp(Builder b) {
     this.engine = b.engine;
@@ -117,12 +120,12 @@ public final class IdempotencyHttp {
     this.inFlightMode = b.inFlightMode;
     this.statusPath = b.statusPath;
     this.storedHeaderNames = List.copyOf(b.storedHeaders);
-    Set<String> lower = new LinkedHashSet<>();
-    b.storedHeaders.forEach(h -> lower.add(h.toLowerCase(Locale.ROOT)));
+    TreeSet<String> names = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    names.addAll(b.storedHeaders);
     if (b.storeSetCookie) {
-      lower.add("set-cookie");
+      names.add("Set-Cookie");
     }
-    this.storedHeaders = Set.copyOf(lower);
+    this.storedHeaders = Collections.unmodifiableSet(names); // header names are tokens: ASCII, so case-folding is exact
     this.storeSetCookie = b.storeSetCookie;
     this.bodyRedactor = b.bodyRedactor;
     this.maxRequestBodyBytes = b.maxRequestBodyBytes;
@@ -130,6 +133,10 @@ public final class IdempotencyHttp {
     this.oversizedResponse = b.oversizedResponse;
     this.storeUnavailableRetryAfter = b.storeUnavailableRetryAfter;
     this.problemTypeBase = b.problemTypeBase;
+    this.storeUnavailable = withRetryAfter(problem(ProblemCode.IDEMPOTENCY_STORE_UNAVAILABLE,
+        ProblemCode.IDEMPOTENCY_STORE_UNAVAILABLE.defaultStatus(), "the idempotency key store cannot be reached, so"
+            + " the request was not processed; retry with the same key after the Retry-After delay", null),
+        storeUnavailableRetryAfter);
   }
 
   private static List<EndpointRule> defaultEndpoints() {
@@ -221,8 +228,14 @@ public final class IdempotencyHttp {
       });
     } catch (OperationFailedException e) {
       if (e.getCause() instanceof NotStored && live[0] != null) {
-        LOG.log(System.Logger.Level.INFO, () -> "response of " + id + " exceeds maxStoredResponseBytes ("
-            + maxStoredResponseBytes + "); key released (oversizedResponse=RELEASE_KEY), a retry runs anew");
+        if (e.keyReleased()) {
+          LOG.log(System.Logger.Level.INFO, () -> "response of " + id + " exceeds maxStoredResponseBytes ("
+              + maxStoredResponseBytes + "); key released (oversizedResponse=RELEASE_KEY), a retry runs anew");
+        } else {
+          LOG.log(System.Logger.Level.WARNING, () -> "response of " + id + " exceeds maxStoredResponseBytes ("
+              + maxStoredResponseBytes + ") and is not stored (oversizedResponse=RELEASE_KEY), but the key could"
+              + " not be released: it stays in flight, retries get 409 until its lease expires, then run anew");
+        }
         return new HttpResult.Respond(live[0], HttpResult.Disposition.EXECUTED);
       }
       throw new ApplicationFailedException(e.getCause(), e.keyReleased());
@@ -266,7 +279,7 @@ public final class IdempotencyHttp {
   private StoredResponse storable(StoredResponse live) throws NotStored {
     Map<String, List<String>> kept = new LinkedHashMap<>();
     live.headers().forEach((name, values) -> {
-      if (storedHeaders.contains(name.toLowerCase(Locale.ROOT))) {
+      if (storedHeaders.contains(name)) {
         kept.put(name, values);
       }
     });
@@ -388,10 +401,52 @@ public final class IdempotencyHttp {
   }
 
   private StoredResponse storeUnavailable() {
-    return withRetryAfter(problem(ProblemCode.IDEMPOTENCY_STORE_UNAVAILABLE,
-        ProblemCode.IDEMPOTENCY_STORE_UNAVAILABLE.defaultStatus(), "the idempotency key store cannot be reached, so"
-            + " the request was not processed; retry with the same key after the Retry-After delay", null),
-        storeUnavailableRetryAfter);
+    return storeUnavailable;
+  }
+
+  /**
+   * The response an adapter captures, stores and sends for the application's own error, such as a servlet's
+   * {@code sendError(status, message)}: status {@code status}, {@code Content-Type: application/problem+json}, and
+   * the RFC 9457 body {@code {"type":"about:blank","title":<reason phrase>,"status":<status>,"detail":<message>}}
+   * ({@code detail} only when {@code message} is neither null nor empty), escaped as every problem body of the
+   * contract. Building the body here, not in the container's error page, makes the stored bytes the sent bytes.
+   *
+   * @param status the status, 100 to 999
+   * @param message the application's message, or null
+   * @return the response
+   * @throws IllegalArgumentException if {@code status} is out of range
+   */
+  public static StoredResponse applicationError(int status, String message) {
+    ProblemJson json = new ProblemJson().put("type", "about:blank").put("title", reasonPhrase(status))
+        .put("status", status);
+    if (message != null && !message.isEmpty()) {
+      json.put("detail", message);
+    }
+    return StoredResponse.of(status, Map.of("Content-Type", List.of(PROBLEM_JSON)), json.toBytes());
+  }
+
+  private static String reasonPhrase(int sc) {
+    switch (sc) {
+      case 400: return "Bad Request";
+      case 401: return "Unauthorized";
+      case 402: return "Payment Required";
+      case 403: return "Forbidden";
+      case 404: return "Not Found";
+      case 405: return "Method Not Allowed";
+      case 409: return "Conflict";
+      case 410: return "Gone";
+      case 412: return "Precondition Failed";
+      case 413: return "Content Too Large";
+      case 415: return "Unsupported Media Type";
+      case 422: return "Unprocessable Content";
+      case 429: return "Too Many Requests";
+      case 500: return "Internal Server Error";
+      case 501: return "Not Implemented";
+      case 502: return "Bad Gateway";
+      case 503: return "Service Unavailable";
+      case 504: return "Gateway Timeout";
+      default: return sc >= 500 ? "Server Error" : sc >= 400 ? "Client Error" : "Status " + sc;
+    }
   }
 
   /** An RFC 9457 problem response with the contract's members. */

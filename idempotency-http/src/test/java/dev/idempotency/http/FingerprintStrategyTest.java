@@ -23,6 +23,64 @@ class FingerprintStrategyTest {
     assertThat(fp(s, "POST", "/a", null, "b").bytes()).hasSize(32);
   }
 
+  /**
+   * Path and query are framed apart: the path {@code /a?b} is not the path {@code /a} with the query {@code b}, and
+   * an absent query is not an empty one.
+   */
+  @Test
+  void pathAndQueryAreFramedApart() {
+    FingerprintStrategy s = FingerprintStrategy.methodPathBody();
+    assertThat(fp(s, "POST", "/a?b", null, "")).isNotEqualTo(fp(s, "POST", "/a", "b", ""));
+    assertThat(fp(s, "POST", "/a", null, "")).isNotEqualTo(fp(s, "POST", "/a", "", ""));
+  }
+
+  /** The documented input, version 2: domain, then method, raw path, query (-1 when absent), body, length-framed. */
+  @Test
+  void fingerprintIsTheDocumentedDigest() throws Exception {
+    FakeRequest withQuery = new FakeRequest("POST", "/payments", "x=1");
+    withQuery.rawPath = "/payments;v=2";
+    assertThat(FingerprintStrategy.methodPathBody().fingerprint(withQuery, "{}".getBytes(StandardCharsets.UTF_8)))
+        .isEqualTo(expected("POST", "/payments;v=2", "x=1", "{}"));
+    assertThat(fp(FingerprintStrategy.methodPathBody(), "PATCH", "/p", null, "body"))
+        .isEqualTo(expected("PATCH", "/p", null, "body"));
+  }
+
+  /** Written out independently of the implementation, as docs/http.md describes it. */
+  private static Fingerprint expected(String method, String path, String query, String body) throws Exception {
+    java.io.ByteArrayOutputStream in = new java.io.ByteArrayOutputStream();
+    java.io.DataOutputStream data = new java.io.DataOutputStream(in);
+    data.write("idempotency-fingerprint/2 raw\n".getBytes(StandardCharsets.US_ASCII));
+    for (String part : new String[] {method, path, query, body}) {
+      if (part == null) {
+        data.writeLong(-1);
+      } else {
+        byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+        data.writeLong(bytes.length);
+        data.write(bytes);
+      }
+    }
+    return Fingerprint.of(java.security.MessageDigest.getInstance("SHA-256").digest(in.toByteArray()));
+  }
+
+  /** Fingerprints computed on many threads at once (each clones the prototype digest) are all the same. */
+  @Test
+  void concurrentFingerprintsAgree() throws Exception {
+    FingerprintStrategy s = FingerprintStrategy.methodPathBody();
+    Fingerprint one = fp(s, "POST", "/a", "q", "body");
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+    try {
+      java.util.List<java.util.concurrent.Future<Fingerprint>> all = new java.util.ArrayList<>();
+      for (int k = 0; k < 200; k++) {
+        all.add(pool.submit(() -> fp(s, "POST", "/a", "q", "body")));
+      }
+      for (java.util.concurrent.Future<Fingerprint> f : all) {
+        assertThat(f.get()).isEqualTo(one);
+      }
+    } finally {
+      pool.shutdown();
+    }
+  }
+
   /** Two encodings of one JSON document are one request; a different value is another. */
   @Test
   void canonicalJsonIgnoresWhitespaceOrderAndNumberSpelling() {

@@ -7,11 +7,19 @@ import dev.idempotency.Scope;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InMemoryKeyStore;
+import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.StoreUnavailableException;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -146,6 +154,103 @@ class IdempotencyHttpTest {
       throw boom;
     })).isInstanceOf(ApplicationFailedException.class).hasCause(boom)
         .satisfies(e -> assertThat(((ApplicationFailedException) e).keyReleased()).isTrue());
+  }
+
+  /** An application's error becomes a problem body escaped like every other one: U+2028/2029, lone surrogates. */
+  @Test
+  void applicationErrorIsAnEscapedProblem() {
+    StoredResponse r = IdempotencyHttp.applicationError(402, "card \"42\"\u2028\u2029 \ud800 declined\n");
+    assertThat(r.status()).isEqualTo(402);
+    assertThat(r.headers()).containsOnlyKeys("Content-Type");
+    assertThat(r.firstHeader("Content-Type")).hasValue("application/problem+json");
+    assertThat(r.bodyAsUtf8()).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Payment Required\",\"status\":402,"
+        + "\"detail\":\"card \\\"42\\\"\\u2028\\u2029 \\ufffd declined\\n\"}");
+    assertThat(IdempotencyHttp.applicationError(599, null).bodyAsUtf8())
+        .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Server Error\",\"status\":599}");
+    assertThat(IdempotencyHttp.applicationError(404, "").bodyAsUtf8()).doesNotContain("detail");
+  }
+
+  /** The 503 of an unreachable store is built once per handler, not per request. */
+  @Test
+  void storeUnavailableResponseIsBuiltOnce() throws Exception {
+    KeyStore down = (KeyStore) Proxy.newProxyInstance(KeyStore.class.getClassLoader(), new Class<?>[] {KeyStore.class},
+        (proxy, method, args) -> {
+          if (method.getName().equals("capabilities")) {
+            return Set.of();
+          }
+          throw new StoreUnavailableException("down");
+        });
+    try (IdempotencyEngine downEngine = IdempotencyEngine.builder(down).build()) {
+      IdempotencyHttp http = IdempotencyHttp.builder(downEngine).storeUnavailableRetryAfter(Duration.ofSeconds(7))
+          .build();
+      StoredResponse first = ((HttpResult.Respond) http.handle(FakeRequest.post("/a", "k1", "x"), app)).response();
+      StoredResponse second = ((HttpResult.Respond) http.handle(FakeRequest.post("/a", "k2", "y"), app)).response();
+      assertThat(first.status()).isEqualTo(503);
+      assertThat(first.firstHeader("Retry-After")).hasValue("7");
+      assertThat(first.bodyAsUtf8()).contains("\"code\":\"idempotency_store_unavailable\"");
+      assertThat(second).isSameAs(first);
+      assertThat(runs).hasValue(0);
+    }
+  }
+
+  /** Stored headers are matched ignoring case, however the application spelled them. */
+  @Test
+  void storedHeadersMatchIgnoringCase() throws Exception {
+    IdempotencyHttp http = IdempotencyHttp.builder(engine).storedHeaders("content-TYPE", "X-Kept").build();
+    Downstream spelled = body -> StoredResponse.of(200, Map.of("CONTENT-type", List.of("text/plain"),
+        "x-kept", List.of("1"), "X-Dropped", List.of("2")), body);
+    http.handle(FakeRequest.post("/a", "k", "x"), spelled);
+    StoredResponse replay = ((HttpResult.Respond) http.handle(FakeRequest.post("/a", "k", "x"), spelled)).response();
+    assertThat(replay.headers()).containsOnlyKeys("CONTENT-type", "x-kept", "Idempotent-Replayed");
+  }
+
+  /**
+   * RELEASE_KEY with a release that fails: the key stays in flight, and the log says so instead of claiming it was
+   * released.
+   */
+  @Test
+  void oversizedResponseWhoseReleaseFailsIsNotLoggedAsReleased() throws Exception {
+    InMemoryKeyStore memory = new InMemoryKeyStore();
+    KeyStore releaseFails = (KeyStore) Proxy.newProxyInstance(KeyStore.class.getClassLoader(),
+        new Class<?>[] {KeyStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("release")) {
+            throw new StoreUnavailableException("down during release");
+          }
+          try {
+            return method.invoke(memory, args);
+          } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    List<LogRecord> logged = new CopyOnWriteArrayList<>();
+    Handler capture = new Handler() {
+      @Override
+      public void publish(LogRecord record) {
+        logged.add(record);
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    Logger logger = Logger.getLogger(IdempotencyHttp.class.getName());
+    logger.addHandler(capture);
+    try (IdempotencyEngine e = IdempotencyEngine.builder(releaseFails).build()) {
+      IdempotencyHttp http = IdempotencyHttp.builder(e).maxStoredResponseBytes(1024)
+          .oversizedResponse(OversizedResponse.RELEASE_KEY).build();
+      Downstream big = body -> StoredResponse.of(200, new byte[2000]);
+      HttpResult.Respond r = (HttpResult.Respond) http.handle(FakeRequest.post("/a", "k", "x"), big);
+      assertThat(r.response().bodyLength()).isEqualTo(2000);
+      assertThat(memory.lookup(dev.idempotency.RecordId.of("alice", "k")).orElseThrow().state())
+          .isEqualTo(dev.idempotency.KeyState.IN_FLIGHT);
+      assertThat(logged).extracting(LogRecord::getMessage)
+          .anySatisfy(m -> assertThat(m).contains("could not be released"))
+          .noneSatisfy(m -> assertThat(m).contains("key released"));
+    } finally {
+      logger.removeHandler(capture);
+    }
   }
 
   /** Retry-After is whole seconds, rounded up, at least one. */

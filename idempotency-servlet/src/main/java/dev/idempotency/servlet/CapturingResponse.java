@@ -1,6 +1,7 @@
 package dev.idempotency.servlet;
 
 import dev.idempotency.StoredResponse;
+import dev.idempotency.http.IdempotencyHttp;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.Cookie;
@@ -231,6 +232,12 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     }
   }
 
+  /** New in Servlet 6.1; the wrapper would forward it to the real response, past the capture. */
+  @Override
+  public void setCharacterEncoding(Charset charset) {
+    setCharacterEncoding(charset == null ? null : charset.name());
+  }
+
   @Override
   public String getCharacterEncoding() {
     if (characterEncoding != null) {
@@ -241,8 +248,19 @@ final class CapturingResponse extends HttpServletResponseWrapper {
       if (at >= 0) {
         return contentType.substring(at + 8).replace("\"", "").split(";")[0].trim();
       }
+      if (isJson(contentType)) {
+        return StandardCharsets.UTF_8.name(); // RFC 8259: JSON is UTF-8, and the container assumes it too
+      }
     }
     return StandardCharsets.ISO_8859_1.name();
+  }
+
+  /** {@code *}{@code /json} and {@code *+json}: UTF-8 without a charset parameter (RFC 8259 defines none). */
+  static boolean isJson(String contentType) {
+    int semicolon = contentType.indexOf(';');
+    String mediaType = (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim()
+        .toLowerCase(Locale.ROOT);
+    return mediaType.endsWith("/json") || mediaType.endsWith("+json");
   }
 
   @Override
@@ -312,8 +330,9 @@ final class CapturingResponse extends HttpServletResponseWrapper {
       } catch (IllegalArgumentException e) {
         throw new UnsupportedEncodingException(getCharacterEncoding());
       }
-      if (characterEncoding == null) {
-        characterEncoding = charset.name(); // as the container does: the writer's charset goes into Content-Type
+      if (characterEncoding == null && (contentType == null || !isJson(contentType))) {
+        // as the container does: the writer's charset goes into Content-Type (JSON's implied UTF-8 does not)
+        characterEncoding = charset.name();
       }
       writer = new PrintWriter(new OutputStreamWriter(sink, charset));
     }
@@ -376,20 +395,30 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     if (committed) {
       throw new IllegalStateException("the response is committed");
     }
+    StoredResponse error = IdempotencyHttp.applicationError(sc, msg);
     reset();
     status = sc;
-    StringBuilder json = new StringBuilder("{\"type\":\"about:blank\",\"title\":");
-    quote(json, reason(sc));
-    json.append(",\"status\":").append(sc);
-    if (msg != null && !msg.isEmpty()) {
-      json.append(",\"detail\":");
-      quote(json, msg);
-    }
-    json.append('}');
-    contentType = "application/problem+json";
-    body.writeBytes(json.toString().getBytes(StandardCharsets.UTF_8));
+    contentType = error.firstHeader("Content-Type").orElse(IdempotencyHttp.PROBLEM_JSON);
+    body.writeBytes(error.body());
     closed = true;
     committed = true;
+  }
+
+  // Servlet 6.1's HttpServletResponseWrapper forwards every overload to the real response: each one must be captured.
+
+  @Override
+  public void sendRedirect(String location) {
+    sendRedirect(location, SC_FOUND, true);
+  }
+
+  @Override
+  public void sendRedirect(String location, int sc) {
+    sendRedirect(location, sc, true);
+  }
+
+  @Override
+  public void sendRedirect(String location, boolean clearBuffer) {
+    sendRedirect(location, SC_FOUND, clearBuffer);
   }
 
   @Override
@@ -404,44 +433,5 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     setHeader("Location", location);
     closed = true;
     committed = true;
-  }
-
-  private static void quote(StringBuilder sb, String s) {
-    sb.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c == '"' || c == '\\') {
-        sb.append('\\').append(c);
-      } else if (c < 0x20 || c == 0x7F) {
-        sb.append(String.format("\\u%04x", (int) c));
-      } else {
-        sb.append(c);
-      }
-    }
-    sb.append('"');
-  }
-
-  private static String reason(int sc) {
-    switch (sc) {
-      case 400: return "Bad Request";
-      case 401: return "Unauthorized";
-      case 402: return "Payment Required";
-      case 403: return "Forbidden";
-      case 404: return "Not Found";
-      case 405: return "Method Not Allowed";
-      case 409: return "Conflict";
-      case 410: return "Gone";
-      case 412: return "Precondition Failed";
-      case 413: return "Content Too Large";
-      case 415: return "Unsupported Media Type";
-      case 422: return "Unprocessable Content";
-      case 429: return "Too Many Requests";
-      case 500: return "Internal Server Error";
-      case 501: return "Not Implemented";
-      case 502: return "Bad Gateway";
-      case 503: return "Service Unavailable";
-      case 504: return "Gateway Timeout";
-      default: return sc >= 500 ? "Server Error" : sc >= 400 ? "Client Error" : "Status " + sc;
-    }
   }
 }

@@ -11,7 +11,12 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-/** A servlet request as the handler sees it; the path is the request URI without the context path (not decoded). */
+/**
+ * A servlet request as the handler sees it. {@link #path()} is the container's decoded and normalised path
+ * ({@code getServletPath() + getPathInfo()}: percent-decoded, path parameters removed, dot segments resolved), which
+ * endpoint rules match; {@link #rawPath()} is the request URI without the context path, as sent, which the
+ * fingerprint covers.
+ */
 final class ServletRequestView implements HttpRequestView {
   private final HttpServletRequest request;
 
@@ -26,6 +31,14 @@ final class ServletRequestView implements HttpRequestView {
 
   @Override
   public String path() {
+    String servletPath = request.getServletPath();
+    String pathInfo = request.getPathInfo();
+    String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
+    return path.isEmpty() ? "/" : path;
+  }
+
+  @Override
+  public String rawPath() {
     String uri = request.getRequestURI();
     String context = request.getContextPath();
     String path = context != null && !context.isEmpty() && uri.startsWith(context) ? uri.substring(context.length())

@@ -178,6 +178,66 @@ class ContractOverHttpTest {
       assertThat(replay.body()).isEqualTo(first.body());
     }
 
+    /** sendRedirect(String) (and every other overload) is captured: the first response and the replay are the 302. */
+    @Test
+    void sendRedirectIsCapturedStoredAndReplayed() throws Exception {
+      JettyServer s = start();
+      HttpResponse<byte[]> first = s.post("/redirect", "key-rd", BODY);
+      HttpResponse<byte[]> replay = s.post("/redirect", "key-rd", BODY);
+      assertThat(first.statusCode()).isEqualTo(302);
+      assertThat(first.headers().firstValue("Location")).hasValue("/elsewhere");
+      assertThat(text(first)).doesNotContain("discards");
+      assertThat(replay.statusCode()).isEqualTo(302);
+      assertThat(replay.headers().firstValue("Location")).hasValue("/elsewhere");
+      assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+      assertThat(replay.body()).isEqualTo(first.body());
+      assertThat(s.app.effects("POST /redirect")).isEqualTo(1);
+    }
+
+    /** setCharacterEncoding(Charset), new in Servlet 6.1, is captured: the writer encodes UTF-8, stored and sent. */
+    @Test
+    void writerKeepsACharsetSetAsACharsetObject() throws Exception {
+      JettyServer s = start();
+      HttpResponse<byte[]> first = s.post("/writer-charset", "key-cs", BODY);
+      HttpResponse<byte[]> replay = s.post("/writer-charset", "key-cs", BODY);
+      assertThat(first.body()).isEqualTo("héllo € #1".getBytes(StandardCharsets.UTF_8));
+      assertThat(first.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/plain")
+          .containsIgnoringCase("charset=utf-8");
+      assertThat(replay.body()).isEqualTo(first.body());
+      assertThat(replay.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+    }
+
+    /** JSON written through getWriter without a charset is UTF-8, and its Content-Type stays what the app set. */
+    @Test
+    void jsonWriterOutputIsUtf8WithoutACharsetParameter() throws Exception {
+      JettyServer s = start();
+      HttpResponse<byte[]> first = s.post("/json-writer", "key-js", BODY);
+      HttpResponse<byte[]> replay = s.post("/json-writer", "key-js", BODY);
+      assertThat(first.body()).isEqualTo("{\"name\":\"héllo € 日本 \uD83D\uDE00\",\"n\":1}"
+          .getBytes(StandardCharsets.UTF_8));
+      assertThat(first.headers().firstValue("Content-Type")).hasValue("application/json");
+      assertThat(replay.body()).isEqualTo(first.body());
+      assertThat(replay.headers().firstValue("Content-Type")).hasValue("application/json");
+      assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+
+      HttpResponse<byte[]> suffixed = s.post("/problem-writer", "key-js2", BODY);
+      assertThat(suffixed.body()).isEqualTo("{\"sign\":\"€\",\"n\":1}".getBytes(StandardCharsets.UTF_8));
+      assertThat(suffixed.headers().firstValue("Content-Type")).hasValue("application/vnd.test+json");
+      assertThat(s.post("/problem-writer", "key-js2", BODY).body()).isEqualTo(suffixed.body());
+    }
+
+    /** sendError's message is escaped as every problem body: U+2028/2029 escaped, a lone surrogate replaced. */
+    @Test
+    void sendErrorMessageIsEscapedLikeEveryProblem() throws Exception {
+      JettyServer s = start();
+      HttpResponse<byte[]> first = s.post("/error-escapes", "key-ee", BODY);
+      HttpResponse<byte[]> replay = s.post("/error-escapes", "key-ee", BODY);
+      assertThat(first.statusCode()).isEqualTo(400);
+      assertThat(text(first)).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Bad Request\",\"status\":400,"
+          + "\"detail\":\"line\\u2028sep\\u2029 lone \\ufffd #1\"}");
+      assertThat(replay.body()).isEqualTo(first.body());
+    }
+
     /** The application reads the very body the filter fingerprinted, and form parameters from it. */
     @Test
     void bufferedBodyAndFormParametersReachTheApplication() throws Exception {
@@ -334,6 +394,24 @@ class ContractOverHttpTest {
       assertThat(s.app.effects("GET /payments/a")).isEqualTo(2);
       s.post("/other", null, BODY);
       assertThat(s.app.effects("POST /other")).isEqualTo(1);
+    }
+
+    /**
+     * Endpoint rules match the container's decoded, normalised path: path parameters and dot segments cannot slip a
+     * guarded POST past a REQUIRED rule.
+     */
+    @Test
+    void pathParametersAndDotSegmentsDoNotEscapeARequiredRule() throws Exception {
+      JettyServer s = start(e -> e, h -> h.endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/payments", "POST")));
+      assertProblem(s.post("/payments;x=1", null, BODY), 400, "idempotency_key_missing", false);
+      assertProblem(s.post("/other/../payments", null, BODY), 400, "idempotency_key_missing", false);
+      assertProblem(s.post("/%70ayments", null, BODY), 400, "idempotency_key_missing", false);
+      assertThat(s.app.totalEffects()).isZero();
+      // the fingerprint keeps the path as sent: the same key with path parameters is another request
+      assertThat(s.post("/payments;x=1", "key-pp", BODY).statusCode()).isEqualTo(200);
+      assertProblem(s.post("/payments", "key-pp", BODY), 409, "idempotency_key_reused", false);
+      assertThat(s.post("/payments;x=1", "key-pp", BODY).headers().firstValue("Idempotent-Replayed"))
+          .hasValue("true");
     }
 
     @Test

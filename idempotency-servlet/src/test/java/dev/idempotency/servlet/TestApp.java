@@ -24,7 +24,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The application under the filter: every request that reaches it counts as one side effect of its path. Paths
  * pick behaviours: {@code /payments/*} (201 + JSON + Location + Set-Cookie + a private header), {@code /error}
  * (sendError 402), {@code /throw} (throws), {@code /async} (startAsync), {@code /big?size=N} (N bytes),
- * {@code /form} (echoes form parameter a), {@code /writer} (UTF-8 text through getWriter).
+ * {@code /form} (echoes form parameter a), {@code /writer} (UTF-8 text through getWriter), {@code /redirect}
+ * ({@code sendRedirect(String)}), {@code /writer-charset} ({@code setCharacterEncoding(Charset)} then getWriter),
+ * {@code /json-writer} and {@code /problem-writer} (JSON through getWriter, no charset set), {@code /error-escapes}
+ * (sendError with U+2028/2029 and a lone surrogate).
  */
 final class TestApp extends HttpServlet {
   private static final long serialVersionUID = 1L;
@@ -96,6 +99,26 @@ final class TestApp extends HttpServlet {
       case "/form":
         resp.setContentType("text/plain");
         resp.getWriter().write("a=" + req.getParameter("a") + " b=" + req.getParameter("b") + " #" + n);
+        return;
+      case "/redirect":
+        resp.getWriter().write("output that the redirect discards");
+        resp.sendRedirect("/elsewhere");
+        return;
+      case "/writer-charset":
+        resp.setContentType("text/plain");
+        resp.setCharacterEncoding(StandardCharsets.UTF_8);
+        resp.getWriter().write("héllo € #" + n);
+        return;
+      case "/json-writer":
+        resp.setContentType("application/json");
+        resp.getWriter().write("{\"name\":\"héllo € 日本 \uD83D\uDE00\",\"n\":" + n + "}");
+        return;
+      case "/problem-writer":
+        resp.setContentType("application/vnd.test+json");
+        resp.getWriter().write("{\"sign\":\"€\",\"n\":" + n + "}");
+        return;
+      case "/error-escapes":
+        resp.sendError(400, "line\u2028sep\u2029 lone \uD800 #" + n);
         return;
       case "/writer":
         resp.setContentType("text/plain;charset=UTF-8");
