@@ -31,10 +31,12 @@ import java.util.function.UnaryOperator;
  *
  * <p>Each record is an immutable value in a {@link ConcurrentHashMap}. Reads ({@link #lookup}, and a claim that
  * replays a completed record) are plain map reads. Every change is one conditional map operation
- * ({@code putIfAbsent}, {@code replace(key, expected, new)}, {@code remove(key, expected)}) on the record the
+ * ({@code computeIfAbsent}, {@code replace(key, expected, new)}, {@code remove(key, expected)}) on the record the
  * decision was made from, retried on what is there now when another thread got in first: a claim is never
- * check-then-insert, and no lock is held while deciding. Fence tokens come from one counter for the whole store, which makes them strictly
- * increasing per key even after a record was released or purged.
+ * check-then-insert. Fence tokens come from one counter for the whole store, drawn either inside
+ * {@code computeIfAbsent} (so under the map's per-bin lock, at the instant of insertion) or just before a
+ * {@code replace} of the exact record read, which makes them strictly increasing per key even after a record was
+ * released or purged.
  *
  * <p>Memory is bounded by the reaper: {@link #deleteExpired} removes records past retention. Records do not
  * survive the process, and the store is not {@link dev.idempotency.spi.StoreCapability#SHARED shared}: two
@@ -81,10 +83,10 @@ public final class InMemoryKeyStore implements KeyStore {
   public InMemoryKeyStore() {}
 
   /*
-   * Every change is one conditional map operation (putIfAbsent, replace(key, expected, new), remove(key, expected))
-   * on a decision made from the record read just before; when another thread changed the record in between, the
-   * operation fails and the decision is made again on what is there now. No check-then-act can slip through, and
-   * no lock is held while deciding.
+   * Every change is one conditional map operation (computeIfAbsent, replace(key, expected, new),
+   * remove(key, expected)) on a decision made from the record read just before; when another thread changed the
+   * record in between, the operation fails and the decision is made again on what is there now. No check-then-act
+   * can slip through. A replace cannot suffer ABA: every record is a new object, so the one read is never back.
    */
   @Override
   public ClaimOutcome claim(ClaimRequest request) {
@@ -96,11 +98,16 @@ public final class InMemoryKeyStore implements KeyStore {
     while (true) {
       if (current == null) {
         StateTransition.of(KeyState.ABSENT, KeyState.IN_FLIGHT, TransitionCause.CLAIM);
-        FenceToken fence = nextFence(); // a loser's fence is never used: fences may have gaps, never repeats
-        Rec claimed = new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence, leaseEnd, null, null, null);
-        current = records.putIfAbsent(id, claimed);
-        if (current == null) {
-          return new ClaimOutcome.Claimed(fence, Optional.empty(), false);
+        // The fence is drawn inside computeIfAbsent, i.e. at the moment the record is installed. Drawn before a
+        // putIfAbsent it could be overtaken: another claim draws a later fence, installs and releases (removes)
+        // its record, and this older fence would then be installed after a newer one (rule 3.1, found by the
+        // TCK's concurrent histories). A claim whose function did not run sees someone else's record and decides
+        // again on it.
+        Rec[] mine = new Rec[1];
+        current = records.computeIfAbsent(id, k -> mine[0] = new Rec(KeyState.IN_FLIGHT, request.fingerprint(),
+            nextFence(), leaseEnd, null, null, null));
+        if (current == mine[0]) {
+          return new ClaimOutcome.Claimed(current.fence, Optional.empty(), false);
         }
         continue;
       }

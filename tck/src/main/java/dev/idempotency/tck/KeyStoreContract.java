@@ -620,6 +620,14 @@ public abstract class KeyStoreContract {
     }
 
     @Test
+    @DisplayName("Rule 3.1: in concurrent claim/release cycles each fence exceeds every one released before")
+    void required_3_1_fenceGrowsAcrossConcurrentReleases() throws Exception {
+      try (ConcurrencyGate gate = new ConcurrencyGate(instances(), clock, timing, verify, 8)) {
+        gate.claimReleaseCycles(8, Knobs.rounds() * 10);
+      }
+    }
+
+    @Test
     @DisplayName("Rule 3.2: after a takeover the old owner's writes are refused and change nothing")
     void required_3_2_staleOwnerCannotWriteAfterATakeover() {
       RecordId id = id("k1");

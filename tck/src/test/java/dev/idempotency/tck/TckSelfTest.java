@@ -113,6 +113,13 @@ class TckSelfTest {
     }
   }
 
+  static class FenceDrawnBeforeInstallContract extends MutantContract {
+    @Override
+    MapKeyStore create() {
+      return new Mutants.FenceDrawnBeforeInstall();
+    }
+  }
+
   static class LeaseOffByOneContract extends MutantContract {
     @Override
     MapKeyStore create() {
@@ -167,13 +174,14 @@ class TckSelfTest {
 
   @Test
   void checkThenInsertFailsTheOneWinnerRule() {
-    requireFailure(CheckThenInsertContract.class, "required_2_3_concurrentClaimsYieldExactlyOneWinner", "Rule 2.3");
+    requireFailureInSomeRun(CheckThenInsertContract.class, "required_2_3_concurrentClaimsYieldExactlyOneWinner",
+        "Rule 2.3", 3);
   }
 
   @Test
   void checkThenInsertFailsTheLinearizabilitySearch() {
-    requireFailure(CheckThenInsertContract.class, "stochastic_2_1_smallConcurrentHistoriesAreLinearizable",
-        "Rule 2.1");
+    requireFailureInSomeRun(CheckThenInsertContract.class, "stochastic_2_1_smallConcurrentHistoriesAreLinearizable",
+        "Rule 2.1", 5);
   }
 
   @Test
@@ -184,13 +192,15 @@ class TckSelfTest {
 
   @Test
   void noFencingFailsTheSequentialHistories() {
-    requireFailure(NoFencingContract.class, "stochastic_2_1_sequentialHistoriesFollowTheModel", "Rule 3.");
+    requireFailureInSomeRun(NoFencingContract.class, "stochastic_2_1_sequentialHistoriesFollowTheModel", "Rule 3.",
+        5);
   }
 
   @Test
   void binaryStateFailsTheInFlightRule() {
     requireFailure(BinaryStateContract.class, "required_1_2_sameRequestWhileTheLeaseIsLiveIsInFlight", "Rule 1.2");
-    requireFailure(BinaryStateContract.class, "required_2_3_concurrentClaimsYieldExactlyOneWinner", "Rule 2.3");
+    requireFailureInSomeRun(BinaryStateContract.class, "required_2_3_concurrentClaimsYieldExactlyOneWinner",
+        "Rule 2.3", 3);
   }
 
   @Test
@@ -204,6 +214,12 @@ class TckSelfTest {
   void fenceResetFailsTheMonotonicFenceRule() {
     requireFailure(FenceResetContract.class, "required_3_1_fenceGrowsAcrossRelease", "Rule 3.1");
     requireFailure(FenceResetContract.class, "required_3_1_fenceGrowsAcrossPurge", "Rule 3.1");
+  }
+
+  @Test
+  void fenceDrawnBeforeInstallFailsTheConcurrentMonotonicFenceRule() {
+    requireFailureInSomeRun(FenceDrawnBeforeInstallContract.class, "required_3_1_fenceGrowsAcrossConcurrentReleases",
+        "Rule 3.1", 3);
   }
 
   @Test
@@ -287,10 +303,27 @@ class TckSelfTest {
 
   /** Runs {@code test} of {@code contract}, which must fail with a message containing {@code fragment}. */
   static void requireFailure(Class<? extends KeyStoreContract> contract, String test, String fragment) {
-    Map<String, TestExecutionResult> results = run(contract, test);
-    assertThat(results).as("the contract has a test named %s", test).containsKey(test);
-    TestExecutionResult result = results.get(test);
-    assertThat(result.getStatus()).as("%s against %s", test, contract.getSimpleName())
+    requireFailureInSomeRun(contract, test, fragment, 1);
+  }
+
+  /**
+   * For a test that catches its mutant by chance (a race the scheduler must produce, or a random history that must
+   * happen to hit the bug): the test must fail in at least one of {@code runs} runs, with the rule named. Each run
+   * draws new seeds, so a miss is not repeated; a correct contract catches these mutants in nearly every run, and
+   * this only keeps a rare unlucky schedule from failing the build.
+   */
+  static void requireFailureInSomeRun(Class<? extends KeyStoreContract> contract, String test, String fragment,
+      int runs) {
+    TestExecutionResult result = null;
+    for (int i = 0; i < runs; i++) {
+      Map<String, TestExecutionResult> results = run(contract, test);
+      assertThat(results).as("the contract has a test named %s", test).containsKey(test);
+      result = results.get(test);
+      if (result.getStatus() == TestExecutionResult.Status.FAILED) {
+        break;
+      }
+    }
+    assertThat(result.getStatus()).as("%s against %s (in %d run(s))", test, contract.getSimpleName(), runs)
         .isEqualTo(TestExecutionResult.Status.FAILED);
     Throwable failure = result.getThrowable().orElseThrow();
     assertThat(failure).as("the failure of %s against %s", test, contract.getSimpleName())

@@ -1,5 +1,6 @@
 package dev.idempotency.tck.internal;
 
+import dev.idempotency.FenceToken;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
@@ -9,7 +10,6 @@ import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spi.LeaseLostException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -17,7 +17,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The concurrency gate of DESIGN.md (rules 2.3, 2.4, 2.5): N threads race one fresh record behind a start latch,
@@ -72,40 +74,30 @@ public final class ConcurrencyGate implements AutoCloseable {
     CountDownLatch claimed = new CountDownLatch(n);
     String where = "key " + id + " (N=" + n + ", round " + round + ", " + stores.size() + " instances)";
     AtomicInteger sideEffects = new AtomicInteger();
-    List<Callable<Attempt>> tasks = new ArrayList<>();
-    CountDownLatch ready = new CountDownLatch(n);
-    CountDownLatch start = new CountDownLatch(1);
-    for (int i = 0; i < n; i++) {
-      KeyStore store = stores.get(i % stores.size());
-      int thread = i;
-      tasks.add(() -> {
-        ready.countDown();
-        start.await();
-        ClaimOutcome outcome;
+    List<Attempt> attempts = race(n, (thread, store) -> {
+      ClaimOutcome outcome;
+      try {
+        outcome = store.claim(new ClaimRequest(id, fp, clock.instant(), timing.stableLease(),
+            timing.stableWindow()));
+      } finally {
+        claimed.countDown();
+      }
+      StoredResponse response = null;
+      RuntimeException completeFailure = null;
+      if (outcome instanceof ClaimOutcome.Claimed c) {
+        sideEffects.incrementAndGet(); // the operation the key protects: it must run once per race
+        response = Samples.response("gate " + id + " winner T" + thread + " " + c.fence());
+        if (hold) {
+          claimed.await(1, TimeUnit.SECONDS);
+        }
         try {
-          outcome = store.claim(new ClaimRequest(id, fp, clock.instant(), timing.stableLease(),
-              timing.stableWindow()));
-        } finally {
-          claimed.countDown();
+          store.complete(id, c.fence(), response, clock.instant());
+        } catch (RuntimeException e) {
+          completeFailure = e;
         }
-        StoredResponse response = null;
-        RuntimeException completeFailure = null;
-        if (outcome instanceof ClaimOutcome.Claimed c) {
-          sideEffects.incrementAndGet(); // the operation the key protects: it must run once per race
-          response = Samples.response("gate " + id + " winner T" + thread + " " + c.fence());
-          if (hold) {
-            claimed.await(1, TimeUnit.SECONDS);
-          }
-          try {
-            store.complete(id, c.fence(), response, clock.instant());
-          } catch (RuntimeException e) {
-            completeFailure = e;
-          }
-        }
-        return new Attempt(thread, outcome, response, completeFailure);
-      });
-    }
-    List<Attempt> attempts = race(tasks, ready, start, Rule.R2_3, where);
+      }
+      return new Attempt(thread, outcome, response, completeFailure);
+    }, Rule.R2_3, where);
     List<Attempt> winners = new ArrayList<>();
     for (Attempt a : attempts) {
       if (a.outcome() instanceof ClaimOutcome.Claimed) {
@@ -165,20 +157,8 @@ public final class ConcurrencyGate implements AutoCloseable {
           timing.stableWindow()));
       ClaimOutcome.Claimed old = verifier.claimed(first, Rule.R1_1, "the first claim of " + id);
       timeline.at(timing.lease());
-      List<Callable<Attempt>> tasks = new ArrayList<>();
-      CountDownLatch ready = new CountDownLatch(n);
-      CountDownLatch start = new CountDownLatch(1);
-      for (int i = 0; i < n; i++) {
-        KeyStore store = stores.get(i % stores.size());
-        int thread = i;
-        tasks.add(() -> {
-          ready.countDown();
-          start.await();
-          return new Attempt(thread, store.claim(new ClaimRequest(id, fp, clock.instant(), timing.stableLease(),
-              timing.stableWindow())), null, null);
-        });
-      }
-      List<Attempt> attempts = race(tasks, ready, start, Rule.R2_5, where);
+      List<Attempt> attempts = race(n, (thread, store) -> new Attempt(thread, store.claim(new ClaimRequest(id, fp,
+          clock.instant(), timing.stableLease(), timing.stableWindow())), null, null), Rule.R2_5, where);
       List<ClaimOutcome.Claimed> winners = new ArrayList<>();
       for (Attempt a : attempts) {
         if (a.outcome() instanceof ClaimOutcome.Claimed c) {
@@ -217,11 +197,77 @@ public final class ConcurrencyGate implements AutoCloseable {
     }
   }
 
-  private List<Attempt> race(List<Callable<Attempt>> tasks, CountDownLatch ready, CountDownLatch start, Rule rule,
-      String where) {
+  /**
+   * Rule 3.1 under concurrency: {@code n} threads, through the store and its peers, cycle claim → release on one
+   * record until {@code winsPerThread} claims each have won (or {@code TIMEOUT_SECONDS} pass). While a thread holds
+   * the record no other claim can win, so every fence released before its claim returned belongs to an owner
+   * installed before it and must be smaller. A store that draws the fence and installs the record in two steps
+   * fails here: another claimant draws a later fence, installs and releases in between, and the earlier fence is
+   * installed after it.
+   */
+  public void claimReleaseCycles(int n, int winsPerThread) {
+    Fingerprint fp = Samples.fingerprint("POST /orders {\"sku\":\"cycle\"}");
+    RecordId id = Samples.id("cycle", "n" + n);
+    String where = "key " + id + " (N=" + n + ", " + stores.size() + " instances)";
+    AtomicLong highestReleased = new AtomicLong();
+    AtomicBoolean stop = new AtomicBoolean(); // set by the first thread that fails, so the others end at once
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS / 2);
+    race(n, (thread, store) -> {
+      int wins = 0;
+      try {
+        while (wins < winsPerThread && !stop.get() && System.nanoTime() < deadline) {
+          ClaimOutcome outcome = store.claim(new ClaimRequest(id, fp, clock.instant(), timing.stableLease(),
+              timing.stableWindow()));
+          if (outcome instanceof ClaimOutcome.InFlight) {
+            Thread.onSpinWait();
+            continue;
+          }
+          if (!(outcome instanceof ClaimOutcome.Claimed c)) {
+            throw verifier.violation(Rule.R5_3, "T" + thread + "'s claim in the claim/release cycles on " + where
+                + " returned " + Describe.outcome(outcome)
+                + ", expected Claimed or InFlight (every owner releases)");
+          }
+          long released = highestReleased.get();
+          if (c.fence().value() <= released) {
+            throw verifier.violation(Rule.R3_1, "T" + thread + " won " + where + " with " + c.fence() + ", but "
+                + FenceToken.of(released) + " had already been released before that claim returned (typically the"
+                + " fence is drawn before the record is installed, and another claim installed and released a later"
+                + " one in between)");
+          }
+          store.release(id, c.fence(), clock.instant());
+          highestReleased.accumulateAndGet(c.fence().value(), Math::max);
+          wins++;
+        }
+      } catch (RuntimeException | AssertionError e) {
+        stop.set(true);
+        throw e;
+      }
+      return new Attempt(thread, null, null, null);
+    }, Rule.R3_1, where);
+  }
+
+  /** One thread's part in a race: what it does through {@code store} once the start latch opens. */
+  @FunctionalInterface
+  private interface Racer {
+    Attempt run(int thread, KeyStore store) throws Exception;
+  }
+
+  /**
+   * Runs {@code racer} on {@code n} threads, thread i through instance i mod the number of instances, all released
+   * together by one latch once every thread is ready; returns their attempts in thread order.
+   */
+  private List<Attempt> race(int n, Racer racer, Rule rule, String where) {
+    CountDownLatch ready = new CountDownLatch(n);
+    CountDownLatch start = new CountDownLatch(1);
     List<Future<Attempt>> futures = new ArrayList<>();
-    for (Callable<Attempt> task : tasks) {
-      futures.add(pool.submit(task));
+    for (int i = 0; i < n; i++) {
+      KeyStore store = stores.get(i % stores.size());
+      int thread = i;
+      futures.add(pool.submit(() -> {
+        ready.countDown();
+        start.await();
+        return racer.run(thread, store);
+      }));
     }
     List<Attempt> attempts = new ArrayList<>();
     try {
@@ -242,6 +288,9 @@ public final class ConcurrencyGate implements AutoCloseable {
           + " s (a deadlock in the store?)", e);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
+      if (cause instanceof AssertionError violation) {
+        throw violation; // a task found the violation itself and described it
+      }
       String what = cause instanceof LeaseLostException ? "LeaseLostException" : String.valueOf(cause);
       throw verifier.violation(rule, "a claim in the race on " + where + " threw " + what, cause);
     }

@@ -60,7 +60,9 @@ public enum Rule {
   R3_1("3.1", "Every Claimed returns a fence strictly greater than every fence issued before for that record:"
       + " after a takeover, a release, the replay window passing, and a purge.",
       "that the fence counter survives release and deletion of the record (keep it outside the record, or use a"
-          + " store-wide sequence), and that a re-claim never starts again at 1"),
+          + " store-wide sequence), that a re-claim never starts again at 1, and that the fence is drawn in the same"
+          + " atomic step that installs the record (drawn before it, a concurrent claim can install and release a"
+          + " later fence first)"),
   R3_2("3.2", "After a takeover, the previous owner's heartbeat, checkpoint, complete and release throw"
       + " LeaseLostException and change nothing.",
       "that every write after the claim is conditional on the presented fence being the record's current one"

@@ -137,6 +137,51 @@ public final class Mutants {
     }
   }
 
+  /**
+   * (e2) Fence drawn before the record is installed, in a separate step (as a store that calls {@code nextval}
+   * and then inserts, or increments a counter and then does a put-if-absent): a concurrent claim can draw a later
+   * fence, install and release it in between, and the earlier fence is installed after it.
+   */
+  public static final class FenceDrawnBeforeInstall extends MapKeyStore {
+    private final ThreadLocal<FenceToken> drawnEarly = new ThreadLocal<>();
+
+    public FenceDrawnBeforeInstall() {}
+
+    FenceDrawnBeforeInstall(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new FenceDrawnBeforeInstall(backend);
+    }
+
+    @Override
+    public ClaimOutcome claim(ClaimRequest request) {
+      Objects.requireNonNull(request, "request");
+      Object key = key(request.id());
+      FenceToken early;
+      synchronized (backend.lock) {
+        early = super.nextFence(key);
+      }
+      Thread.yield(); // the gap between the two steps
+      synchronized (backend.lock) {
+        drawnEarly.set(early);
+        try {
+          return decide(request, backend.records.get(key));
+        } finally {
+          drawnEarly.remove();
+        }
+      }
+    }
+
+    @Override
+    protected FenceToken nextFence(Object key) {
+      FenceToken early = drawnEarly.get();
+      return early != null ? early : super.nextFence(key);
+    }
+  }
+
   /** (f) Off by one at the lease boundary: expired only after the end, not at it. */
   public static final class LeaseOffByOne extends MapKeyStore {
     public LeaseOffByOne() {}
