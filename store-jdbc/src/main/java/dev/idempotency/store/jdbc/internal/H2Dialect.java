@@ -112,8 +112,10 @@ final class H2Dialect extends SqlDialect {
     return l;
   }
 
+  // lostBefore changes nothing here: the statement decides under the row lock it takes, on the newest row.
   @Override
-  ClaimOutcome claimOnce(Connection c, Map<String, Object> p, byte[] fp, long window) throws SQLException {
+  ClaimOutcome claimOnce(Connection c, Map<String, Object> p, byte[] fp, long window, boolean lostBefore)
+      throws SQLException {
     try (PreparedStatement ps = claim.prepare(c, p); ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
         return null;

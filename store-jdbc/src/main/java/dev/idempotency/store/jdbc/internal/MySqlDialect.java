@@ -97,8 +97,10 @@ final class MySqlDialect extends SqlDialect {
         + names.table() + " WHERE 1 = 0");
   }
 
+  // lostBefore changes nothing here: the statement decides under the row lock it takes, on the newest row.
   @Override
-  ClaimOutcome claimOnce(Connection c, Map<String, Object> p, byte[] fp, long window) throws SQLException {
+  ClaimOutcome claimOnce(Connection c, Map<String, Object> p, byte[] fp, long window, boolean lostBefore)
+      throws SQLException {
     int count;
     long code;
     try (PreparedStatement ps = claim.prepareWithKeys(c, p)) {

@@ -17,6 +17,7 @@ import java.util.Map;
  */
 final class PostgresDialect extends SqlDialect {
   private final NamedSql claim;
+  private final NamedSql claimLocked;
   private final Map<String, NamedSql> deleteExpired = new java.util.concurrent.ConcurrentHashMap<>();
 
   PostgresDialect(Names names, boolean serverClock) {
@@ -24,7 +25,6 @@ final class PostgresDialect extends SqlDialect {
     String t = names.table();
     String n = now();
     String seq = "nextval('" + names.sequence() + "')";
-    String claimable = claimable("r.", n);
     // One statement, three branches, at most one of which writes:
     // - existing: the row as of the statement's snapshot. A replay, a mismatch or an in-flight answer is decided
     //   from it alone, so those outcomes only read: no row lock, no write, like a plain SELECT.
@@ -33,9 +33,28 @@ final class PostgresDialect extends SqlDialect {
     //   under that race).
     // - updated: a takeover or a re-claim when the snapshot's row is claimable. UPDATE re-checks the condition on
     //   the newest row version after any lock wait, so two takers cannot both win.
-    claim = NamedSql.parse("WITH existing AS ("
-        + "SELECT " + Row.COLUMNS + ", claim_kind, (" + claimable("", n) + ") AS claimable FROM " + t
-        + " WHERE scope = :scope AND idem_key = :key),"
+    claim = NamedSql.parse(claimSql(t, n, seq, false));
+    // The same statement with the existing row locked: used once an attempt did not settle, so that the claim
+    // cannot lose again. Without the lock, a claim that meets a released row whose UPDATE another claim wins, and
+    // that then reads the row released again, starts over; under a churn of claims and releases on one key it can
+    // lose every round (the TCK's claim/release cycles saw 16 in a row). Not the first attempt: replays and
+    // in-flight answers stay plain reads that take no row lock.
+    claimLocked = NamedSql.parse(claimSql(t, n, seq, true));
+  }
+
+  /**
+   * The claim statement. {@code locked}: {@code existing} reads with FOR UPDATE, which waits for the row's lock,
+   * re-reads its newest committed version and keeps it locked to the end of the statement, so the decision made
+   * from it is final. The UPDATE then must not re-test claimability on the row: its scan tests conditions on the
+   * statement's snapshot, which may hold an older, unclaimable version, and would skip the row (PostgreSQL only
+   * re-checks the newest version of rows whose snapshot version passed). Its guard is instead that the row is no
+   * newer than the version {@code existing} locked; the re-check on the newest version then finds exactly it.
+   */
+  private static String claimSql(String t, String n, String seq, boolean locked) {
+    String claimable = claimable("r.", n);
+    return "WITH existing AS ("
+        + "SELECT " + Row.COLUMNS + ", claim_kind, row_version, (" + claimable("", n) + ") AS claimable FROM " + t
+        + " WHERE scope = :scope AND idem_key = :key" + (locked ? " FOR UPDATE" : "") + "),"
         + " inserted AS ("
         + "INSERT INTO " + t + " (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns, completed_at_ns,"
         + " retain_from_ns, claim_kind, row_version)"
@@ -53,12 +72,12 @@ final class PostgresDialect extends SqlDialect {
         + " rp_name = CASE WHEN r.state = 'I' THEN r.rp_name END, rp_data = CASE WHEN r.state = 'I' THEN r.rp_data END,"
         + " response_status = NULL, response_headers = NULL, response_body = NULL"
         + " WHERE r.scope = :scope AND r.idem_key = :key AND EXISTS (SELECT 1 FROM existing WHERE claimable)"
-        + " AND (" + claimable + ")"
+        + " AND " + (locked ? "r.row_version <= (SELECT row_version FROM existing)" : "(" + claimable + ")")
         + " RETURNING " + Row.COLUMNS + ", claim_kind)"
         + " SELECT " + Row.COLUMNS + ", claim_kind, TRUE AS won, " + n + " AS db_now FROM inserted"
         + " UNION ALL SELECT " + Row.COLUMNS + ", claim_kind, TRUE, " + n + " FROM updated"
         + " UNION ALL SELECT " + Row.COLUMNS + ", claim_kind, FALSE, " + n + " FROM existing"
-        + " WHERE NOT EXISTS (SELECT 1 FROM inserted) AND NOT EXISTS (SELECT 1 FROM updated)");
+        + " WHERE NOT EXISTS (SELECT 1 FROM inserted) AND NOT EXISTS (SELECT 1 FROM updated)";
   }
 
   /** Claimable by this request: released, completed with the window passed, or its own lease expired. */
@@ -91,8 +110,9 @@ final class PostgresDialect extends SqlDialect {
   }
 
   @Override
-  ClaimOutcome claimOnce(Connection c, Map<String, Object> p, byte[] fp, long window) throws SQLException {
-    try (PreparedStatement ps = claim.prepare(c, p); ResultSet rs = ps.executeQuery()) {
+  ClaimOutcome claimOnce(Connection c, Map<String, Object> p, byte[] fp, long window, boolean lostBefore)
+      throws SQLException {
+    try (PreparedStatement ps = (lostBefore ? claimLocked : claim).prepare(c, p); ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
         return null; // a concurrent insert the snapshot cannot see: read again
       }

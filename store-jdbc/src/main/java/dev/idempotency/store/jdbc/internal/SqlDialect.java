@@ -113,8 +113,12 @@ public abstract class SqlDialect {
   /**
    * One attempt of the claim: the dialect's single arbitrating statement. Returns the outcome, or {@code null}
    * when the statement saw no row it may decide by (a same-key insert race): the caller reads again.
+   *
+   * @param lostBefore whether an earlier attempt of this claim did not settle: a dialect whose first attempt
+   *     decides from a snapshot must now decide under the row lock, so that the claim cannot lose every round
    */
-  abstract ClaimOutcome claimOnce(Connection c, Map<String, Object> p, byte[] fp, long window) throws SQLException;
+  abstract ClaimOutcome claimOnce(Connection c, Map<String, Object> p, byte[] fp, long window, boolean lostBefore)
+      throws SQLException;
 
   /**
    * The claim: the arbitrating statement, and only when it could not decide, a plain read of the committed row.
@@ -125,7 +129,7 @@ public abstract class SqlDialect {
       throws SQLException {
     for (int attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
       try {
-        ClaimOutcome o = claimOnce(c, p, fp, window);
+        ClaimOutcome o = claimOnce(c, p, fp, window, attempt > 1);
         if (o == null) {
           o = readOutcome(c, p, fp, window);
         }
