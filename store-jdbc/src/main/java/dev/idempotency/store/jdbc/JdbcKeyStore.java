@@ -58,6 +58,9 @@ import javax.sql.DataSource;
  * <p>Thread-safe and immutable; share one instance per table.
  */
 public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
+  /** The default of {@link Builder#statementTimeout}. */
+  public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
+
   private final DataSource dataSource;
   private final Dialect dialect;
   private final ClockSource clockSource;
@@ -71,7 +74,8 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     this.dialect = dialect;
     this.clockSource = b.clockSource;
     this.names = b.names;
-    this.sql = SqlDialect.of(dialect.name(), names, clockSource == ClockSource.DATABASE);
+    this.sql = SqlDialect.of(dialect.name(), names, clockSource == ClockSource.DATABASE,
+        (int) b.statementTimeout.toSeconds());
     this.maxTransactionAttempts = b.maxTransactionAttempts;
     EnumSet<StoreCapability> caps = EnumSet.of(StoreCapability.SHARED, StoreCapability.TRANSACTIONAL);
     if (clockSource == ClockSource.DATABASE) {
@@ -457,6 +461,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     private boolean createSchema;
     private boolean validateSchema = true;
     private int maxTransactionAttempts = 3;
+    private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
 
     private Builder(DataSource dataSource) {
       this.dataSource = dataSource;
@@ -506,7 +511,8 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     /**
      * How often a call runs a transaction that failed with a serialization failure or deadlock; default 3. It
      * applies to every call: {@link JdbcKeyStore#inPhase} and {@link JdbcKeyStore#completeWith}, and each SPI call
-     * (whose claim also retries a same-key insert race on its own, up to 16 statements).
+     * (whose claim also re-runs its statement after a same-key insert race, a deadlock or a row that changed
+     * meanwhile, up to 16 statements per transaction).
      *
      * @throws IllegalArgumentException if not positive
      */
@@ -515,6 +521,30 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
         throw new IllegalArgumentException("maxTransactionAttempts must be > 0, but was " + attempts);
       }
       this.maxTransactionAttempts = attempts;
+      return this;
+    }
+
+    /**
+     * The query timeout of each of the store's own statements ({@link Statement#setQueryTimeout}); default 5 s.
+     * A statement that waits longer, on a row lock held by a stalled transaction or on a database that stopped
+     * answering, is cancelled and the call throws {@link StoreUnavailableException}, which changes nothing.
+     * Without it such a wait has no end on PostgreSQL (no lock timeout by default) and lasts 50 s on MySQL and
+     * MariaDB ({@code innodb_lock_wait_timeout}), holding the caller: the engine's one heartbeat thread, say, and
+     * with it every lease of the instance. Keep it well below the engine's lease (default 30 s). Statements the
+     * application runs inside {@link JdbcKeyStore#inPhase} are its own; a dead network is the driver's socket
+     * timeout's to detect (for example {@code socketTimeout} on PostgreSQL and MySQL), and waiting for a
+     * connection is the pool's.
+     *
+     * @throws IllegalArgumentException if it is not a whole number of seconds of at least 1 (JDBC counts whole
+     *     seconds)
+     */
+    public Builder statementTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "statementTimeout");
+      if (timeout.getNano() != 0 || timeout.getSeconds() < 1 || timeout.getSeconds() > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException("statementTimeout must be a whole number of seconds, at least 1"
+            + " (JDBC's Statement.setQueryTimeout counts whole seconds), but was " + timeout);
+      }
+      this.statementTimeout = timeout;
       return this;
     }
 

@@ -16,6 +16,7 @@ import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
+import dev.idempotency.spi.StoreUnavailableException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -516,6 +517,49 @@ abstract class AbstractJdbcKeyStoreTest {
         .hasMessageContaining("idem_no_such_table")
         .hasMessageContaining("V1__idempotency_records.sql")
         .hasMessageContaining("createSchemaIfMissing()");
+  }
+
+  /**
+   * A store statement that waits on a row lock held by a stalled transaction ends after statementTimeout with
+   * StoreUnavailableException, and changes nothing. Without the timeout the heartbeat would wait for the lock with no
+   * end on PostgreSQL and for 50 s on MariaDB; the preemptive 30 s bound turns such a hang into a failure.
+   */
+  @Test
+  void statementWaitingOnALockedRowTimesOutAsStoreUnavailable() throws SQLException {
+    JdbcKeyStore quick = JdbcKeyStore.builder(pool).tableName(table).clockSource(ClockSource.ENGINE)
+        .statementTimeout(Duration.ofSeconds(1)).build();
+    RecordId id = newId();
+    ClaimOutcome.Claimed c = claimed(quick.claim(req(id, FP_A, T0)));
+    RecordSnapshot before = quick.lookup(id).orElseThrow();
+    try (Connection stalled = pool.getConnection()) {
+      stalled.setAutoCommit(false);
+      try (PreparedStatement ps = stalled.prepareStatement("SELECT fence FROM " + table
+          + " WHERE scope = ? AND idem_key = ? FOR UPDATE")) {
+        ps.setString(1, id.scope().value());
+        ps.setString(2, id.key().value());
+        try (ResultSet rs = ps.executeQuery()) {
+          assertThat(rs.next()).as("the stalled transaction locked the row").isTrue();
+        }
+      }
+      org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30), () ->
+          assertThatThrownBy(() -> quick.heartbeat(id, c.fence(), T0.plusSeconds(1), LEASE))
+              .as("a heartbeat blocked by another transaction's row lock, with statementTimeout 1 s")
+              .isInstanceOf(StoreUnavailableException.class)
+              .hasMessageContaining("heartbeat"));
+      stalled.rollback();
+    }
+    assertThat(quick.lookup(id)).as("the record after the timed-out heartbeat").contains(before);
+    quick.heartbeat(id, c.fence(), T0.plusSeconds(2), LEASE); // and the owner's next heartbeat goes through
+  }
+
+  /** statementTimeout is validated when set, naming the setting: JDBC counts whole seconds. */
+  @Test
+  void statementTimeoutMustBeWholeSeconds() {
+    assertThatThrownBy(() -> JdbcKeyStore.builder(pool).statementTimeout(Duration.ofMillis(500)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("statementTimeout")
+        .hasMessageContaining("whole number of seconds");
+    assertThatThrownBy(() -> JdbcKeyStore.builder(pool).statementTimeout(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("statementTimeout");
   }
 
   /** Lookups of unknown records are empty. */

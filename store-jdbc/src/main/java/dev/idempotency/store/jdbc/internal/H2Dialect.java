@@ -23,8 +23,8 @@ final class H2Dialect extends SqlDialect {
   private final String expiredKeys;
   private final NamedSql deleteOne;
 
-  H2Dialect(Names names, boolean serverClock) {
-    super(names, serverClock);
+  H2Dialect(Names names, boolean serverClock, int queryTimeoutSeconds) {
+    super(names, serverClock, queryTimeoutSeconds);
     String t = names.table();
     String n = now();
     String seq = "NEXT VALUE FOR " + names.sequence();
@@ -87,13 +87,13 @@ final class H2Dialect extends SqlDialect {
     List<String[]> keys = new ArrayList<>();
     NamedSql select = NamedSql.parse(expiredKeys + states + " ORDER BY retain_from_ns"
         + limitClause((Integer) p.get("limit")));
-    try (PreparedStatement ps = select.prepare(c, p); ResultSet rs = ps.executeQuery()) {
+    try (PreparedStatement ps = prepare(select, c, p); ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         keys.add(new String[] {rs.getString(1), rs.getString(2)});
       }
     }
     int deleted = 0;
-    try (PreparedStatement ps = c.prepareStatement(deleteOne.text())) {
+    try (PreparedStatement ps = withTimeout(c.prepareStatement(deleteOne.text()))) {
       for (String[] k : keys) {
         Map<String, Object> q = new HashMap<>(p);
         q.put("scope", k[0]);
@@ -116,7 +116,7 @@ final class H2Dialect extends SqlDialect {
   @Override
   ClaimOutcome claimOnce(Connection c, Map<String, Object> p, byte[] fp, long window, boolean lostBefore)
       throws SQLException {
-    try (PreparedStatement ps = claim.prepare(c, p); ResultSet rs = ps.executeQuery()) {
+    try (PreparedStatement ps = prepare(claim, c, p); ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
         return null;
       }

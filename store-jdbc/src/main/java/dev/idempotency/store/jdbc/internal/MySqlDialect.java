@@ -37,8 +37,8 @@ final class MySqlDialect extends SqlDialect {
   private final NamedSql claim;
   private final Map<String, NamedSql> deleteExpired = new java.util.concurrent.ConcurrentHashMap<>();
 
-  MySqlDialect(Names names, boolean serverClock) {
-    super(names, serverClock);
+  MySqlDialect(Names names, boolean serverClock, int queryTimeoutSeconds) {
+    super(names, serverClock, queryTimeoutSeconds);
     String t = names.table();
     String n = now();
     String ours = "claim_nonce = VALUES(claim_nonce)";
@@ -103,7 +103,7 @@ final class MySqlDialect extends SqlDialect {
       throws SQLException {
     int count;
     long code;
-    try (PreparedStatement ps = claim.prepareWithKeys(c, p)) {
+    try (PreparedStatement ps = prepareWithKeys(claim, c, p)) {
       count = ps.executeUpdate();
       try (ResultSet keys = ps.getGeneratedKeys()) {
         code = keys.next() ? keys.getLong(1) : 0;

@@ -20,8 +20,8 @@ final class PostgresDialect extends SqlDialect {
   private final NamedSql claimLocked;
   private final Map<String, NamedSql> deleteExpired = new java.util.concurrent.ConcurrentHashMap<>();
 
-  PostgresDialect(Names names, boolean serverClock) {
-    super(names, serverClock);
+  PostgresDialect(Names names, boolean serverClock, int queryTimeoutSeconds) {
+    super(names, serverClock, queryTimeoutSeconds);
     String t = names.table();
     String n = now();
     String seq = "nextval('" + names.sequence() + "')";
@@ -112,7 +112,7 @@ final class PostgresDialect extends SqlDialect {
   @Override
   ClaimOutcome claimOnce(Connection c, Map<String, Object> p, byte[] fp, long window, boolean lostBefore)
       throws SQLException {
-    try (PreparedStatement ps = (lostBefore ? claimLocked : claim).prepare(c, p); ResultSet rs = ps.executeQuery()) {
+    try (PreparedStatement ps = prepare(lostBefore ? claimLocked : claim, c, p); ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
         return null; // a concurrent insert the snapshot cannot see: read again
       }

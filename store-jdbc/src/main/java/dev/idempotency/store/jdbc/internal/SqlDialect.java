@@ -26,7 +26,11 @@ import java.util.Optional;
  * nanoseconds, {@code :fence} the owner's token.
  */
 public abstract class SqlDialect {
-  /** More attempts than any honest contention needs; the loop exists for same-key insert races. */
+  /**
+   * More attempts than contention needs. The loop exists for same-key insert races, deadlocks between same-key
+   * inserts (MySQL), and rows that changed after the first attempt's snapshot; from the second attempt on a
+   * dialect decides under the row lock, so a claim settles in a few unless deadlocks repeat.
+   */
   private static final int MAX_CLAIM_ATTEMPTS = 16;
 
   /** Letters of the {@code state} column. */
@@ -34,6 +38,8 @@ public abstract class SqlDialect {
 
   final Names names;
   final boolean serverClock;
+  /** {@link java.sql.Statement#setQueryTimeout} of every statement of the store's own. */
+  private final int queryTimeoutSeconds;
   private final NamedSql select;
   private final NamedSql heartbeat;
   private final NamedSql checkpoint;
@@ -41,9 +47,10 @@ public abstract class SqlDialect {
   private final NamedSql release;
   private final Map<String, NamedSql> findAbandonedSql = new java.util.concurrent.ConcurrentHashMap<>();
 
-  SqlDialect(Names names, boolean serverClock) {
+  SqlDialect(Names names, boolean serverClock, int queryTimeoutSeconds) {
     this.names = names;
     this.serverClock = serverClock;
+    this.queryTimeoutSeconds = queryTimeoutSeconds;
     String t = names.table();
     String now = now();
     this.select = NamedSql.parse("SELECT " + Row.COLUMNS + ", " + now + " AS db_now FROM " + t
@@ -62,14 +69,47 @@ public abstract class SqlDialect {
         + ", lease_expires_at_ns = NULL, rp_name = NULL, rp_data = NULL, row_version = row_version + 1" + fenced);
   }
 
-  /** The dialect for {@code name} (a {@code Dialect} constant's name). */
-  public static SqlDialect of(String name, Names names, boolean serverClock) {
+  /**
+   * The dialect for {@code name} (a {@code Dialect} constant's name).
+   *
+   * @param queryTimeoutSeconds the query timeout of each of the store's statements, at least 1
+   */
+  public static SqlDialect of(String name, Names names, boolean serverClock, int queryTimeoutSeconds) {
     return switch (name) {
-      case "POSTGRESQL" -> new PostgresDialect(names, serverClock);
-      case "MYSQL" -> new MySqlDialect(names, serverClock);
-      case "H2" -> new H2Dialect(names, serverClock);
+      case "POSTGRESQL" -> new PostgresDialect(names, serverClock, queryTimeoutSeconds);
+      case "MYSQL" -> new MySqlDialect(names, serverClock, queryTimeoutSeconds);
+      case "H2" -> new H2Dialect(names, serverClock, queryTimeoutSeconds);
       default -> throw new IllegalArgumentException("unknown dialect " + name);
     };
+  }
+
+  /**
+   * Prepares {@code sql} with {@code p} bound and the store's query timeout set: a statement that waits on a lock
+   * held by a stalled transaction, or on a database that stopped answering, ends with a timeout (mapped to
+   * StoreUnavailableException) instead of holding the caller, for example the engine's one heartbeat thread.
+   */
+  PreparedStatement prepare(NamedSql sql, Connection c, Map<String, ?> p) throws SQLException {
+    return withTimeout(sql.prepare(c, p));
+  }
+
+  /** {@link #prepare}, asking for generated keys. */
+  PreparedStatement prepareWithKeys(NamedSql sql, Connection c, Map<String, ?> p) throws SQLException {
+    return withTimeout(sql.prepareWithKeys(c, p));
+  }
+
+  /** Sets the query timeout on {@code ps}; closes it if that fails. */
+  PreparedStatement withTimeout(PreparedStatement ps) throws SQLException {
+    try {
+      ps.setQueryTimeout(queryTimeoutSeconds);
+      return ps;
+    } catch (SQLException | RuntimeException e) {
+      try {
+        ps.close();
+      } catch (SQLException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
   }
 
   /** The database clock as epoch nanoseconds, constant within one statement. */
@@ -151,7 +191,7 @@ public abstract class SqlDialect {
 
   /** Reads the committed record and decides by it; {@code null} when it is absent or claimable (claim again). */
   ClaimOutcome readOutcome(Connection c, Map<String, Object> p, byte[] fp, long window) throws SQLException {
-    try (PreparedStatement ps = select.prepare(c, p); ResultSet rs = ps.executeQuery()) {
+    try (PreparedStatement ps = prepare(select, c, p); ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
         return null;
       }
@@ -201,7 +241,7 @@ public abstract class SqlDialect {
 
   /** The raw row, for messages. */
   Optional<Row> read(Connection c, Map<String, Object> p) throws SQLException {
-    try (PreparedStatement ps = select.prepare(c, p); ResultSet rs = ps.executeQuery()) {
+    try (PreparedStatement ps = prepare(select, c, p); ResultSet rs = ps.executeQuery()) {
       return rs.next() ? Optional.of(Row.read(rs, scopeAsBytes())) : Optional.empty();
     }
   }
@@ -231,8 +271,8 @@ public abstract class SqlDialect {
     return update(release, c, p);
   }
 
-  private static int update(NamedSql sql, Connection c, Map<String, Object> p) throws SQLException {
-    try (PreparedStatement ps = sql.prepare(c, p)) {
+  int update(NamedSql sql, Connection c, Map<String, Object> p) throws SQLException {
+    try (PreparedStatement ps = prepare(sql, c, p)) {
       return ps.executeUpdate();
     }
   }
@@ -244,7 +284,7 @@ public abstract class SqlDialect {
         limit -> NamedSql.parse("SELECT " + Row.COLUMNS + " FROM " + names.table()
             + " WHERE state = 'I' AND retain_from_ns <= " + now() + " ORDER BY retain_from_ns" + limit));
     List<RecordSnapshot> out = new ArrayList<>();
-    try (PreparedStatement ps = findAbandoned.prepare(c, p); ResultSet rs = ps.executeQuery()) {
+    try (PreparedStatement ps = prepare(findAbandoned, c, p); ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         out.add(Row.read(rs, scopeAsBytes()).toSnapshot());
       }

@@ -63,7 +63,7 @@ class PostgresLockedClaimTest {
     }
     store = JdbcKeyStore.builder(pool).tableName(TABLE).clockSource(ClockSource.ENGINE).createSchemaIfMissing()
         .build();
-    dialect = new PostgresDialect(Names.of(TABLE), false);
+    dialect = new PostgresDialect(Names.of(TABLE), false, 5);
   }
 
   @AfterAll
