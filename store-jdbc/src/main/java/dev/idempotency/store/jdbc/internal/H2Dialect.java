@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * H2 2.x: the standard {@code MERGE INTO … USING … WHEN MATCHED … WHEN NOT MATCHED}, read through
@@ -21,6 +22,7 @@ import java.util.Map;
 final class H2Dialect extends SqlDialect {
   private final NamedSql claim;
   private final String expiredKeys;
+  private final Map<String, NamedSql> expiredKeysSql = new ConcurrentHashMap<>();
   private final NamedSql deleteOne;
 
   H2Dialect(Names names, boolean serverClock, int queryTimeoutSeconds) {
@@ -85,8 +87,9 @@ final class H2Dialect extends SqlDialect {
 
   private int deleteBatch(Connection c, Map<String, Object> p, String states) throws SQLException {
     List<String[]> keys = new ArrayList<>();
-    NamedSql select = NamedSql.parse(expiredKeys + states + " ORDER BY retain_from_ns"
-        + limitClause((Integer) p.get("limit")));
+    // parsed once per (states, limit): the limit is a literal here (see limitClause)
+    String tail = states + " ORDER BY retain_from_ns" + limitClause((Integer) p.get("limit"));
+    NamedSql select = expiredKeysSql.computeIfAbsent(tail, k -> NamedSql.parse(expiredKeys + k));
     try (PreparedStatement ps = prepare(select, c, p); ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         keys.add(new String[] {rs.getString(1), rs.getString(2)});

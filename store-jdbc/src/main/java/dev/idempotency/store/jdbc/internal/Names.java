@@ -15,7 +15,8 @@ public record Names(String table, String base) {
   public static final String DEFAULT_TABLE = "idempotency_records";
 
   private static final Pattern NAME = Pattern.compile("(?:[A-Za-z_][A-Za-z0-9_]{0,62}\\.)?([A-Za-z_][A-Za-z0-9_]{0,47})");
-  private static final Pattern DERIVED = Pattern.compile(DEFAULT_TABLE + "_(pk|state_ck|retain_idx)\\b");
+  /** The default name, with the suffix of a constraint or index name (group 1) when it is one. */
+  private static final Pattern DEFAULT_NAME = Pattern.compile(DEFAULT_TABLE + "(?:_(pk|state_ck|retain_idx)\\b)?");
 
   /**
    * Validates and splits a table name.
@@ -38,7 +39,10 @@ public record Names(String table, String base) {
 
   /** Rewrites DDL written for {@value #DEFAULT_TABLE} for this table. */
   public String render(String ddl) {
-    String s = DERIVED.matcher(ddl).replaceAll(Matcher.quoteReplacement(base) + "_$1");
-    return s.replace(DEFAULT_TABLE, table);
+    // One pass: constraint and index names take the base (they cannot be schema-qualified), everything else, the
+    // table and its sequence, the table as given. Two passes would rename again inside names already rendered
+    // when the table's own name contains the default one (idempotency_records2_pk becoming idempotency_records22_pk).
+    return DEFAULT_NAME.matcher(ddl).replaceAll(m -> Matcher.quoteReplacement(
+        m.group(1) != null ? base + "_" + m.group(1) : table));
   }
 }
