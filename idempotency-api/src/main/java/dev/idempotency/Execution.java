@@ -51,6 +51,20 @@ public interface Execution {
   void checkpoint(RecoveryPoint point);
 
   /**
+   * Whether this owner is known to have lost the record: a heartbeat or a checkpoint under this fence was refused
+   * because another owner took the record over (this one was paused past its lease, by a GC or a network stall).
+   * An operation checks it before a side effect outside the store, a call to a payment provider say, and stops
+   * (throwing {@link dev.idempotency.spi.LeaseLostException} or returning) when it is {@code true}: the new owner
+   * does that work.
+   *
+   * <p>{@code false} is a hint, not a guarantee: the lease can be lost the moment after, and the engine learns of a
+   * loss only at its next heartbeat (every third of the lease by default). Writes to the store are fenced and need
+   * no check; a call out must still carry {@link #downstreamKey(String)}, so that a repeat by the next owner is
+   * harmless.
+   */
+  boolean leaseLost();
+
+  /**
    * A downstream idempotency key derived from this record and {@code purpose}, stable across retries and
    * takeovers of the same request: pass it to the system a phase calls out to, and record it in the recovery
    * point before the call, so the resumed phase repeats the call with the same key.

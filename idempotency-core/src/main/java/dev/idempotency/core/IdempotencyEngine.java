@@ -18,7 +18,6 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Drives the three-state machine of idempotency keys over any {@link KeyStore}: claims the key, runs the
@@ -54,10 +53,8 @@ public final class IdempotencyEngine implements AutoCloseable {
   private final IdempotencyConfig config;
   private final InstantSource clock;
   private final IdempotencyListener listener;
-  private final Heartbeats<Running> heartbeats;
+  private final Heartbeats<ExecutionImpl> heartbeats;
 
-  /** A running operation, as the heartbeat thread sees it. */
-  private record Running(ExecutionImpl execution, AtomicBoolean leaseLost) {}
 
   private IdempotencyEngine(KeyStore store, IdempotencyConfig config) {
     this.store = store;
@@ -157,8 +154,7 @@ public final class IdempotencyEngine implements AutoCloseable {
         : new IdempotencyEvent.Claimed(id, start, won.fence()));
     ExecutionImpl execution =
         new ExecutionImpl(store, id, won.fence(), won.resumeFrom(), won.takeover(), clock, config.lease());
-    Running running = new Running(execution, new AtomicBoolean());
-    heartbeats.start(running);
+    heartbeats.start(execution);
     StoredResponse response = null;
     Throwable thrown = null;
     try {
@@ -167,7 +163,7 @@ public final class IdempotencyEngine implements AutoCloseable {
       thrown = t;
     } finally {
       // stop heartbeating before any release (a beat already under way may still finish, and be refused)
-      heartbeats.stop(running);
+      heartbeats.stop(execution);
     }
     if (thrown instanceof LeaseLostException lost) {
       // a fenced write inside the operation (a checkpoint) was refused: another owner has the key now
@@ -262,16 +258,15 @@ public final class IdempotencyEngine implements AutoCloseable {
     }
   }
 
-  private void beat(Running running) {
-    ExecutionImpl execution = running.execution();
-    if (running.leaseLost().get()) {
+  private void beat(ExecutionImpl execution) {
+    if (execution.leaseLost()) {
       return;
     }
     Instant now = clock.instant();
     try {
       store.heartbeat(execution.recordId(), execution.fence(), now, config.lease());
     } catch (LeaseLostException e) {
-      running.leaseLost().set(true);
+      execution.markLeaseLost();
       publish(new IdempotencyEvent.LeaseLost(execution.recordId(), now, execution.fence()));
     } catch (RuntimeException e) {
       // a missed heartbeat is not fatal: the lease is three intervals long; the next one may get through

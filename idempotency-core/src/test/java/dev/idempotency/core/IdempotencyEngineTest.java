@@ -326,6 +326,53 @@ class IdempotencyEngineTest {
     }
   }
 
+  /**
+   * An owner paused past its lease and taken over learns it through Execution.leaseLost() at the next heartbeat,
+   * so it can stop before a side effect outside the store; its fenced writes are refused regardless.
+   */
+  @Test
+  void anOwnerTakenOverSeesLeaseLostBeforeItsNextSideEffect() throws Exception {
+    try (IdempotencyEngine beating = IdempotencyEngine.builder(store).clock(clock)
+        .heartbeatInterval(Duration.ofMillis(20)).build()) {
+      CountDownLatch running = new CountDownLatch(1);
+      CountDownLatch takenOver = new CountDownLatch(1);
+      CompletableFuture<Boolean> sawLoss = new CompletableFuture<>();
+      CompletableFuture<Outcome> paused = CompletableFuture.supplyAsync(() -> {
+        try {
+          return beating.execute(ID, FP, execution -> {
+            boolean before = execution.leaseLost();
+            running.countDown();
+            takenOver.await();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!execution.leaseLost() && System.nanoTime() < deadline) {
+              Thread.sleep(5); // the next heartbeat is refused within one interval (20 ms)
+            }
+            sawLoss.complete(!before && execution.leaseLost());
+            if (!execution.leaseLost()) {
+              sideEffects.incrementAndGet(); // what an owner that cannot tell would do: call out a second time
+            }
+            return CREATED;
+          });
+        } catch (Exception e) {
+          throw new AssertionError(e);
+        }
+      });
+      running.await();
+      // another instance, whose clock is 31 s ahead of this engine's (so past every lease the heartbeats renew to
+      // now + 30 s), finds the lease expired: as if this owner had stalled past it
+      ClaimOutcome takeover = store.claim(new ClaimRequest(ID, FP, clock.instant().plusSeconds(31),
+          Duration.ofSeconds(30), Duration.ofHours(24)));
+      assertThat(takeover).isInstanceOfSatisfying(ClaimOutcome.Claimed.class, c -> assertThat(c.takeover()).isTrue());
+      takenOver.countDown();
+
+      assertThat(sawLoss.get(10, TimeUnit.SECONDS)).as("leaseLost() was false while owned and true once the"
+          + " heartbeat after the takeover was refused").isTrue();
+      assertThat(sideEffects).as("side effects of the owner that was taken over").hasValue(0);
+      assertThatThrownBy(() -> paused.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(AssertionError.class)
+          .rootCause().isInstanceOf(LeaseLostException.class);
+    }
+  }
+
   private void awaitLeaseBeyond(java.time.Instant t) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (!store.lookup(ID).orElseThrow().leaseExpiresAt().orElseThrow().isAfter(t)) {

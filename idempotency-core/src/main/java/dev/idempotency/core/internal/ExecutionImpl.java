@@ -7,6 +7,7 @@ import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.LeaseLostException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -29,6 +30,8 @@ public final class ExecutionImpl implements Execution {
   // written by the operation's thread (or a store it called), read by the engine after the operation returned
   private volatile RecoveryPoint committedPoint;
   private volatile StoredResponse committedResponse;
+  // set by the heartbeat thread or a refused checkpoint, read by the operation
+  private volatile boolean leaseLost;
 
   /** Creates the execution of one won claim. */
   public ExecutionImpl(KeyStore store, RecordId id, FenceToken fence, Optional<RecoveryPoint> resumeFrom,
@@ -77,8 +80,23 @@ public final class ExecutionImpl implements Execution {
   @Override
   public void checkpoint(RecoveryPoint point) {
     Objects.requireNonNull(point, "point");
-    store.checkpoint(id, fence, point, clock.instant(), lease);
+    try {
+      store.checkpoint(id, fence, point, clock.instant(), lease);
+    } catch (LeaseLostException e) {
+      leaseLost = true;
+      throw e;
+    }
     committedPoint = point;
+  }
+
+  @Override
+  public boolean leaseLost() {
+    return leaseLost;
+  }
+
+  /** Records that a write under this fence was refused: another owner has the record. */
+  public void markLeaseLost() {
+    leaseLost = true;
   }
 
   @Override

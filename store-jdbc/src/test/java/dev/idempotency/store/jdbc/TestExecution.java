@@ -52,6 +52,11 @@ final class TestExecution implements Execution {
   }
 
   @Override
+  public boolean leaseLost() {
+    return false; // no heartbeats here: the store's fenced writes report a loss by throwing
+  }
+
+  @Override
   public Instant now() {
     return now;
   }
