@@ -23,6 +23,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -61,12 +62,15 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   /** The default of {@link Builder#statementTimeout}. */
   public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
+  private static final System.Logger LOG = System.getLogger(JdbcKeyStore.class.getName());
+
   private final DataSource dataSource;
   private final Dialect dialect;
   private final ClockSource clockSource;
   private final Names names;
   private final SqlDialect sql;
   private final int maxTransactionAttempts;
+  private final Duration statementTimeout;
   private final Set<StoreCapability> capabilities;
 
   private JdbcKeyStore(Builder b, Dialect dialect) {
@@ -77,6 +81,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     this.sql = SqlDialect.of(dialect.name(), names, clockSource == ClockSource.DATABASE,
         (int) b.statementTimeout.toSeconds());
     this.maxTransactionAttempts = b.maxTransactionAttempts;
+    this.statementTimeout = b.statementTimeout;
     EnumSet<StoreCapability> caps = EnumSet.of(StoreCapability.SHARED, StoreCapability.TRANSACTIONAL);
     if (clockSource == ClockSource.DATABASE) {
       caps.add(StoreCapability.SERVER_CLOCK);
@@ -575,6 +580,9 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
           if (validateSchema) {
             store.validateSchema(c);
           }
+          if (d == Dialect.H2) {
+            store.warnIfCommitsAreDelayed(c);
+          }
           return store;
         } catch (SQLException e) {
           throw SqlErrors.map("start-up", names.table(), e);
@@ -593,6 +601,38 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
       if (!autoCommit) {
         c.commit();
       }
+    }
+  }
+
+  /**
+   * H2 writes a file database's commits to disk up to {@code WRITE_DELAY} ms (default 500) after the commit, and
+   * has no redo log: a process killed in that time loses them, completed records included, and a client that already
+   * holds the response then gets its retry executed again (the crash tests showed it on every kill). Said at
+   * start-up, naming the setting; not an error, because a development database may accept it.
+   */
+  private void warnIfCommitsAreDelayed(Connection c) throws SQLException {
+    String path;
+    List<String> delays = new ArrayList<>();
+    try (Statement s = c.createStatement()) {
+      s.setQueryTimeout((int) statementTimeout.toSeconds());
+      try (ResultSet rs = s.executeQuery("SELECT DATABASE_PATH()")) {
+        path = rs.next() ? rs.getString(1) : null;
+      }
+      try (ResultSet rs = s.executeQuery(
+          "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'")) {
+        while (rs.next()) {
+          delays.add(rs.getString(1));
+        }
+      }
+    }
+    if (!c.getAutoCommit()) {
+      c.rollback();
+    }
+    if (path != null && delays.stream().anyMatch(v -> !"0".equals(v))) {
+      LOG.log(System.Logger.Level.WARNING, "The H2 database " + path + " writes commits to disk up to WRITE_DELAY="
+          + String.join("/", delays) + " ms after they return: a process killed in that time loses them, and"
+          + " idempotency records with them (a completed request would run again on its retry). Add"
+          + " ;WRITE_DELAY=0 to the JDBC URL of a file database whose records must survive a crash.");
     }
   }
 

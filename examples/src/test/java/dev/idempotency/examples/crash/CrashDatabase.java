@@ -1,0 +1,112 @@
+package dev.idempotency.examples.crash;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * The databases the crash tests run against. The servers' addresses come from the {@code IDEMPOTENCY_TEST_*}
+ * environment variables that {@code eval "$(bash scripts/services.sh)"} prints (the same ones store-jdbc's tests
+ * read; this module cannot see that module's test classes). A missing variable fails the test when {@code CI=true}
+ * and skips it, with the same instruction, otherwise.
+ */
+enum CrashDatabase {
+  POSTGRES("PostgreSQL", "IDEMPOTENCY_TEST_PG_URL", "IDEMPOTENCY_TEST_PG_USER", "IDEMPOTENCY_TEST_PG_PASSWORD"),
+  /** MariaDB through the MariaDB driver. */
+  MARIADB("MariaDB", "IDEMPOTENCY_TEST_MARIADB_URL", "IDEMPOTENCY_TEST_MYSQL_USER",
+      "IDEMPOTENCY_TEST_MYSQL_PASSWORD"),
+  /**
+   * H2 in server-less file mode: each worker process opens the database file itself, one after the other.
+   * {@code WRITE_DELAY=0} is required for a crash test, not a tuning: H2 has no redo log, and by default its
+   * background writer stores committed changes up to 500 ms after the commit, so a process killed right after a
+   * commit loses that commit. Measured: without it, every test here failed, the record absent after the kill
+   * (a completed one included, whose response the client may have had) and the ledger empty; with it, each
+   * commit is written to the file before {@code commit()} returns, and the tests pass. The file lock needs
+   * nothing: H2's default
+   * ({@code FILE_LOCK=FILE}) is an operating-system lock on the {@code .mv.db} file, which the kernel drops
+   * with the killed process, so the next process opens the file at once (no {@code .lock.db} is left behind).
+   */
+  H2_FILE("H2 (file mode)", null, null, null);
+
+  /** Where one test's database is, and how to log in. */
+  record Target(CrashDatabase database, String url, String user, String password) {
+    /** A new small pool: the test's own connection to the database, between the workers. */
+    HikariDataSource pool() {
+      HikariConfig config = new HikariConfig();
+      config.setJdbcUrl(url);
+      config.setUsername(user);
+      config.setPassword(password);
+      config.setMaximumPoolSize(2);
+      config.setMinimumIdle(0);
+      config.setConnectionTimeout(10_000);
+      config.setPoolName("crash-test-" + database.name().toLowerCase());
+      return new HikariDataSource(config);
+    }
+  }
+
+  final String label;
+  private final String urlVar;
+  private final String userVar;
+  private final String passwordVar;
+
+  CrashDatabase(String label, String urlVar, String userVar, String passwordVar) {
+    this.label = label;
+    this.urlVar = urlVar;
+    this.userVar = userVar;
+    this.passwordVar = passwordVar;
+  }
+
+  /**
+   * The database of one test: the server's (fails or skips the test when its variables are missing), or a new
+   * H2 file under {@code tempDir}.
+   */
+  Target target(Path tempDir) {
+    if (urlVar == null) {
+      return new Target(this, "jdbc:h2:file:" + tempDir.resolve("crash").toAbsolutePath() + ";WRITE_DELAY=0",
+          "sa", "");
+    }
+    List<String> values = require(urlVar, userVar, passwordVar);
+    return new Target(this, values.get(0), values.get(1), values.get(2));
+  }
+
+  /** The statements that drop one test's tables (H2's file goes with its temporary directory). */
+  List<String> dropStatements(String recordsTable, String ledgerTable) {
+    List<String> drops = new ArrayList<>();
+    if (this == H2_FILE) {
+      return drops;
+    }
+    drops.add("DROP TABLE IF EXISTS " + ledgerTable);
+    drops.add("DROP TABLE IF EXISTS " + recordsTable);
+    if (this == POSTGRES) {
+      drops.add("DROP SEQUENCE IF EXISTS " + recordsTable + "_fence_seq");
+    }
+    return drops;
+  }
+
+  /**
+   * Fails (CI) or skips (locally) the calling test unless every named environment variable is set.
+   *
+   * @return the values, in order
+   */
+  static List<String> require(String... variables) {
+    List<String> values = new ArrayList<>();
+    for (String v : variables) {
+      String value = System.getenv(v);
+      if (value == null || value.isBlank()) {
+        String message = "Environment variable " + v + " is not set: start the test databases with "
+            + "`eval \"$(bash scripts/services.sh)\"` from the repository root, then run the tests again.";
+        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+          fail(message);
+        }
+        Assumptions.abort(message);
+      }
+      values.add(value);
+    }
+    return values;
+  }
+}

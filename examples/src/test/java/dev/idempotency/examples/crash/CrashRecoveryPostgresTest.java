@@ -1,0 +1,9 @@
+package dev.idempotency.examples.crash;
+
+/** The crash-recovery tests against PostgreSQL ({@code IDEMPOTENCY_TEST_PG_*}). */
+class CrashRecoveryPostgresTest extends AbstractCrashRecoveryTest {
+  @Override
+  CrashDatabase database() {
+    return CrashDatabase.POSTGRES;
+  }
+}
