@@ -1,13 +1,11 @@
 package dev.idempotency.examples.crash;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.store.jdbc.TestDatabases;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * The databases the crash tests run against. The servers' addresses come from the {@code IDEMPOTENCY_TEST_*}
@@ -88,25 +86,8 @@ enum CrashDatabase {
     return drops;
   }
 
-  /**
-   * Fails (CI) or skips (locally) the calling test unless every named environment variable is set.
-   *
-   * @return the values, in order
-   */
+  /** Fails (CI) or skips (locally) the calling test unless every named environment variable is set. */
   static List<String> require(String... variables) {
-    List<String> values = new ArrayList<>();
-    for (String v : variables) {
-      String value = System.getenv(v);
-      if (value == null || value.isBlank()) {
-        String message = "Environment variable " + v + " is not set: start the test databases with "
-            + "`eval \"$(bash scripts/services.sh)\"` from the repository root, then run the tests again.";
-        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-          fail(message);
-        }
-        Assumptions.abort(message);
-      }
-      values.add(value);
-    }
-    return values;
+    return TestDatabases.require(variables);
   }
 }
