@@ -93,7 +93,7 @@ public final class InMemoryKeyStore implements KeyStore {
     Objects.requireNonNull(request, "request");
     RecordId id = request.id();
     Instant now = request.now();
-    Instant leaseEnd = now.plus(request.lease());
+    // the lease's end is computed only where a claim wins: replays, in-flight answers and mismatches need none
     Rec current = records.get(id);
     while (true) {
       if (current == null) {
@@ -105,7 +105,7 @@ public final class InMemoryKeyStore implements KeyStore {
         // again on it.
         Rec[] mine = new Rec[1];
         current = records.computeIfAbsent(id, k -> mine[0] = new Rec(KeyState.IN_FLIGHT, request.fingerprint(),
-            nextFence(), leaseEnd, null, null, null));
+            nextFence(), now.plus(request.lease()), null, null, null));
         if (current == mine[0]) {
           return new ClaimOutcome.Claimed(current.fence, Optional.empty(), false);
         }
@@ -113,7 +113,8 @@ public final class InMemoryKeyStore implements KeyStore {
       }
       if (current.countsAsAbsent(now, request.replayWindow())) {
         FenceToken fence = nextFence();
-        Rec claimed = new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence, leaseEnd, null, null, null);
+        Rec claimed = new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence, now.plus(request.lease()), null,
+            null, null);
         if (records.replace(id, current, claimed)) {
           StateTransition.of(KeyState.ABSENT, KeyState.IN_FLIGHT, TransitionCause.CLAIM);
           return new ClaimOutcome.Claimed(fence, Optional.empty(), false);
@@ -132,8 +133,8 @@ public final class InMemoryKeyStore implements KeyStore {
       }
       StateTransition.of(KeyState.IN_FLIGHT, KeyState.IN_FLIGHT, TransitionCause.CLAIM);
       FenceToken fence = nextFence();
-      Rec takenOver = new Rec(KeyState.IN_FLIGHT, current.fingerprint, fence, leaseEnd, current.recoveryPoint,
-          null, null);
+      Rec takenOver = new Rec(KeyState.IN_FLIGHT, current.fingerprint, fence, now.plus(request.lease()),
+          current.recoveryPoint, null, null);
       if (records.replace(id, current, takenOver)) {
         return new ClaimOutcome.Claimed(fence, Optional.ofNullable(current.recoveryPoint), true);
       }
