@@ -70,7 +70,6 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   private final Names names;
   private final SqlDialect sql;
   private final int maxTransactionAttempts;
-  private final Duration statementTimeout;
   private final Set<StoreCapability> capabilities;
 
   private JdbcKeyStore(Builder b, Dialect dialect) {
@@ -81,7 +80,6 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     this.sql = SqlDialect.of(dialect.name(), names, clockSource == ClockSource.DATABASE,
         (int) b.statementTimeout.toSeconds());
     this.maxTransactionAttempts = b.maxTransactionAttempts;
-    this.statementTimeout = b.statementTimeout;
     EnumSet<StoreCapability> caps = EnumSet.of(StoreCapability.SHARED, StoreCapability.TRANSACTIONAL);
     if (clockSource == ClockSource.DATABASE) {
       caps.add(StoreCapability.SERVER_CLOCK);
@@ -538,7 +536,8 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
      * with it every lease of the instance. Keep it well below the engine's lease (default 30 s). Statements the
      * application runs inside {@link JdbcKeyStore#inPhase} are its own; a dead network is the driver's socket
      * timeout's to detect (for example {@code socketTimeout} on PostgreSQL and MySQL), and waiting for a
-     * connection is the pool's.
+     * connection is the pool's. H2 is left to its own {@code LOCK_TIMEOUT} (2 s by default): its driver runs a
+     * command for each statement that sets a query timeout, which would multiply the cost of a claim by 20.
      *
      * @throws IllegalArgumentException if it is not a whole number of seconds of at least 1 (JDBC counts whole
      *     seconds)
@@ -614,7 +613,6 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     String path;
     List<String> delays = new ArrayList<>();
     try (Statement s = c.createStatement()) {
-      s.setQueryTimeout((int) statementTimeout.toSeconds());
       try (ResultSet rs = s.executeQuery("SELECT DATABASE_PATH()")) {
         path = rs.next() ? rs.getString(1) : null;
       }

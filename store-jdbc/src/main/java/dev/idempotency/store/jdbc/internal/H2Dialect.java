@@ -68,6 +68,17 @@ final class H2Dialect extends SqlDialect {
     return "DATEDIFF(NANOSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP)";
   }
 
+  /**
+   * No query timeout on H2: its driver runs a {@code SET QUERY_TIMEOUT} command for every statement that sets one
+   * (measured: 118 µs for {@code SELECT 1} with it, 6 µs without; the claim went from 11 µs to 224 µs), and H2
+   * bounds the one wait a statement of ours can have, a row lock, by itself ({@code LOCK_TIMEOUT}, 2 s by default,
+   * which ends as the same StoreUnavailableException). An embedded database has no network to hang on.
+   */
+  @Override
+  PreparedStatement withTimeout(PreparedStatement ps) {
+    return ps;
+  }
+
   /** A literal: H2 2.5 returns wrong rows when a cached statement's FETCH FIRST limit is a parameter. */
   @Override
   String limitClause(int limit) {
