@@ -1,5 +1,6 @@
 package dev.idempotency.http;
 
+import dev.idempotency.Execution;
 import dev.idempotency.StoredResponse;
 
 /**
@@ -13,14 +14,20 @@ public interface Downstream {
    * Runs the application.
    *
    * @param body the request body the handler read and fingerprinted; the application must see exactly these bytes
+   * @param execution the claimed request's execution, for an application of several steps: where to resume
+   *     ({@link Execution#resumeFrom()}), recovery points ({@link Execution#checkpoint}, or a transactional store's
+   *     {@code inPhase} with it), keys for calls out ({@link Execution#downstreamKey}) and whether another owner
+   *     took the request over ({@link Execution#leaseLost()}); framework adapters hand it to the application (the
+   *     servlet filter as a request attribute)
    * @return the complete response, every header included (the handler decides which ones are stored)
-   * @throws Exception whatever the application threw; the key is then released (nothing was stored), and the
-   *     handler rethrows it wrapped in {@link ApplicationFailedException}
+   * @throws Exception whatever the application threw; the key is then released if nothing committed (no
+   *     recovery point), else it stays in flight for a retry to resume, and the handler rethrows it wrapped in
+   *     {@link ApplicationFailedException}
    */
-  StoredResponse run(byte[] body) throws Exception;
+  StoredResponse run(byte[] body, Execution execution) throws Exception;
 
   /** A downstream that always returns {@code response}; for tests. */
   static Downstream returning(StoredResponse response) {
-    return body -> response;
+    return (body, execution) -> response;
   }
 }

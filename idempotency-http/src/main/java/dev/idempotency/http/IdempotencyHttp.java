@@ -222,7 +222,8 @@ public final class IdempotencyHttp {
     Outcome outcome;
     try {
       outcome = engine.execute(id, fp, execution -> {
-        StoredResponse response = Objects.requireNonNull(downstream.run(body), "downstream returned null");
+        StoredResponse response = Objects.requireNonNull(downstream.run(body, execution),
+            "downstream returned null");
         live[0] = response;
         return storable(response);
       });

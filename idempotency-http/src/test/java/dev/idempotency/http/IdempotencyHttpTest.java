@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class IdempotencyHttpTest {
   private final IdempotencyEngine engine = IdempotencyEngine.builder(new InMemoryKeyStore()).build();
   private final AtomicInteger runs = new AtomicInteger();
-  private final Downstream app = body -> {
+  private final Downstream app = (body, execution) -> {
     runs.incrementAndGet();
     return StoredResponse.of(200, Map.of("Content-Type", List.of("text/plain"), "Set-Cookie", List.of("s=1")),
         body);
@@ -150,7 +150,7 @@ class IdempotencyHttpTest {
   void applicationFailureIsRethrownAndReleasesTheKey() {
     IdempotencyHttp http = IdempotencyHttp.builder(engine).build();
     IllegalStateException boom = new IllegalStateException("boom");
-    assertThatThrownBy(() -> http.handle(FakeRequest.post("/a", "k", "x"), body -> {
+    assertThatThrownBy(() -> http.handle(FakeRequest.post("/a", "k", "x"), (body, execution) -> {
       throw boom;
     })).isInstanceOf(ApplicationFailedException.class).hasCause(boom)
         .satisfies(e -> assertThat(((ApplicationFailedException) e).keyReleased()).isTrue());
@@ -197,7 +197,7 @@ class IdempotencyHttpTest {
   @Test
   void storedHeadersMatchIgnoringCase() throws Exception {
     IdempotencyHttp http = IdempotencyHttp.builder(engine).storedHeaders("content-TYPE", "X-Kept").build();
-    Downstream spelled = body -> StoredResponse.of(200, Map.of("CONTENT-type", List.of("text/plain"),
+    Downstream spelled = (body, execution) -> StoredResponse.of(200, Map.of("CONTENT-type", List.of("text/plain"),
         "x-kept", List.of("1"), "X-Dropped", List.of("2")), body);
     http.handle(FakeRequest.post("/a", "k", "x"), spelled);
     StoredResponse replay = ((HttpResult.Respond) http.handle(FakeRequest.post("/a", "k", "x"), spelled)).response();
@@ -240,7 +240,7 @@ class IdempotencyHttpTest {
     try (IdempotencyEngine e = IdempotencyEngine.builder(releaseFails).build()) {
       IdempotencyHttp http = IdempotencyHttp.builder(e).maxStoredResponseBytes(1024)
           .oversizedResponse(OversizedResponse.RELEASE_KEY).build();
-      Downstream big = body -> StoredResponse.of(200, new byte[2000]);
+      Downstream big = (body, execution) -> StoredResponse.of(200, new byte[2000]);
       HttpResult.Respond r = (HttpResult.Respond) http.handle(FakeRequest.post("/a", "k", "x"), big);
       assertThat(r.response().bodyLength()).isEqualTo(2000);
       assertThat(memory.lookup(dev.idempotency.RecordId.of("alice", "k")).orElseThrow().state())

@@ -1,5 +1,6 @@
 package dev.idempotency.servlet;
 
+import dev.idempotency.Execution;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.http.ApplicationFailedException;
 import dev.idempotency.http.HttpResult;
@@ -47,6 +48,15 @@ import java.util.Objects;
  * context attribute {@link #HANDLER_ATTRIBUTE}. Thread-safe.
  */
 public final class IdempotencyFilter implements Filter {
+  /**
+   * The request attribute under which the application finds the claimed request's {@link Execution} on a guarded
+   * request ({@code null} elsewhere), for a request of several steps: {@code resumeFrom()} says where a retry that
+   * took over resumes, {@code checkpoint} (or {@code JdbcKeyStore.inPhase(execution, …)}) commits a step with its
+   * recovery point, {@code downstreamKey(purpose)} gives the key for a call out that is the same on every retry,
+   * and {@code leaseLost()} says another owner took the request over. Removed when the application returns.
+   */
+  public static final String EXECUTION_ATTRIBUTE = Execution.class.getName();
+
   /** The servlet context attribute holding the {@link IdempotencyHttp} of a filter declared without one. */
   public static final String HANDLER_ATTRIBUTE = IdempotencyHttp.class.getName();
 
@@ -87,9 +97,16 @@ public final class IdempotencyFilter implements Filter {
     }
     HttpResult result;
     try {
-      result = handler.handle(new ServletRequestView(request), body -> {
+      result = handler.handle(new ServletRequestView(request), (body, execution) -> {
         CapturingResponse captured = new CapturingResponse(response);
-        chain.doFilter(new BufferedBodyRequest(request, body), captured);
+        BufferedBodyRequest buffered = new BufferedBodyRequest(request, body);
+        buffered.setAttribute(EXECUTION_ATTRIBUTE, execution);
+        try {
+          chain.doFilter(buffered, captured);
+        } finally {
+          // the execution is the claim's: it must not outlive the fenced run, in the request or anywhere else
+          buffered.removeAttribute(EXECUTION_ATTRIBUTE);
+        }
         return captured.toStoredResponse();
       });
     } catch (ApplicationFailedException e) {

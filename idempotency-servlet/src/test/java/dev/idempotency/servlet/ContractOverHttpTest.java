@@ -2,6 +2,7 @@ package dev.idempotency.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InFlightPolicy;
@@ -592,6 +593,36 @@ class ContractOverHttpTest {
       assertThat(retry.statusCode()).isEqualTo(500);
       assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
       assertThat(s.app.effects("POST /throw")).isEqualTo(2);
+    }
+
+    /**
+     * A request of two steps sees the claim's Execution as a request attribute. Failing after its first step
+     * committed a recovery point, it is not released: a retry during the lease gets 409 in flight, and the retry
+     * after the lease takes it over, resumes from the point, does not charge again, and uses the same downstream key.
+     */
+    @Test
+    void failedRequestOfTwoStepsResumesFromItsRecoveryPoint() throws Exception {
+      JettyServer s = start();
+      HttpResponse<byte[]> first = s.send(s.post("/two-phase", "key-2p", "alice", BODY).header("X-Test-Crash", "1"));
+      assertThat(first.statusCode()).as(text(first)).isEqualTo(500);
+      assertThat(engine.store().lookup(RecordId.of("alice", "key-2p"))).hasValueSatisfying(r -> {
+        assertThat(r.state()).isEqualTo(KeyState.IN_FLIGHT);
+        assertThat(r.recoveryPoint()).hasValueSatisfying(p -> assertThat(p.name()).isEqualTo("charged"));
+      });
+
+      HttpResponse<byte[]> duringLease = s.post("/two-phase", "key-2p", BODY);
+      assertProblem(duringLease, 409, "idempotency_request_in_flight", true);
+
+      clock.advance(engine.config().lease());
+      HttpResponse<byte[]> resumed = s.post("/two-phase", "key-2p", BODY);
+      assertThat(resumed.statusCode()).as(text(resumed)).isEqualTo(201);
+      assertThat(text(resumed)).isEqualTo("charges=1 resumedFrom=charged takeover=true");
+      assertThat(s.app.chargeKeys).hasSize(2).containsOnly(s.app.chargeKeys.get(0));
+
+      HttpResponse<byte[]> replay = s.post("/two-phase", "key-2p", BODY);
+      assertThat(replay.body()).isEqualTo(resumed.body());
+      assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+      assertThat(s.app.charges).hasValue(1);
     }
 
     /** An async servlet behind a guarded endpoint is refused with a clear message; the key is released. */

@@ -1,5 +1,7 @@
 package dev.idempotency.servlet;
 
+import dev.idempotency.Execution;
+import dev.idempotency.RecoveryPoint;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -27,13 +29,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code /form} (echoes form parameter a), {@code /writer} (UTF-8 text through getWriter), {@code /redirect}
  * ({@code sendRedirect(String)}), {@code /writer-charset} ({@code setCharacterEncoding(Charset)} then getWriter),
  * {@code /json-writer} and {@code /problem-writer} (JSON through getWriter, no charset set), {@code /error-escapes}
- * (sendError with U+2028/2029 and a lone surrogate).
+ * (sendError with U+2028/2029 and a lone surrogate), {@code /two-phase} (two steps through the filter's
+ * {@link Execution}).
  */
 final class TestApp extends HttpServlet {
   private static final long serialVersionUID = 1L;
 
   /** Side effects per path: the count that must stay at one per key. */
   final transient ConcurrentHashMap<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+  /** The charges {@code /two-phase} made, and the downstream keys its attempts used. */
+  final transient AtomicInteger charges = new AtomicInteger();
+  final transient java.util.List<String> chargeKeys = new java.util.concurrent.CopyOnWriteArrayList<>();
   /** When set, {@code /payments/*} blocks on it after counting its effect (to hold a key in flight). */
   volatile transient CountDownLatch gate;
   /** Counted down each time a request entered the servlet. */
@@ -78,6 +84,9 @@ final class TestApp extends HttpServlet {
       return;
     }
     switch (path) {
+      case "/two-phase":
+        twoPhase(req, resp);
+        return;
       case "/error":
         resp.getWriter().write("partial output that sendError discards");
         resp.sendError(402, "card \"4242\" declined #" + n);
@@ -128,6 +137,29 @@ final class TestApp extends HttpServlet {
         resp.setContentType("text/plain");
         resp.getWriter().write(req.getMethod() + " " + path + " #" + n);
     }
+  }
+
+  /**
+   * A request of two steps through the filter's {@link Execution}: the charge (counted in {@link #charges}, under a
+   * downstream key that must be the same on every attempt) and its recovery point, then the response. With
+   * {@code X-Test-Crash} the first step's attempt fails after the checkpoint, leaving the request in flight at
+   * {@code charged}; the attempt that takes it over resumes there and does not charge again.
+   */
+  private void twoPhase(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+    Execution execution = (Execution) req.getAttribute(IdempotencyFilter.EXECUTION_ATTRIBUTE);
+    String chargeKey = execution.downstreamKey("charge").value();
+    chargeKeys.add(chargeKey);
+    if (execution.resumeFrom().isEmpty()) {
+      charges.incrementAndGet(); // the call out, which the provider deduplicates by chargeKey
+      execution.checkpoint(RecoveryPoint.of("charged"));
+      if (req.getHeader("X-Test-Crash") != null) {
+        throw new ServletException("failed after the charge");
+      }
+    }
+    resp.setStatus(201);
+    resp.setContentType("text/plain");
+    resp.getWriter().write("charges=" + charges.get() + " resumedFrom="
+        + execution.resumeFrom().map(RecoveryPoint::name).orElse("-") + " takeover=" + execution.isTakeover());
   }
 
   /** Authenticates from {@code X-Test-User}: a stand-in for the application's real authentication. */
