@@ -55,7 +55,6 @@ public final class IdempotencyEngine implements AutoCloseable {
   private final IdempotencyListener listener;
   private final Heartbeats<ExecutionImpl> heartbeats;
 
-
   private IdempotencyEngine(KeyStore store, IdempotencyConfig config) {
     this.store = store;
     this.config = config;
