@@ -259,6 +259,49 @@ abstract class AbstractCrashRecoveryTest {
   }
 
   /**
+   * Four processes with the same request, released together at the claim (each with its connection open): one
+   * claims and runs it, the others wait while it is in flight and then replay its response. One charge, one
+   * shipment. The TCK races threads over several connection pools in one JVM; this races whole processes.
+   */
+  @Test
+  void racingProcessesRunTheRequestOnceAndReplayItsResponse() throws Exception {
+    Assumptions.assumeTrue(database() != CrashDatabase.H2_FILE, "H2 in file mode is opened by one process at a "
+        + "time: processes cannot race on it");
+    scenario = "four processes released together at the claim";
+    List<WorkerProcess> racers = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      WorkerProcess w = start(CrashPoint.BEFORE_CLAIM, false);
+      racers.add(w);
+    }
+    for (WorkerProcess w : racers) {
+      w.awaitMarker(CrashPoint.BEFORE_CLAIM.arg, WORKER_TIMEOUT, this::report);
+    }
+    for (WorkerProcess w : racers) {
+      w.release();
+    }
+    List<WorkerProcess> executed = new ArrayList<>();
+    for (WorkerProcess w : racers) {
+      assertThat(w.awaitExit(WORKER_TIMEOUT, this::report)).as(context("every racer finishes")).isZero();
+      if (w.line("OUTCOME").orElse("").startsWith("Executed")) {
+        executed.add(w);
+      }
+    }
+    assertThat(executed).as(context("exactly one racer ran the request")).hasSize(1);
+    WorkerProcess winner = executed.get(0);
+    String response = winner.line("RESPONSE").orElseThrow();
+    for (WorkerProcess w : racers) {
+      if (w != winner) {
+        assertThat(w.line("OUTCOME")).as(context("a losing racer replays the winner's response"))
+            .hasValue("Replayed " + response);
+        assertThat(w.line("RUN")).as(context("the operation did not run in a losing racer")).isEmpty();
+      }
+    }
+    String by = workerName(winner.pid());
+    assertThat(observe().ledger).as(context("the ledger: one charge and one shipment, by the winner"))
+        .containsExactly(CHARGED + " by " + by, SHIPPED + " by " + by);
+  }
+
+  /**
    * The control: a worker that ignores its recovery point charges again after the same crash, and these tests
    * see it. Without it, a ledger that could not record a second charge would make the tests above pass
    * whatever the library did.

@@ -55,6 +55,11 @@ public final class CrashWorker {
   /** Where the worker stops for the kill. */
   enum CrashPoint {
     /** The claim committed, nothing else: inside the operation, before any phase. */
+    /**
+     * Not a crash: the worker has its connection and waits before the claim until released, so that the test
+     * can release several workers at once and their claims race.
+     */
+    BEFORE_CLAIM("before-claim"),
     AFTER_CLAIM("after-claim"),
     /** Inside the charge phase's transaction: the ledger row is written but not committed. */
     DURING_CHARGE("during-charge"),
@@ -103,7 +108,7 @@ public final class CrashWorker {
   public static void main(String[] args) throws Exception {
     if (args.length < 6 || args.length > 7 || (args.length == 7 && !"naive".equals(args[6]))) {
       System.err.println("usage: CrashWorker <records table> <ledger table> <scope> <key> <fingerprint hex> <"
-          + "after-claim|during-charge|before-charge-commit|after-charge|during-complete|after-complete|none"
+          + "before-claim|after-claim|during-charge|before-charge-commit|after-charge|during-complete|after-complete|none"
           + "> [naive]");
       System.exit(64);
     }
@@ -142,6 +147,9 @@ public final class CrashWorker {
           // until the lease expires and then takes the record over, instead of answering in-flight at once.
           .inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofSeconds(20), Duration.ofMillis(100)))
           .build();
+      // the connection is made and the store's classes are loaded before a racing worker waits to be released
+      store.lookup(id);
+      stopHereIf(crashPoint == CrashPoint.BEFORE_CLAIM, crashPoint);
       Outcome outcome;
       try (engine) {
         outcome = engine.execute(id, fingerprint, execution -> {
@@ -291,7 +299,7 @@ public final class CrashWorker {
         say("RELEASED " + point.arg);
         return;
       }
-      TimeUnit.MILLISECONDS.sleep(20);
+      TimeUnit.MILLISECONDS.sleep(1); // short: racing workers released together must start within a millisecond
     }
     System.err.println("CrashWorker: blocked at " + point.arg + " for " + MAX_BLOCK + " and nobody killed it");
     System.err.flush();

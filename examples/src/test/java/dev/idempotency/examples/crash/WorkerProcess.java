@@ -139,8 +139,13 @@ final class WorkerProcess {
 
   /** Lets a paused worker run again ({@code kill -CONT}), and releases it from its crash point. */
   void resumeAndRelease(Function<String, String> report) throws IOException, InterruptedException {
-    Files.createFile(releaseFile);
+    release();
     signal("CONT", report);
+  }
+
+  /** Lets a worker waiting at its stop point go on (it polls for the file every millisecond). */
+  void release() throws IOException {
+    Files.createFile(releaseFile);
   }
 
   private void signal(String signal, Function<String, String> report) throws IOException, InterruptedException {
