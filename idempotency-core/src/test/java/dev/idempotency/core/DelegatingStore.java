@@ -8,16 +8,19 @@ import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spi.RecordSnapshot;
+import dev.idempotency.spi.StoreCapability;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
-/** Forwards every call; tests override one method to inject a failure. */
-class DelegatingStore implements KeyStore {
+/** Forwards every call; tests override one method to inject a failure or observe the calls. */
+public class DelegatingStore implements KeyStore {
   private final KeyStore delegate;
 
-  DelegatingStore(KeyStore delegate) {
+  /** A store that forwards every call to {@code delegate}. */
+  public DelegatingStore(KeyStore delegate) {
     this.delegate = delegate;
   }
 
@@ -59,5 +62,10 @@ class DelegatingStore implements KeyStore {
   @Override
   public int deleteExpired(Instant now, Duration retention, int limit) {
     return delegate.deleteExpired(now, retention, limit);
+  }
+
+  @Override
+  public Set<StoreCapability> capabilities() {
+    return delegate.capabilities();
   }
 }

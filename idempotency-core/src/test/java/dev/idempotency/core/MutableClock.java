@@ -6,7 +6,7 @@ import java.time.InstantSource;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** A clock the test moves by hand; thread-safe so that heartbeat threads read a consistent time. */
-final class MutableClock implements InstantSource {
+public final class MutableClock implements InstantSource {
   private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-01-01T00:00:00Z"));
 
   @Override
@@ -14,7 +14,8 @@ final class MutableClock implements InstantSource {
     return now.get();
   }
 
-  void advance(Duration d) {
+  /** Moves the clock forward by {@code d}. */
+  public void advance(Duration d) {
     now.updateAndGet(t -> t.plus(d));
   }
 }

@@ -49,9 +49,16 @@ abstract class ConcurrencyGateContract {
 
   @AfterAll
   void stopServer() throws Exception {
-    clients.shutdownNow();
-    server.close();
-    engine.close();
+    // null when newStore() skipped the class (a database not configured locally): a skip must stay a skip
+    if (clients != null) {
+      clients.shutdownNow();
+    }
+    if (server != null) {
+      server.close();
+    }
+    if (engine != null) {
+      engine.close();
+    }
     closeStore();
   }
 

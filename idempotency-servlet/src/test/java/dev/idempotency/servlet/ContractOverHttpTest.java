@@ -7,6 +7,7 @@ import dev.idempotency.RecordId;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InFlightPolicy;
 import dev.idempotency.core.InMemoryKeyStore;
+import dev.idempotency.core.MutableClock;
 import dev.idempotency.http.EndpointRule;
 import dev.idempotency.http.IdempotencyHttp;
 import dev.idempotency.http.KeyRequirement;

@@ -211,6 +211,7 @@ public final class ConcurrencyGate implements AutoCloseable {
     String where = "key " + id + " (N=" + n + ", " + stores.size() + " instances)";
     AtomicLong highestReleased = new AtomicLong();
     AtomicBoolean stop = new AtomicBoolean(); // set by the first thread that fails, so the others end at once
+    AtomicInteger cycles = new AtomicInteger();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS / 2);
     race(n, (thread, store) -> {
       int wins = 0;
@@ -236,6 +237,7 @@ public final class ConcurrencyGate implements AutoCloseable {
           }
           store.release(id, c.fence(), clock.instant());
           highestReleased.accumulateAndGet(c.fence().value(), Math::max);
+          cycles.incrementAndGet();
           wins++;
         }
       } catch (RuntimeException | AssertionError e) {
@@ -244,6 +246,10 @@ public final class ConcurrencyGate implements AutoCloseable {
       }
       return new Attempt(thread, null, null, null);
     }, Rule.R3_1, where);
+    // the deadline ends the cycles quietly; a run in which they hardly happened checked nothing
+    verifier.check(cycles.get() >= n, Rule.R3_1, () -> "only " + cycles.get() + " claim/release cycles completed on "
+        + where + " in " + TIMEOUT_SECONDS / 2 + " s, fewer than one per thread: a released record must be claimable"
+        + " at once");
   }
 
   /** One thread's part in a race: what it does through {@code store} once the start latch opens. */
