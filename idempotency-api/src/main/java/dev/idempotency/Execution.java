@@ -51,16 +51,22 @@ public interface Execution {
   void checkpoint(RecoveryPoint point);
 
   /**
-   * Whether this owner is known to have lost the record: a heartbeat or a checkpoint under this fence was refused
-   * because another owner took the record over (this one was paused past its lease, by a GC or a network stall).
-   * An operation checks it before a side effect outside the store, a call to a payment provider say, and stops
-   * (throwing {@link dev.idempotency.spi.LeaseLostException} or returning) when it is {@code true}: the new owner
-   * does that work.
+   * Whether this owner must stop before its next side effect outside the store, because it has lost the record or
+   * may lose it before the engine can renew the lease:
+   * <ul>
+   *   <li>a heartbeat or a checkpoint under this fence was refused: another owner took the record over (this one
+   *       was paused past its lease, by a GC or a network stall);
+   *   <li>the engine could not confirm a renewal in time (the store is slow or down, or its connection pool starved)
+   *       and the lease it last confirmed ends within half a heartbeat interval: told before the lease can lapse;
+   *   <li>the operation ran past the engine's {@code maxOperationTime}: renewals stopped.
+   * </ul>
+   * Once {@code true} it stays {@code true}. An operation checks it before a call to a payment provider, say, and
+   * stops (throwing {@link dev.idempotency.spi.LeaseLostException} or returning) when it is {@code true}: a retry
+   * or the completer does that work after a takeover.
    *
-   * <p>{@code false} is a hint, not a guarantee: the lease can be lost the moment after, and the engine learns of a
-   * loss only at its next heartbeat (every third of the lease by default). Writes to the store are fenced and need
-   * no check; a call out must still carry {@link #downstreamKey(String)}, so that a repeat by the next owner is
-   * harmless.
+   * <p>{@code false} is a hint, not a guarantee: a process paused right after the check can still be taken over.
+   * Writes to the store are fenced and need no check; a call out must still carry {@link #downstreamKey(String)},
+   * so that a repeat by the next owner is harmless.
    */
   boolean leaseLost();
 
@@ -74,6 +80,23 @@ public interface Execution {
    * @throws IllegalArgumentException if {@code purpose} is empty or longer than 64 characters
    */
   IdempotencyKey downstreamKey(String purpose);
+
+  /**
+   * Tells the engine that a transactional store is about to open a transaction that ends in a fenced write of this
+   * record ({@code inPhase}, {@code completeWith}); returns once no renewal of the lease is under way. Until
+   * {@link #phaseClosed()} the engine does not renew the lease: a renewal committed while the transaction is open
+   * would make its fenced write fail at {@code REPEATABLE READ} or {@code SERIALIZABLE} (a concurrent update of the
+   * same row), and with a database clock fixed per transaction (H2) would be overwritten by an older lease. The
+   * transaction's own fenced write renews the lease when it commits. Only
+   * {@link dev.idempotency.spi.TransactionalKeyStore} implementations call this; the default does nothing.
+   */
+  default void phaseOpening() {}
+
+  /**
+   * Tells the engine that the transaction announced by {@link #phaseOpening()} committed or rolled back, so the
+   * engine renews the lease again. Called exactly once after each {@link #phaseOpening()}, in a {@code finally}.
+   */
+  default void phaseClosed() {}
 
   /**
    * Tells the engine that a transactional store committed a phase ending at {@code point} under this fence. Only

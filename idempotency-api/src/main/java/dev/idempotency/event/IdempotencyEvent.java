@@ -118,6 +118,39 @@ public sealed interface IdempotencyEvent {
     }
   }
 
+  /**
+   * The engine could not confirm this owner's lease in time: renewals failed or did not answer, and the lease it last
+   * confirmed ends at {@code confirmedUntil}, less than half a heartbeat interval away. The owner is told through
+   * {@link dev.idempotency.Execution#leaseLost()} before the lease can lapse, so that it starts no call out of the
+   * store that a retry could repeat after a takeover. Renewals go on; a fenced write still decides ownership.
+   */
+  record LeaseUnconfirmed(RecordId id, Instant at, FenceToken fence, Instant confirmedUntil)
+      implements IdempotencyEvent {
+    /** @throws NullPointerException if an argument is null */
+    public LeaseUnconfirmed {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(at, "at");
+      Objects.requireNonNull(fence, "fence");
+      Objects.requireNonNull(confirmedUntil, "confirmedUntil");
+    }
+  }
+
+  /**
+   * The operation ran past the engine's {@code maxOperationTime}: the engine stopped renewing its lease and told the
+   * owner through {@link dev.idempotency.Execution#leaseLost()}. Once the lease lapses, a retry or the completer
+   * takes the record over and resumes from its last recovery point; the hung owner's late writes are refused by the
+   * fence.
+   */
+  record OperationTimedOut(RecordId id, Instant at, FenceToken fence, Duration ran) implements IdempotencyEvent {
+    /** @throws NullPointerException if an argument is null */
+    public OperationTimedOut {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(at, "at");
+      Objects.requireNonNull(fence, "fence");
+      Objects.requireNonNull(ran, "ran");
+    }
+  }
+
   /** The store could not be reached; the engine failed closed and the operation did not run. */
   record StoreUnavailable(RecordId id, Instant at, String cause) implements IdempotencyEvent {
     /** @throws NullPointerException if an argument is null */

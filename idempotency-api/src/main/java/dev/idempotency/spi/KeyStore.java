@@ -6,7 +6,10 @@ import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -18,8 +21,8 @@ import java.util.Set;
  * conditional write, a script that runs alone), never a read followed by a write. Of any number of concurrent
  * claims of one record, at most one returns {@link ClaimOutcome.Claimed}; each claim returns a
  * {@link FenceToken} strictly greater than every token issued before for that record, even after the record was
- * released, expired or purged. Every later write of the owner ({@link #heartbeat}, {@link #checkpoint},
- * {@link #complete}, {@link #release}) takes effect only while the owner's token is still the record's current one
+ * released, expired or purged. Every later write of the owner ({@link #heartbeat}, {@link #heartbeatAll},
+ * {@link #checkpoint}, {@link #complete}, {@link #release}) takes effect only while the owner's token is still the record's current one
  * and the record is still {@code IN_FLIGHT}; otherwise it changes nothing and throws {@link LeaseLostException}.
  *
  * <h2>Atomicity and visibility</h2>
@@ -98,6 +101,43 @@ public interface KeyStore {
    * @throws StoreUnavailableException if the store cannot be reached
    */
   void heartbeat(RecordId id, FenceToken fence, Instant now, Duration lease);
+
+  /**
+   * Renews many leases in one call: for every entry, what {@link #heartbeat} does for that record and fence, with
+   * the same {@code now} and {@code lease}. The engine calls it once per heartbeat interval with every operation it
+   * runs, so that renewing costs the same few round trips whether one operation or a thousand are in flight; a
+   * store overrides the default (one {@link #heartbeat} per entry) with one statement, script or batch request.
+   * Atomic and linearizable per record, as {@link #heartbeat} is; not across records.
+   *
+   * @param leases the records to renew, each with its owner's token; may be empty
+   * @param now the engine's time
+   * @param lease the new lease length, positive
+   * @return the records whose fence was refused (stale, or the record is not in flight): their owners lost them and
+   *     nothing changed for them. Every other record's lease now ends at {@code now + lease}.
+   * @throws IllegalArgumentException if {@code lease} is not positive
+   * @throws StoreUnavailableException if the store cannot be reached: which leases were renewed is unknown
+   */
+  default Set<RecordId> heartbeatAll(Map<RecordId, FenceToken> leases, Instant now, Duration lease) {
+    Objects.requireNonNull(leases, "leases");
+    Objects.requireNonNull(now, "now");
+    Objects.requireNonNull(lease, "lease");
+    leases.forEach((id, fence) -> {
+      Objects.requireNonNull(id, "leases: a record id");
+      Objects.requireNonNull(fence, "leases: the fence of " + id);
+    });
+    if (lease.isNegative() || lease.isZero()) {
+      throw new IllegalArgumentException("lease must be > 0, but was " + lease);
+    }
+    Set<RecordId> refused = new HashSet<>();
+    leases.forEach((id, fence) -> {
+      try {
+        heartbeat(id, fence, now, lease);
+      } catch (LeaseLostException e) {
+        refused.add(id);
+      }
+    });
+    return refused;
+  }
 
   /**
    * Records that the owner reached {@code point}, replacing the previous recovery point, and sets the lease to end

@@ -19,8 +19,14 @@ import java.util.Objects;
  *       records after they complete or are abandoned: a Friday's failures survive the weekend for a human.</td></tr>
  *   <tr><td>{@code lease}</td><td>30 s</td><td>how long a claim holds an in-flight key without a heartbeat before
  *       another request may take it over.</td></tr>
- *   <tr><td>{@code heartbeatInterval}</td><td>lease / 3</td><td>renews the lease while the operation runs; two
- *       missed heartbeats still leave the lease alive.</td></tr>
+ *   <tr><td>{@code heartbeatInterval}</td><td>lease / 3</td><td>renews the leases of all running operations in
+ *       one store call; two missed heartbeats still leave the lease alive. When renewals cannot be confirmed and
+ *       the confirmed lease has less than min(interval, lease - interval) / 2 left, the owner is told
+ *       ({@code Execution.leaseLost()}) before the lease can lapse.</td></tr>
+ *   <tr><td>{@code maxOperationTime}</td><td>15 min</td><td>after it the engine stops renewing a running operation's
+ *       lease and tells the owner, so a hung operation cannot hold its key in flight forever: once the lease lapses
+ *       a retry or the completer resumes the request from its last recovery point. Far above any HTTP request; raise
+ *       it for long jobs.</td></tr>
  *   <tr><td>{@code longestRetryChain}</td><td>0 (none declared)</td><td>the longest time over which this deployment
  *       may retry one request (DLQ replays, scheduled re-runs); a replay window shorter than it is refused.</td></tr>
  *   <tr><td>{@code clock}</td><td>{@link InstantSource#system()}</td><td>the only source of time; tests inject a
@@ -47,12 +53,15 @@ public final class IdempotencyConfig {
   public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
   /** The default Retry-After of an in-flight conflict: 1 second. */
   public static final Duration DEFAULT_IN_FLIGHT_RETRY_AFTER = Duration.ofSeconds(1);
+  /** The default longest time an operation's lease is renewed: 15 minutes. */
+  public static final Duration DEFAULT_MAX_OPERATION_TIME = Duration.ofMinutes(15);
 
   private final Duration replayWindow;
   private final Duration retention;
   private final Duration lease;
   private final Duration heartbeatInterval;
   private final boolean heartbeatIntervalSet;
+  private final Duration maxOperationTime;
   private final Duration longestRetryChain;
   private final Duration inFlightRetryAfter;
   private final InstantSource clock;
@@ -66,6 +75,7 @@ public final class IdempotencyConfig {
     this.lease = b.lease;
     this.heartbeatInterval = b.heartbeatInterval != null ? b.heartbeatInterval : b.lease.dividedBy(3);
     this.heartbeatIntervalSet = b.heartbeatInterval != null;
+    this.maxOperationTime = b.maxOperationTime;
     this.longestRetryChain = b.longestRetryChain;
     this.inFlightRetryAfter = b.inFlightRetryAfter;
     this.clock = b.clock;
@@ -92,6 +102,7 @@ public final class IdempotencyConfig {
     b.lease = lease;
     // a derived interval stays derived, so that a new lease in the copy gets its own third
     b.heartbeatInterval = heartbeatIntervalSet ? heartbeatInterval : null;
+    b.maxOperationTime = maxOperationTime;
     b.longestRetryChain = longestRetryChain;
     b.inFlightRetryAfter = inFlightRetryAfter;
     b.clock = clock;
@@ -119,6 +130,21 @@ public final class IdempotencyConfig {
   /** How often the engine renews the lease while an operation runs. */
   public Duration heartbeatInterval() {
     return heartbeatInterval;
+  }
+
+  /**
+   * How long before a lease's confirmed end the owner is told it may lose it, when renewals are not confirmed:
+   * half of the smaller of the heartbeat interval and the time left of a lease just renewed at the next heartbeat
+   * ({@code lease - heartbeatInterval}), so a renewal that lands on time never triggers it.
+   */
+  public Duration leaseSafetyMargin() {
+    Duration afterNextBeat = lease.minus(heartbeatInterval);
+    return (heartbeatInterval.compareTo(afterNextBeat) < 0 ? heartbeatInterval : afterNextBeat).dividedBy(2);
+  }
+
+  /** The longest time the engine renews a running operation's lease; then it stops and tells the owner. */
+  public Duration maxOperationTime() {
+    return maxOperationTime;
   }
 
   /** The longest retry chain the deployment declared; zero when none. */
@@ -154,7 +180,8 @@ public final class IdempotencyConfig {
   @Override
   public String toString() {
     return "IdempotencyConfig[replayWindow=" + replayWindow + ", retention=" + retention + ", lease=" + lease
-        + ", heartbeatInterval=" + heartbeatInterval + ", longestRetryChain=" + longestRetryChain
+        + ", heartbeatInterval=" + heartbeatInterval + ", maxOperationTime=" + maxOperationTime
+        + ", longestRetryChain=" + longestRetryChain
         + ", inFlightRetryAfter=" + inFlightRetryAfter
         + ", inFlightPolicy=" + inFlightPolicy + "]";
   }
@@ -168,6 +195,7 @@ public final class IdempotencyConfig {
     private Duration retention = DEFAULT_RETENTION;
     private Duration lease = DEFAULT_LEASE;
     private Duration heartbeatInterval;
+    private Duration maxOperationTime = DEFAULT_MAX_OPERATION_TIME;
     private Duration longestRetryChain = Duration.ZERO;
     private Duration inFlightRetryAfter = DEFAULT_IN_FLIGHT_RETRY_AFTER;
     private InstantSource clock = InstantSource.system();
@@ -202,6 +230,17 @@ public final class IdempotencyConfig {
     /** Sets the heartbeat interval (default lease / 3); must be positive and, at build time, shorter than the lease. */
     public Builder heartbeatInterval(Duration heartbeatInterval) {
       this.heartbeatInterval = positive(heartbeatInterval, "heartbeatInterval");
+      return this;
+    }
+
+    /**
+     * Sets the longest time the engine renews a running operation's lease (default 15 min); must be positive and,
+     * at build time, at least the lease. After it the engine stops renewing, tells the owner through
+     * {@code Execution.leaseLost()} and publishes {@code OperationTimedOut}; the lease lapses and a retry or the
+     * completer takes the record over.
+     */
+    public Builder maxOperationTime(Duration maxOperationTime) {
+      this.maxOperationTime = positive(maxOperationTime, "maxOperationTime");
       return this;
     }
 
@@ -256,8 +295,8 @@ public final class IdempotencyConfig {
      * Checks the settings against each other and builds the configuration.
      *
      * @throws IllegalArgumentException naming the settings when retention is shorter than the replay window, the
-     *     replay window is shorter than the longest retry chain, or the heartbeat interval is not shorter than the
-     *     lease
+     *     replay window is shorter than the longest retry chain, the heartbeat interval is not shorter than the
+     *     lease, or the longest operation time is shorter than the lease
      */
     public IdempotencyConfig build() {
       if (retention.compareTo(replayWindow) < 0) {
@@ -272,6 +311,10 @@ public final class IdempotencyConfig {
       if (heartbeatInterval != null && heartbeatInterval.compareTo(lease) >= 0) {
         throw new IllegalArgumentException("heartbeatInterval (" + heartbeatInterval + ") must be < lease (" + lease
             + "): the lease would expire between heartbeats");
+      }
+      if (maxOperationTime.compareTo(lease) < 0) {
+        throw new IllegalArgumentException("maxOperationTime (" + maxOperationTime + ") must be >= lease (" + lease
+            + "): an operation would be cut off before its first lease could run out");
       }
       return new IdempotencyConfig(this);
     }

@@ -35,7 +35,9 @@ import java.util.concurrent.TimeUnit;
  *       {@link Outcome.InFlightConflict} (after a bounded wait, if the {@link InFlightPolicy} says so); store
  *       unreachable → {@link Outcome.StoreUnavailable}, and the operation does not run (fail closed).
  *   <li>Won (fresh, or a takeover of an expired lease, resuming from the last recovery point): the operation runs
- *       while a heartbeat renews the lease every {@link IdempotencyConfig#heartbeatInterval()}.
+ *       while a heartbeat renews the lease every {@link IdempotencyConfig#heartbeatInterval()} (one store call for
+ *       all running operations), for at most {@link IdempotencyConfig#maxOperationTime()}; an owner whose lease
+ *       cannot be confirmed in time is told through {@link dev.idempotency.Execution#leaseLost()}.
  *   <li>It returned a response: stored under the fence ({@link Outcome.Executed}) unless the
  *       {@link StoredResponsePolicy} excludes it, in which case the key is released. If another owner took the key
  *       over meanwhile, the store refuses the write and {@link LeaseLostException} is thrown.
@@ -43,7 +45,7 @@ import java.util.concurrent.TimeUnit;
  *       retry or the {@link Completer} to resume; {@link OperationFailedException} is thrown.
  * </ol>
  *
- * <p>Thread-safe; one engine serves the whole application. {@link #close()} stops its heartbeat thread.
+ * <p>Thread-safe; one engine serves the whole application. {@link #close()} stops its heartbeat threads.
  */
 public final class IdempotencyEngine implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
@@ -53,14 +55,15 @@ public final class IdempotencyEngine implements AutoCloseable {
   private final IdempotencyConfig config;
   private final InstantSource clock;
   private final IdempotencyListener listener;
-  private final Heartbeats<ExecutionImpl> heartbeats;
+  private final Heartbeats heartbeats;
 
   private IdempotencyEngine(KeyStore store, IdempotencyConfig config) {
     this.store = store;
     this.config = config;
     this.clock = config.clock();
     this.listener = config.listener();
-    this.heartbeats = new Heartbeats<>(config.heartbeatInterval(), this::beat);
+    this.heartbeats = new Heartbeats(store, clock, config.heartbeatInterval(), config.lease(),
+        config.leaseSafetyMargin(), config.maxOperationTime(), this::publish);
   }
 
   /** Starts building an engine over {@code store}, with every setting at its default. */
@@ -110,7 +113,7 @@ public final class IdempotencyEngine implements AutoCloseable {
         return new Outcome.StoreUnavailable(e);
       }
       if (claim instanceof ClaimOutcome.Claimed won) {
-        return run(id, won, operation);
+        return run(id, won, now, operation);
       }
       if (claim instanceof ClaimOutcome.Completed done) {
         publish(new IdempotencyEvent.Replayed(id, now, done.response().status()));
@@ -146,13 +149,14 @@ public final class IdempotencyEngine implements AutoCloseable {
     return suggested.compareTo(MIN_RETRY_AFTER) < 0 ? MIN_RETRY_AFTER : suggested;
   }
 
-  private Outcome run(RecordId id, ClaimOutcome.Claimed won, Operation operation) throws OperationFailedException {
+  private Outcome run(RecordId id, ClaimOutcome.Claimed won, Instant claimedAt, Operation operation)
+      throws OperationFailedException {
     Instant start = clock.instant();
     publish(won.takeover()
         ? new IdempotencyEvent.TakenOver(id, start, won.fence(), won.resumeFrom())
         : new IdempotencyEvent.Claimed(id, start, won.fence()));
-    ExecutionImpl execution =
-        new ExecutionImpl(store, id, won.fence(), won.resumeFrom(), won.takeover(), clock, config.lease());
+    ExecutionImpl execution = new ExecutionImpl(store, id, won.fence(), won.resumeFrom(), won.takeover(), clock,
+        config.lease(), claimedAt, heartbeats);
     heartbeats.start(execution);
     StoredResponse response = null;
     Throwable thrown = null;
@@ -257,27 +261,11 @@ public final class IdempotencyEngine implements AutoCloseable {
     }
   }
 
-  private void beat(ExecutionImpl execution) {
-    if (execution.leaseLost()) {
-      return;
-    }
-    Instant now = clock.instant();
-    try {
-      store.heartbeat(execution.recordId(), execution.fence(), now, config.lease());
-    } catch (LeaseLostException e) {
-      execution.markLeaseLost();
-      publish(new IdempotencyEvent.LeaseLost(execution.recordId(), now, execution.fence()));
-    } catch (RuntimeException e) {
-      // a missed heartbeat is not fatal: the lease is three intervals long; the next one may get through
-      LOG.log(System.Logger.Level.WARNING, "heartbeat of " + execution.recordId() + " failed", e);
-    }
-  }
-
   private void publish(IdempotencyEvent event) {
     Events.publish(listener, event);
   }
 
-  /** Stops the heartbeat thread. Operations still running lose their heartbeats. */
+  /** Stops the heartbeat threads. Operations still running lose their heartbeats. */
   @Override
   public void close() {
     heartbeats.close();
@@ -322,6 +310,12 @@ public final class IdempotencyEngine implements AutoCloseable {
     /** See {@link IdempotencyConfig.Builder#heartbeatInterval}. */
     public Builder heartbeatInterval(Duration heartbeatInterval) {
       config.heartbeatInterval(heartbeatInterval);
+      return this;
+    }
+
+    /** See {@link IdempotencyConfig.Builder#maxOperationTime}. */
+    public Builder maxOperationTime(Duration maxOperationTime) {
+      config.maxOperationTime(maxOperationTime);
       return this;
     }
 

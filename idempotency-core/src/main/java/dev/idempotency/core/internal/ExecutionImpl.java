@@ -17,6 +17,7 @@ import java.time.InstantSource;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** The engine's {@link Execution}: one per won claim. */
 public final class ExecutionImpl implements Execution {
@@ -27,15 +28,28 @@ public final class ExecutionImpl implements Execution {
   private final boolean takeover;
   private final InstantSource clock;
   private final Duration lease;
+  private final Heartbeats heartbeats;
+  private final Instant startedAt;
   // written by the operation's thread (or a store it called), read by the engine after the operation returned
   private volatile RecoveryPoint committedPoint;
   private volatile StoredResponse committedResponse;
-  // set by the heartbeat thread or a refused checkpoint, read by the operation
+  // set by the heartbeat threads or a refused checkpoint, read by the operation: told to stop (sticky)
   private volatile boolean leaseLost;
+  // a fenced write under this fence was refused: another owner has the record, renewing is pointless
+  private volatile boolean refused;
+  // the end of the lease as last confirmed by the store, by the engine's clock read before the confirming call
+  private volatile Instant confirmedUntil;
+  // transactional phases open now (normally 0 or 1): their fenced write renews the lease, renewals stay away
+  private final AtomicInteger openPhases = new AtomicInteger();
 
-  /** Creates the execution of one won claim. */
+  /**
+   * Creates the execution of one won claim.
+   *
+   * @param claimedAt the engine's time read before the claim: the lease it won ends no earlier than this plus the
+   *     lease
+   */
   public ExecutionImpl(KeyStore store, RecordId id, FenceToken fence, Optional<RecoveryPoint> resumeFrom,
-      boolean takeover, InstantSource clock, Duration lease) {
+      boolean takeover, InstantSource clock, Duration lease, Instant claimedAt, Heartbeats heartbeats) {
     this.store = store;
     this.id = id;
     this.fence = fence;
@@ -43,6 +57,9 @@ public final class ExecutionImpl implements Execution {
     this.takeover = takeover;
     this.clock = clock;
     this.lease = lease;
+    this.heartbeats = heartbeats;
+    this.startedAt = claimedAt;
+    this.confirmedUntil = claimedAt.plus(lease);
     // a resumed request has committed phases already: failing now must not release it
     this.committedPoint = resumeFrom.orElse(null);
   }
@@ -80,13 +97,15 @@ public final class ExecutionImpl implements Execution {
   @Override
   public void checkpoint(RecoveryPoint point) {
     Objects.requireNonNull(point, "point");
+    Instant now = clock.instant();
     try {
-      store.checkpoint(id, fence, point, clock.instant(), lease);
+      store.checkpoint(id, fence, point, now, lease);
     } catch (LeaseLostException e) {
-      leaseLost = true;
+      markLeaseLost();
       throw e;
     }
     committedPoint = point;
+    confirmUntil(now.plus(lease));
   }
 
   @Override
@@ -94,9 +113,59 @@ public final class ExecutionImpl implements Execution {
     return leaseLost;
   }
 
-  /** Records that a write under this fence was refused: another owner has the record. */
-  public void markLeaseLost() {
+  /**
+   * Records that a write under this fence was refused: another owner has the record.
+   *
+   * @return whether this call was the first to learn it
+   */
+  public synchronized boolean markLeaseLost() {
     leaseLost = true;
+    boolean first = !refused;
+    refused = true;
+    return first;
+  }
+
+  /** Tells the owner to stop before its next call out, without knowing that another owner has the record. */
+  void tell() {
+    leaseLost = true;
+  }
+
+  /** Whether a write under this fence was refused. */
+  boolean refused() {
+    return refused;
+  }
+
+  /** When this execution won its claim, by the engine's clock. */
+  Instant startedAt() {
+    return startedAt;
+  }
+
+  /** The end of the lease as last confirmed by the store. */
+  Instant confirmedUntil() {
+    return confirmedUntil;
+  }
+
+  /** Records a renewal the store confirmed; never moves the confirmed end back. */
+  synchronized void confirmUntil(Instant until) {
+    if (until.isAfter(confirmedUntil)) {
+      confirmedUntil = until;
+    }
+  }
+
+  /** Whether a transactional phase of this execution is open. */
+  boolean phaseOpen() {
+    return openPhases.get() > 0;
+  }
+
+  @Override
+  public void phaseOpening() {
+    openPhases.incrementAndGet();
+    heartbeats.awaitRenewal();
+  }
+
+  @Override
+  public void phaseClosed() {
+    openPhases.decrementAndGet();
   }
 
   @Override

@@ -1,58 +1,185 @@
 package dev.idempotency.core.internal;
 
+import dev.idempotency.FenceToken;
+import dev.idempotency.RecordId;
+import dev.idempotency.event.IdempotencyEvent;
+import dev.idempotency.spi.KeyStore;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
- * Renews the leases of running operations: one daemon thread per engine ticks every heartbeat interval and beats
- * every operation registered at that moment.
+ * Keeps the leases of an engine's running operations: one renewal per heartbeat interval for all of them, and a
+ * watch that tells an owner before its lease can lapse unconfirmed.
  *
- * <p>Why one tick for all instead of a scheduled task per operation: registering is one concurrent-set insert and
- * removal on the request's hot path, where scheduling and cancelling a task would take the scheduler's queue lock
- * twice per request. An operation registered just after a tick waits at most one interval (a third of the lease by
- * default) for its first beat; one registered just before a tick is beaten early, which only renews its lease.
- * Beats run one after the other: a store call that hangs delays the beats behind it, so a store should bound its
- * calls (a query or socket timeout well under the heartbeat interval).
+ * <ul>
+ *   <li><b>Renewal</b>: every {@code interval}, one {@link KeyStore#heartbeatAll} call renews every operation's
+ *       lease, so the cost of a tick does not grow with the number of operations in flight (one statement on a
+ *       relational store) and one slow store call cannot starve the leases queued behind it. A lease is confirmed
+ *       until the time read <em>before</em> the call plus the lease: the store's lease can only end later.
+ *       Refused fences mark their owners lost. Operations whose transactional phase is open are left out (the
+ *       phase's fenced write renews the lease; a renewal racing it would make it fail at REPEATABLE READ).
+ *   <li><b>Watch</b>: on a second thread, so that a renewal blocked on a starved connection pool or a stalled
+ *       store cannot silence it, every quarter of the {@linkplain dev.idempotency.core.IdempotencyConfig#leaseSafetyMargin
+ *       safety margin}, it tells each owner whose confirmed lease ends within that margin
+ *       ({@code Execution.leaseLost()}, event {@code LeaseUnconfirmed}): before the lapse, never after.
+ *   <li><b>Bound</b>: an operation running past {@code maxOperationTime} is no longer renewed, and its owner is told
+ *       ({@code OperationTimedOut}): a hung operation cannot hold its key in flight forever.
+ * </ul>
  *
- * @param <T> what a beat needs to know about one running operation
+ * <p>Registering is one concurrent-set insert on the request's hot path; the ticks do the rest.
  */
-public final class Heartbeats<T> implements AutoCloseable {
+public final class Heartbeats implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(Heartbeats.class.getName());
-  private final Set<T> running = ConcurrentHashMap.newKeySet();
+
+  private final KeyStore store;
+  private final InstantSource clock;
+  private final Duration lease;
+  private final Duration margin;
+  private final Duration maxOperationTime;
+  private final Duration interval;
+  private final Consumer<IdempotencyEvent> publish;
+  private final Set<ExecutionImpl> running = ConcurrentHashMap.newKeySet();
+  /** Held while a renewal call is under way, so that a phase can wait for it before its transaction opens. */
+  private final ReentrantLock renewing = new ReentrantLock();
   private final ScheduledThreadPoolExecutor scheduler;
 
-  /** Starts the heartbeat thread, which calls {@code beat} for every registered operation each {@code interval}. */
-  public Heartbeats(Duration interval, Consumer<T> beat) {
-    scheduler = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "idempotency-heartbeat");
+  /**
+   * Starts the renewal and watch threads.
+   *
+   * @param margin how long before a confirmed lease's end an unconfirmed owner is told
+   */
+  public Heartbeats(KeyStore store, InstantSource clock, Duration interval, Duration lease, Duration margin,
+      Duration maxOperationTime, Consumer<IdempotencyEvent> publish) {
+    this.store = store;
+    this.clock = clock;
+    this.interval = interval;
+    this.lease = lease;
+    this.margin = margin;
+    this.maxOperationTime = maxOperationTime;
+    this.publish = publish;
+    AtomicInteger threads = new AtomicInteger();
+    scheduler = new ScheduledThreadPoolExecutor(2, r -> {
+      Thread t = new Thread(r, "idempotency-heartbeat-" + threads.incrementAndGet());
       t.setDaemon(true);
       return t;
     });
-    long nanos = interval.toNanos();
-    scheduler.scheduleWithFixedDelay(() -> {
-      for (T operation : running) {
-        try {
-          beat.accept(operation);
-        } catch (Throwable t) {
-          // anything escaping one beat would cancel the schedule, and with it every lease's renewal
-          LOG.log(System.Logger.Level.ERROR, "heartbeat failed; the others go on", t);
-        }
+    scheduler.scheduleWithFixedDelay(guarded("renewal", this::renew), interval.toNanos(), interval.toNanos(),
+        TimeUnit.NANOSECONDS);
+    long watchNanos = Math.max(1, margin.toNanos() / 4);
+    scheduler.scheduleAtFixedRate(guarded("lease watch", this::watch), watchNanos, watchNanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** Renews {@code execution}'s lease on every tick until {@link #stop} is called for it. */
+  public void start(ExecutionImpl execution) {
+    running.add(execution);
+  }
+
+  /** Stops renewing {@code execution}; a renewal already under way may still finish. */
+  public void stop(ExecutionImpl execution) {
+    running.remove(execution);
+  }
+
+  /**
+   * Waits until no renewal call is under way, at most one heartbeat interval: called after an execution marked its
+   * phase open, so that no renewal that still includes it commits inside the phase's transaction. A renewal stuck
+   * longer than that (a starved pool) is not waited for: the phase then risks one serialization failure, which its
+   * store retries.
+   */
+  void awaitRenewal() {
+    try {
+      if (renewing.tryLock(interval.toNanos(), TimeUnit.NANOSECONDS)) {
+        renewing.unlock();
       }
-    }, nanos, nanos, TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
-  /** Beats {@code operation} on every tick until {@link #stop} is called for it. */
-  public void start(T operation) {
-    running.add(operation);
+  private void renew() {
+    Instant now = clock.instant();
+    Map<RecordId, ExecutionImpl> batch = new HashMap<>();
+    for (ExecutionImpl e : running) {
+      if (e.refused() || e.phaseOpen()) {
+        continue;
+      }
+      Duration ran = Duration.between(e.startedAt(), now);
+      if (ran.compareTo(maxOperationTime) >= 0) {
+        running.remove(e);
+        e.tell();
+        publish.accept(new IdempotencyEvent.OperationTimedOut(e.recordId(), now, e.fence(), ran));
+        continue;
+      }
+      // Two owners of one record in this engine: the older one lost it to the newer (fences grow per record).
+      ExecutionImpl other = batch.putIfAbsent(e.recordId(), e);
+      if (other != null) {
+        ExecutionImpl older = other.fence().compareTo(e.fence()) < 0 ? other : e;
+        batch.put(e.recordId(), older == other ? e : other);
+        refuse(older, now);
+      }
+    }
+    if (batch.isEmpty()) {
+      return;
+    }
+    Map<RecordId, FenceToken> leases = new HashMap<>();
+    batch.forEach((id, e) -> leases.put(id, e.fence()));
+    Set<RecordId> refused;
+    renewing.lock();
+    try {
+      refused = store.heartbeatAll(leases, now, lease);
+    } catch (RuntimeException e) {
+      // not fatal: the lease is longer than two intervals, and the watch tells owners whose lease runs short
+      LOG.log(System.Logger.Level.WARNING, "renewing " + leases.size() + " leases failed", e);
+      return;
+    } finally {
+      renewing.unlock();
+    }
+    Instant confirmedUntil = now.plus(lease);
+    batch.forEach((id, e) -> {
+      if (refused.contains(id)) {
+        refuse(e, now);
+      } else {
+        e.confirmUntil(confirmedUntil);
+      }
+    });
   }
 
-  /** Stops beating {@code operation}; a beat already under way may still finish. */
-  public void stop(T operation) {
-    running.remove(operation);
+  private void refuse(ExecutionImpl e, Instant now) {
+    if (e.markLeaseLost()) {
+      publish.accept(new IdempotencyEvent.LeaseLost(e.recordId(), now, e.fence()));
+    }
+  }
+
+  private void watch() {
+    Instant now = clock.instant();
+    Instant deadline = now.plus(margin);
+    for (ExecutionImpl e : running) {
+      Instant confirmed = e.confirmedUntil();
+      if (!e.leaseLost() && !deadline.isBefore(confirmed)) {
+        e.tell();
+        publish.accept(new IdempotencyEvent.LeaseUnconfirmed(e.recordId(), now, e.fence(), confirmed));
+      }
+    }
+  }
+
+  private static Runnable guarded(String what, Runnable task) {
+    return () -> {
+      try {
+        task.run();
+      } catch (Throwable t) {
+        // anything escaping would cancel the schedule, and with it every lease's renewal or watch
+        LOG.log(System.Logger.Level.ERROR, what + " failed; it runs again at the next tick", t);
+      }
+    };
   }
 
   @Override
