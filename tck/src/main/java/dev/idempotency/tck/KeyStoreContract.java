@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -704,6 +705,56 @@ public abstract class KeyStoreContract {
       verify.succeeds(Rule.R5_3, "the owner's release", () -> store.release(id, c.fence(), now()));
       writesRefused(id, c.fence(), "the released record");
       absent(id, Rule.R3_4, "after writes to a released record");
+    }
+
+    @Test
+    @DisplayName("Rule 3.5: heartbeatAll renews the current owners and reports exactly the refused ones")
+    void required_3_5_heartbeatAllRenewsOwnersAndReportsTheRefused() {
+      Duration lease = timing.lease();
+      Timeline tl = timeline();
+      RecordId live = id("live");
+      RecordId taken = id("taken");
+      RecordId done = id("done");
+      RecordId released = id("released");
+      RecordId never = id("never");
+      ClaimOutcome.Claimed cl = claimNew(live, FP_A, lease);
+      ClaimOutcome.Claimed ct = claimNew(taken, FP_A, lease);
+      ClaimOutcome.Claimed cd = claimNew(done, FP_A, lease);
+      ClaimOutcome.Claimed cr = claimNew(released, FP_A, lease);
+      complete(done, cd.fence(), Samples.response("done"), Rule.R1_4);
+      verify.succeeds(Rule.R5_3, "the owner's release", () -> store.release(released, cr.fence(), now()));
+      tl.at(lease.dividedBy(2));
+      Map<RecordId, FenceToken> leases = new HashMap<>();
+      leases.put(live, cl.fence());
+      leases.put(done, cd.fence());
+      leases.put(released, cr.fence());
+      leases.put(never, FenceToken.of(1));
+      verify.check(store.heartbeatAll(Map.of(), now(), lease).isEmpty(), Rule.R3_5,
+          () -> "heartbeatAll of no leases returned records");
+      // the first owner of "taken" loses it: its lease is left to expire and another claim takes it over
+      Map<RecordId, FenceToken> liveOnly = Map.of(live, cl.fence());
+      Set<RecordId> none = store.heartbeatAll(liveOnly, now(), lease);
+      verify.check(none.isEmpty(), Rule.R3_5, () -> "heartbeatAll of the one live owner refused " + none);
+      Timeline beat = timeline();
+      tl.at(lease);
+      verify.claimed(claim(taken, FP_A), Rule.R4_2, "a claim of " + taken + " after its lease expired");
+      leases.put(taken, ct.fence());
+      Map<RecordId, Optional<RecordSnapshot>> before = new HashMap<>();
+      for (RecordId r : List.of(taken, done, released, never)) {
+        before.put(r, lookup(r));
+      }
+      Timeline again = timeline();
+      Set<RecordId> refused = store.heartbeatAll(leases, again.start(), lease);
+      verify.check(refused.equals(Set.of(taken, done, released, never)), Rule.R3_5,
+          () -> "heartbeatAll of a live owner, a stale one, a completed, a released and a never-claimed record"
+              + " refused " + refused + ", expected all but " + live);
+      before.forEach((r, snapshot) -> unchanged(r, snapshot, Rule.R3_5, "a refused entry of heartbeatAll"));
+      beat.at(lease);
+      verify.inFlight(claim(live, FP_A), Rule.R3_5, "a claim after the lease of the first renewal ended, before"
+          + " the second renewal's");
+      again.at(lease);
+      ClaimOutcome.Claimed t = verify.claimed(claim(live, FP_A), Rule.R3_5, "a claim once the renewed lease ended");
+      verify.check(t.takeover(), Rule.R4_2, () -> "expected a takeover, got " + Describe.outcome(t));
     }
 
     private void writesRefused(RecordId id, FenceToken fence, String what) {

@@ -31,6 +31,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -65,6 +66,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   private static final System.Logger LOG = System.getLogger(JdbcKeyStore.class.getName());
 
   private final DataSource dataSource;
+  private final DataSource renewalDataSource;
   private final Dialect dialect;
   private final ClockSource clockSource;
   private final Names names;
@@ -74,6 +76,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
 
   private JdbcKeyStore(Builder b, Dialect dialect) {
     this.dataSource = b.dataSource;
+    this.renewalDataSource = b.renewalDataSource != null ? b.renewalDataSource : b.dataSource;
     this.dialect = dialect;
     this.clockSource = b.clockSource;
     this.names = b.names;
@@ -145,7 +148,8 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     p.put("lease", Nanos.of(request.lease()));
     p.put("window", window);
     p.put("nonce", ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE));
-    ClaimOutcome outcome = run("claim of " + request.id(), (c, autoCommit) -> sql.claim(c, autoCommit, p, fp, window));
+    ClaimOutcome outcome = run(dataSource, "claim of " + request.id(),
+        (c, autoCommit) -> sql.claim(c, autoCommit, p, fp, window));
     // With the database clock each statement judges by its own start time; a claim that started before the
     // owner's claim and waited for its row lock would report more lease left than the lease. It is a hint:
     // never more than the asking claim's lease.
@@ -160,7 +164,39 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   public void heartbeat(RecordId id, FenceToken fence, Instant now, Duration lease) {
     Map<String, Object> p = fencedParams(id, fence, now);
     p.put("lease", positive(lease, "lease"));
-    fenced("heartbeat", id, fence, p, sql::heartbeat);
+    run(renewalDataSource, "heartbeat of " + id, (c, a) -> {
+      checkFenced(c, id, fence, p, sql.heartbeat(c, p));
+      return null;
+    });
+  }
+
+  /**
+   * One {@code UPDATE … WHERE state = 'I' AND (scope, idem_key, fence) IN (…)} per 256 leases, on the
+   * {@linkplain Builder#renewalDataSource renewal pool}; only when it renews fewer rows than it names, one read of
+   * the renewed rows tells which fences were refused.
+   */
+  @Override
+  public Set<RecordId> heartbeatAll(Map<RecordId, FenceToken> leases, Instant now, Duration lease) {
+    Objects.requireNonNull(leases, "leases");
+    Map<String, Object> p = new HashMap<>();
+    p.put("now", nowParam(now));
+    p.put("lease", positive(lease, "lease"));
+    List<RecordId> ids = new ArrayList<>(leases.size());
+    List<SqlDialect.OwnedLease> owned = new ArrayList<>(leases.size());
+    leases.forEach((id, fence) -> {
+      Objects.requireNonNull(id, "leases: a record id");
+      Objects.requireNonNull(fence, "leases: the fence of " + id);
+      ids.add(id);
+      owned.add(new SqlDialect.OwnedLease(sql.scopeParam(id.scope()), id.key().value(), fence.value()));
+    });
+    if (owned.isEmpty()) {
+      return Set.of();
+    }
+    Set<Integer> refused = run(renewalDataSource, "renewal of " + owned.size() + " leases",
+        (c, a) -> sql.renewAll(c, owned, p));
+    Set<RecordId> lost = new HashSet<>();
+    refused.forEach(i -> lost.add(ids.get(i)));
+    return lost;
   }
 
   @Override
@@ -189,7 +225,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   public Optional<RecordSnapshot> lookup(RecordId id) {
     Objects.requireNonNull(id, "id");
     Map<String, Object> p = params(id, Instant.EPOCH);
-    return run("lookup of " + id, (c, a) -> sql.lookup(c, p));
+    return run(dataSource, "lookup of " + id, (c, a) -> sql.lookup(c, p));
   }
 
   @Override
@@ -201,7 +237,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     Map<String, Object> p = new HashMap<>();
     p.put("now", nowParam(now));
     p.put("limit", limit);
-    return run("findAbandoned", (c, a) -> sql.findAbandoned(c, p));
+    return run(dataSource, "findAbandoned", (c, a) -> sql.findAbandoned(c, p));
   }
 
   @Override
@@ -214,7 +250,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     p.put("now", nowParam(now));
     p.put("retention", positive(retention, "retention"));
     p.put("limit", limit);
-    return run("deleteExpired", (c, a) -> {
+    return run(dataSource, "deleteExpired", (c, a) -> {
       // MySQL/MariaDB: a ranged DELETE under REPEATABLE READ takes gap locks that would block concurrent claims;
       // the batch needs no more than READ COMMITTED.
       if (dialect != Dialect.MYSQL || c.getTransactionIsolation() == Connection.TRANSACTION_READ_COMMITTED) {
@@ -300,6 +336,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     Objects.requireNonNull(fence, "fence");
     Map<String, Object> p = params(id, now);
     p.put("fence", fence.value());
+    p.put("elapsed", 0L); // outside a phase the database clock is read by the write itself
     return p;
   }
 
@@ -328,7 +365,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   }
 
   private void fenced(String op, RecordId id, FenceToken fence, Map<String, Object> p, FencedSql write) {
-    run(op + " of " + id, (c, a) -> {
+    run(dataSource, op + " of " + id, (c, a) -> {
       checkFenced(c, id, fence, p, write.run(c, p));
       return null;
     });
@@ -345,18 +382,18 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     }
   }
 
-  private Connection connect(String what) {
+  private static Connection connect(DataSource from, String what) {
     try {
-      return dataSource.getConnection();
+      return from.getConnection();
     } catch (SQLException e) {
       throw SqlErrors.mapConnect(what, e);
     }
   }
 
   /** One SPI call: its own connection and transaction; retried on a deadlock or serialization failure. */
-  private <R> R run(String what, SqlWork<R> work) {
+  private <R> R run(DataSource from, String what, SqlWork<R> work) {
     for (int attempt = 1; ; attempt++) {
-      Connection c = connect(what);
+      Connection c = connect(from, what);
       try {
         boolean autoCommit = c.getAutoCommit();
         try {
@@ -387,53 +424,66 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     Objects.requireNonNull(execution, "execution");
     Objects.requireNonNull(work, "work");
     String label = what + " of " + execution.recordId();
-    for (int attempt = 1; ; attempt++) {
-      Connection c = connect(label);
-      boolean restoreAutoCommit = false;
-      try {
+    // the engine stops renewing this lease until the phase closes: a renewal committed while the transaction is
+    // open would make its fenced write fail at REPEATABLE READ and SERIALIZABLE (a concurrent update of the row)
+    execution.phaseOpening();
+    try {
+      for (int attempt = 1; ; attempt++) {
+        Connection c = connect(dataSource, label);
+        boolean restoreAutoCommit = false;
         try {
-          if (c.getAutoCommit()) {
-            c.setAutoCommit(false);
-            restoreAutoCommit = true;
-          }
-        } catch (SQLException e) {
-          throw SqlErrors.map(label, names.table(), e);
-        }
-        R result;
-        try {
-          result = work.run(c);
-        } catch (Exception e) {
-          rollbackQuietly(c, e);
-          if (e instanceof SQLException s && SqlErrors.isRetryable(s) && attempt < maxTransactionAttempts) {
-            continue;
-          }
-          throw e;
-        }
-        try {
-          Map<String, Object> p = paramsFor.of(result);
-          checkFenced(c, execution.recordId(), execution.fence(), p, write.run(c, p));
-          c.commit();
-          return result;
-        } catch (SQLException e) {
-          rollbackQuietly(c, e);
-          if (SqlErrors.isRetryable(e) && attempt < maxTransactionAttempts) {
-            continue;
-          }
-          throw SqlErrors.map(label + " on " + names.table(), names.table(), e);
-        } catch (RuntimeException e) {
-          rollbackQuietly(c, e);
-          throw e;
-        }
-      } finally {
-        if (restoreAutoCommit) {
+          long pinnedAt;
           try {
-            c.setAutoCommit(true);
-          } catch (SQLException ignored) {
-            // the connection is broken; closing it below hands it back to the pool, which discards it
+            if (c.getAutoCommit()) {
+              c.setAutoCommit(false);
+              restoreAutoCommit = true;
+            }
+            pinnedAt = sql.pinTransactionClock(c);
+          } catch (SQLException e) {
+            rollbackQuietly(c, e);
+            throw SqlErrors.map(label, names.table(), e);
           }
+          R result;
+          try {
+            result = work.run(sql.withStatementTimeout(c));
+          } catch (Exception e) {
+            rollbackQuietly(c, e);
+            if (e instanceof SQLException s && SqlErrors.isRetryable(s) && attempt < maxTransactionAttempts) {
+              continue;
+            }
+            throw e;
+          }
+          try {
+            Map<String, Object> p = paramsFor.of(result);
+            if (pinnedAt != -1) {
+              p.put("elapsed", System.nanoTime() - pinnedAt);
+            }
+            checkFenced(c, execution.recordId(), execution.fence(), p, write.run(c, p));
+            c.commit();
+            return result;
+          } catch (SQLException e) {
+            rollbackQuietly(c, e);
+            if (SqlErrors.isRetryable(e) && attempt < maxTransactionAttempts) {
+              continue;
+            }
+            throw SqlErrors.map(label + " on " + names.table(), names.table(), e);
+          } catch (RuntimeException e) {
+            rollbackQuietly(c, e);
+            throw e;
+          }
+        } finally {
+          if (restoreAutoCommit) {
+            try {
+              c.setAutoCommit(true);
+            } catch (SQLException ignored) {
+              // the connection is broken; closing it below hands it back to the pool, which discards it
+            }
+          }
+          closeQuietly(c);
         }
-        closeQuietly(c);
       }
+    } finally {
+      execution.phaseClosed();
     }
   }
 
@@ -458,6 +508,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
    */
   public static final class Builder {
     private final DataSource dataSource;
+    private DataSource renewalDataSource;
     private Names names = Names.of(Names.DEFAULT_TABLE);
     private Dialect dialect;
     private ClockSource clockSource = ClockSource.DATABASE;
@@ -478,6 +529,20 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
      */
     public Builder tableName(String tableName) {
       this.names = Names.of(Objects.requireNonNull(tableName, "tableName"));
+      return this;
+    }
+
+    /**
+     * A pool of its own for lease renewals ({@link JdbcKeyStore#heartbeatAll}, {@link JdbcKeyStore#heartbeat});
+     * default: the application's {@code DataSource}. The engine renews all of an instance's leases in one
+     * statement per heartbeat interval, so one connection is enough. Give renewals their own pool when the
+     * application's can run dry under load: renewals waiting for a connection (HikariCP waits up to its
+     * {@code connectionTimeout}, 30 s by default) leave every lease of the instance unconfirmed, and the engine
+     * then tells each owner through {@code Execution.leaseLost()} to stop before its lease lapses. Keep that pool's
+     * connection timeout well below the engine's {@code leaseSafetyMargin()}.
+     */
+    public Builder renewalDataSource(DataSource renewalDataSource) {
+      this.renewalDataSource = Objects.requireNonNull(renewalDataSource, "renewalDataSource");
       return this;
     }
 

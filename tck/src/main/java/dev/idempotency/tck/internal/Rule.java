@@ -73,6 +73,12 @@ public enum Rule {
   R3_4("3.4", "A fenced write to a record that does not exist (never claimed, released, purged) or with a fence"
       + " that is not the record's current one throws LeaseLostException and creates or changes nothing.",
       "that fenced writes are updates conditional on the record existing with that fence, never upserts"),
+  R3_5("3.5", "heartbeatAll renews, in one call, the lease of every record whose fence is current and that is"
+      + " IN_FLIGHT, exactly as heartbeat would, and returns exactly the others (taken over, completed, released,"
+      + " never claimed), changing nothing for them.",
+      "that the batch renewal carries the same fence and state condition as heartbeat for every entry, and that the"
+          + " records it reports as refused are exactly those whose condition failed (an update count alone cannot"
+          + " tell which)"),
 
   // 4. time
   R4_1("4.1", "A lease held until t is live before t and expired at every instant >= t.",

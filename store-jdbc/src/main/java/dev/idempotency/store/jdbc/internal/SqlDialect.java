@@ -6,16 +6,23 @@ import dev.idempotency.Scope;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreUnavailableException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The SQL of one dialect for one table and one clock source. Every statement that decides something is a single
@@ -33,6 +40,12 @@ public abstract class SqlDialect {
    */
   private static final int MAX_CLAIM_ATTEMPTS = 16;
 
+  /**
+   * The most leases one renewal statement names: {@code 3 * 256} parameters stay far below every driver's limit,
+   * and a statement that size still takes well under a millisecond of parsing.
+   */
+  static final int RENEWALS_PER_STATEMENT = 256;
+
   /** Letters of the {@code state} column. */
   static final String IN_FLIGHT = "I";
 
@@ -45,7 +58,8 @@ public abstract class SqlDialect {
   private final NamedSql checkpoint;
   private final NamedSql complete;
   private final NamedSql release;
-  private final Map<String, NamedSql> findAbandonedSql = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, NamedSql> findAbandonedSql = new ConcurrentHashMap<>();
+  private final Map<Integer, NamedSql[]> renewalSql = new ConcurrentHashMap<>();
 
   SqlDialect(Names names, boolean serverClock, int queryTimeoutSeconds) {
     this.names = names;
@@ -58,14 +72,15 @@ public abstract class SqlDialect {
     // Every fenced write bumps row_version, so that it always changes the row: MySQL drivers that report found
     // rows and those that report changed rows then agree on the update count (1 = written, 0 = fence refused).
     String fenced = " WHERE scope = :scope AND idem_key = :key AND fence = :fence AND state = 'I'";
-    this.heartbeat = NamedSql.parse("UPDATE " + t + " SET lease_expires_at_ns = " + now + " + :lease, retain_from_ns = "
-        + now + " + :lease, row_version = row_version + 1" + fenced);
+    String fnow = fencedNow();
+    this.heartbeat = NamedSql.parse("UPDATE " + t + " SET lease_expires_at_ns = " + fnow + " + :lease, retain_from_ns = "
+        + fnow + " + :lease, row_version = row_version + 1" + fenced);
     this.checkpoint = NamedSql.parse("UPDATE " + t + " SET rp_name = :rpName, rp_data = :rpData, lease_expires_at_ns = "
-        + now + " + :lease, retain_from_ns = " + now + " + :lease, row_version = row_version + 1" + fenced);
-    this.complete = NamedSql.parse("UPDATE " + t + " SET state = 'C', completed_at_ns = " + now + ", retain_from_ns = "
-        + now + ", lease_expires_at_ns = NULL, response_status = :status, response_headers = :headers, "
+        + fnow + " + :lease, retain_from_ns = " + fnow + " + :lease, row_version = row_version + 1" + fenced);
+    this.complete = NamedSql.parse("UPDATE " + t + " SET state = 'C', completed_at_ns = " + fnow + ", retain_from_ns = "
+        + fnow + ", lease_expires_at_ns = NULL, response_status = :status, response_headers = :headers, "
         + "response_body = :body, row_version = row_version + 1" + fenced);
-    this.release = NamedSql.parse("UPDATE " + t + " SET state = 'R', retain_from_ns = " + now
+    this.release = NamedSql.parse("UPDATE " + t + " SET state = 'R', retain_from_ns = " + fnow
         + ", lease_expires_at_ns = NULL, rp_name = NULL, rp_data = NULL, row_version = row_version + 1" + fenced);
   }
 
@@ -112,6 +127,27 @@ public abstract class SqlDialect {
     }
   }
 
+  /**
+   * {@code c} as handed to a phase's work: every statement the work creates gets the store's query timeout, so work
+   * blocked on a lock (one its own caller holds in another open transaction, say) ends as an error instead of
+   * holding the phase, and the record with it, forever. The work may set its own timeout on a statement.
+   */
+  public Connection withStatementTimeout(Connection c) {
+    return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+        (proxy, method, args) -> {
+          Object result;
+          try {
+            result = method.invoke(c, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+          if (result instanceof Statement st) { // createStatement, prepareStatement, prepareCall
+            st.setQueryTimeout(queryTimeoutSeconds);
+          }
+          return result;
+        });
+  }
+
   /** The database clock as epoch nanoseconds, constant within one statement. */
   abstract String clockExpression();
 
@@ -123,6 +159,24 @@ public abstract class SqlDialect {
   /** The time every decision is judged by: the database clock or the engine's {@code :now}. */
   final String now() {
     return serverClock ? "(" + clockExpression() + ")" : engineNow();
+  }
+
+  /**
+   * The time of a fenced write: {@link #now()}, plus {@code :elapsed} nanoseconds where the database clock stands
+   * still for a whole transaction (H2), so that the write at the end of a long phase does not date its lease from
+   * when the phase began. See {@link #pinTransactionClock}.
+   */
+  String fencedNow() {
+    return now();
+  }
+
+  /**
+   * Called as a transactional phase opens, before its work runs: a dialect whose database clock is fixed per
+   * transaction from its first use (H2) reads it now and returns {@link System#nanoTime()}, so that the phase's
+   * fenced write can add the time since ({@code :elapsed}); other dialects do nothing and return {@code -1}.
+   */
+  public long pinTransactionClock(Connection c) throws SQLException {
+    return -1;
   }
 
   /** A row-limit clause for {@code limit} rows (the {@code :limit} parameter, where the dialect binds it well). */
@@ -275,6 +329,65 @@ public abstract class SqlDialect {
     try (PreparedStatement ps = prepare(sql, c, p)) {
       return ps.executeUpdate();
     }
+  }
+
+  /** One lease to renew: the record's bound scope and key, and its owner's fence. */
+  public record OwnedLease(Object scope, String key, long fence) {}
+
+  /**
+   * Renews every lease in {@code owned} whose fence is still current and whose record is in flight, in one statement
+   * per {@link #RENEWALS_PER_STATEMENT} leases, and returns the positions in {@code owned} of those it did not renew.
+   * When a statement renews all it names (the normal case) that is its one round trip; otherwise one read of the
+   * renewed rows tells which were refused.
+   *
+   * @param p {@code :now} and {@code :lease}
+   */
+  public Set<Integer> renewAll(Connection c, List<OwnedLease> owned, Map<String, Object> p) throws SQLException {
+    Set<Integer> refused = new HashSet<>();
+    for (int from = 0; from < owned.size(); from += RENEWALS_PER_STATEMENT) {
+      List<OwnedLease> chunk = owned.subList(from, Math.min(owned.size(), from + RENEWALS_PER_STATEMENT));
+      NamedSql[] sql = renewalSql.computeIfAbsent(chunk.size(), this::renewalStatements);
+      Map<String, Object> q = new HashMap<>(p);
+      for (int i = 0; i < chunk.size(); i++) {
+        q.put("s" + i, chunk.get(i).scope());
+        q.put("k" + i, chunk.get(i).key());
+        q.put("f" + i, chunk.get(i).fence());
+      }
+      if (update(sql[0], c, q) == chunk.size()) {
+        continue;
+      }
+      Set<String> renewed = new HashSet<>();
+      try (PreparedStatement ps = prepare(sql[1], c, q); ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          Row r = Row.read(rs, scopeAsBytes());
+          renewed.add(r.scope() + "\u0000" + r.key() + "\u0000" + r.fence());
+        }
+      }
+      for (int i = 0; i < chunk.size(); i++) {
+        OwnedLease o = chunk.get(i);
+        Object scope = o.scope() instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : o.scope();
+        if (!renewed.contains(scope + "\u0000" + o.key() + "\u0000" + o.fence())) {
+          refused.add(from + i);
+        }
+      }
+    }
+    return refused;
+  }
+
+  /** The renewal of {@code n} leases, and the read of those of them that are in flight under the given fences. */
+  private NamedSql[] renewalStatements(int n) {
+    StringBuilder in = new StringBuilder(" WHERE state = 'I' AND (scope, idem_key, fence) IN (");
+    for (int i = 0; i < n; i++) {
+      in.append(i == 0 ? "" : ", ").append("(:s").append(i).append(", :k").append(i).append(", :f").append(i)
+          .append(')');
+    }
+    in.append(')');
+    String t = names.table();
+    String n0 = now();
+    return new NamedSql[] {
+        NamedSql.parse("UPDATE " + t + " SET lease_expires_at_ns = " + n0 + " + :lease, retain_from_ns = " + n0
+            + " + :lease, row_version = row_version + 1" + in),
+        NamedSql.parse("SELECT " + Row.COLUMNS + " FROM " + t + in)};
   }
 
   /** In-flight records whose lease expired, oldest lease first. */
