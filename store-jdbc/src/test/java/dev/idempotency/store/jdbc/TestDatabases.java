@@ -75,7 +75,18 @@ public enum TestDatabases {
 
   /** A new pool of {@code size} connections to {@code url}: one application instance. */
   public HikariDataSource pool(String url, int size) {
+    return pool(url, size, null);
+  }
+
+  /**
+   * A new pool of {@code size} connections to {@code url} at {@code isolation} (a {@code Connection} constant's
+   * name, such as {@code TRANSACTION_REPEATABLE_READ}; {@code null} for the driver's default).
+   */
+  public HikariDataSource pool(String url, int size, String isolation) {
     HikariConfig config = new HikariConfig();
+    if (isolation != null) {
+      config.setTransactionIsolation(isolation);
+    }
     config.setJdbcUrl(url);
     if (userVar != null) {
       List<String> cred = require(userVar, passwordVar);
@@ -85,7 +96,7 @@ public enum TestDatabases {
     config.setMaximumPoolSize(size);
     config.setMinimumIdle(0);
     config.setConnectionTimeout(10_000);
-    config.setPoolName("test-" + name().toLowerCase() + "-" + size);
+    config.setPoolName("test-" + name().toLowerCase() + "-" + size + (isolation == null ? "" : "-" + isolation));
     return new HikariDataSource(config);
   }
 }

@@ -1,0 +1,321 @@
+package dev.idempotency.store.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.Fingerprint;
+import dev.idempotency.RecordId;
+import dev.idempotency.RecoveryPoint;
+import dev.idempotency.StoredResponse;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.Operation;
+import dev.idempotency.core.Outcome;
+import dev.idempotency.event.IdempotencyEvent;
+import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.ClaimRequest;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The engine keeping leases over a real database: renewals that survive hundreds of operations and a starved
+ * application pool, phases longer than a heartbeat at every isolation level, and phase work that cannot block its
+ * record forever. One subclass per database.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+abstract class AbstractLeaseKeepingJdbcTest {
+  static final Fingerprint FP = Fingerprint.of("POST /payments".getBytes(StandardCharsets.UTF_8));
+  static final StoredResponse CREATED = StoredResponse.ofUtf8(201, "charged");
+  private static final AtomicInteger KEYS = new AtomicInteger();
+
+  final List<HikariDataSource> pools = new ArrayList<>();
+  final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
+  final ExecutorService threads = Executors.newCachedThreadPool();
+  String url;
+  String table;
+  HikariDataSource admin;
+
+  abstract TestDatabases db();
+
+  @BeforeAll
+  void setUp() throws SQLException {
+    url = db().url();
+    table = "idem_lease_" + db().name().toLowerCase();
+    admin = newPool(2);
+    AbstractJdbcKeyStoreTest.dropTables(admin, table, "biz_" + table);
+    JdbcKeyStore.builder(admin).tableName(table).createSchemaIfMissing().build();
+    AbstractJdbcKeyStoreTest.exec(admin, "CREATE TABLE biz_" + table + " (id VARCHAR(64) PRIMARY KEY, note VARCHAR(64))");
+  }
+
+  @AfterEach
+  void clearEvents() {
+    events.clear();
+  }
+
+  @AfterAll
+  void tearDown() throws InterruptedException {
+    threads.shutdownNow();
+    assertThat(threads.awaitTermination(20, TimeUnit.SECONDS)).as("test threads ended").isTrue();
+    pools.forEach(HikariDataSource::close);
+  }
+
+  HikariDataSource newPool(int size) {
+    HikariDataSource p = db().pool(url, size);
+    pools.add(p);
+    return p;
+  }
+
+  static RecordId newId() {
+    return RecordId.of("acct", "lease-" + KEYS.incrementAndGet() + "-" + System.nanoTime());
+  }
+
+  JdbcKeyStore.Builder storeOn(DataSource ds) {
+    return JdbcKeyStore.builder(ds).tableName(table).statementTimeout(Duration.ofSeconds(1));
+  }
+
+  static Outcome call(IdempotencyEngine engine, RecordId id, Operation op) {
+    try {
+      return engine.execute(id, FP, op);
+    } catch (Exception e) {
+      throw new RuntimeException(e);
+    }
+  }
+
+  static ClaimOutcome retry(JdbcKeyStore peer, RecordId id, Duration lease) {
+    return peer.claim(new ClaimRequest(id, FP, Instant.now(), lease, Duration.ofHours(24)));
+  }
+
+  int bizRows(String id) throws SQLException {
+    try (Connection c = admin.getConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM biz_" + table + " WHERE id = ?")) {
+      ps.setString(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  /**
+   * Two hundred operations in flight while the application's pool is starved (the test holds every connection):
+   * with a pool of its own for renewals, one statement a tick keeps every lease, and no retry from another
+   * instance takes a live owner over.
+   */
+  @Test
+  void renewalsOnTheirOwnPoolKeepHundredsOfLeasesWhileTheApplicationPoolIsStarved() throws Exception {
+    int operations = 200;
+    Duration lease = Duration.ofMillis(1500);
+    HikariDataSource app = newPool(4);
+    JdbcKeyStore store = storeOn(app).renewalDataSource(newPool(1)).build();
+    JdbcKeyStore peer = storeOn(newPool(2)).build();
+    try (IdempotencyEngine engine = IdempotencyEngine.builder(store).lease(lease)
+        .heartbeatInterval(Duration.ofMillis(300)).listener(events::add).build()) {
+      Starved run = startOperations(engine, operations);
+      List<Connection> held = holdEveryConnection(app, 4);
+      try {
+        long until = System.nanoTime() + 3 * lease.toNanos();
+        int round = 0;
+        while (System.nanoTime() < until) {
+          for (RecordId id : run.ids) {
+            ClaimOutcome o = retry(peer, id, lease);
+            assertThat(o).as("round %d: a retry of %s while its owner runs and the application pool is starved;"
+                + " a takeover means renewals stalled with it", round, id).isInstanceOf(ClaimOutcome.InFlight.class);
+          }
+          round++;
+        }
+      } finally {
+        closeAll(held);
+      }
+      run.finish.countDown();
+      for (CompletableFuture<Outcome> f : run.owners) {
+        assertThat(f.get(60, TimeUnit.SECONDS)).isInstanceOf(Outcome.Executed.class);
+      }
+      assertThat(run.told).as("owners told leaseLost() although renewals went through").hasValue(0);
+    }
+  }
+
+  /**
+   * The same starved pool with renewals on it: renewals cannot get a connection, and every owner is told through
+   * leaseLost() before its lease can lapse, so none starts a call out that a retry could repeat.
+   */
+  @Test
+  void ownersAreToldBeforeTheirLeasesLapseWhenRenewalsShareAStarvedPool() throws Exception {
+    int operations = 50;
+    Duration lease = Duration.ofMillis(1500);
+    HikariDataSource app = newPool(4);
+    JdbcKeyStore store = storeOn(app).build();
+    JdbcKeyStore peer = storeOn(newPool(2)).build();
+    Map<RecordId, Instant> told = new ConcurrentHashMap<>();
+    try (IdempotencyEngine engine = IdempotencyEngine.builder(store).lease(lease)
+        .heartbeatInterval(Duration.ofMillis(300)).listener(e -> {
+          if (e instanceof IdempotencyEvent.LeaseUnconfirmed u) {
+            told.putIfAbsent(u.id(), Instant.now());
+          }
+        }).build()) {
+      Starved run = startOperations(engine, operations);
+      Map<RecordId, Instant> takenOver = new ConcurrentHashMap<>();
+      List<Connection> held = holdEveryConnection(app, 4);
+      try {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (takenOver.size() < operations && System.nanoTime() < until) {
+          for (RecordId id : run.ids) {
+            if (!takenOver.containsKey(id) && retry(peer, id, Duration.ofMinutes(5)) instanceof ClaimOutcome.Claimed) {
+              takenOver.put(id, Instant.now());
+            }
+          }
+        }
+      } finally {
+        closeAll(held);
+      }
+      assertThat(takenOver).as("keys taken over once their unrenewed leases lapsed").hasSize(operations);
+      for (RecordId id : run.ids) {
+        assertThat(told.get(id)).as("%s: its owner was told before the takeover at %s", id, takenOver.get(id))
+            .isNotNull().isBefore(takenOver.get(id));
+      }
+      run.finish.countDown();
+      for (CompletableFuture<Outcome> f : run.owners) {
+        assertThatThrownBy(() -> f.get(60, TimeUnit.SECONDS)).as("the old owner's completion is fenced out")
+            .hasRootCauseInstanceOf(dev.idempotency.spi.LeaseLostException.class);
+      }
+      assertThat(run.told).as("owners that saw leaseLost() when they finished").hasValue(operations);
+    }
+  }
+
+  /** Operations started and running, waiting for {@link #finish}. */
+  private final class Starved {
+    final List<RecordId> ids = new ArrayList<>();
+    final List<CompletableFuture<Outcome>> owners = new ArrayList<>();
+    final CountDownLatch finish = new CountDownLatch(1);
+    final AtomicInteger told = new AtomicInteger();
+  }
+
+  private Starved startOperations(IdempotencyEngine engine, int operations) throws InterruptedException {
+    Starved run = new Starved();
+    CountDownLatch running = new CountDownLatch(operations);
+    for (int i = 0; i < operations; i++) {
+      RecordId id = newId();
+      run.ids.add(id);
+      run.owners.add(CompletableFuture.supplyAsync(() -> call(engine, id, execution -> {
+        running.countDown();
+        run.finish.await();
+        if (execution.leaseLost()) {
+          run.told.incrementAndGet();
+        }
+        return CREATED;
+      }), threads));
+    }
+    assertThat(running.await(60, TimeUnit.SECONDS)).as("%d operations claimed and running", operations).isTrue();
+    return run;
+  }
+
+  private static List<Connection> holdEveryConnection(DataSource pool, int size) throws SQLException {
+    List<Connection> held = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      held.add(pool.getConnection());
+    }
+    return held;
+  }
+
+  private static void closeAll(List<Connection> held) throws SQLException {
+    for (Connection c : held) {
+      c.close();
+    }
+  }
+
+  /**
+   * A phase that spans several heartbeats at READ COMMITTED, REPEATABLE READ and SERIALIZABLE: the engine leaves
+   * its record out of the renewals while the phase is open, so the phase's fenced write meets no concurrent update
+   * of the row and commits the first time.
+   */
+  @Test
+  void aPhaseLongerThanAHeartbeatCommitsAtEveryIsolationLevel() throws Exception {
+    for (String isolation : List.of("TRANSACTION_READ_COMMITTED", "TRANSACTION_REPEATABLE_READ",
+        "TRANSACTION_SERIALIZABLE")) {
+      HikariDataSource app = db().pool(url, 4, isolation);
+      pools.add(app);
+      JdbcKeyStore store = storeOn(app).build();
+      try (IdempotencyEngine engine = IdempotencyEngine.builder(store).lease(Duration.ofSeconds(3))
+          .heartbeatInterval(Duration.ofMillis(100)).listener(events::add).build()) {
+        RecordId id = newId();
+        AtomicInteger runs = new AtomicInteger();
+        Outcome outcome = call(engine, id, execution -> {
+          store.inPhase(execution, RecoveryPoint.of("charged"), c -> {
+            runs.incrementAndGet();
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO biz_" + table + " (id, note) VALUES (?, ?)")) {
+              ps.setString(1, id.key().value());
+              ps.setString(2, "charged");
+              ps.executeUpdate();
+            }
+            Thread.sleep(800); // eight heartbeat intervals: the work of a long phase
+            return null;
+          });
+          return CREATED;
+        });
+        assertThat(outcome).as("%s: a phase of eight heartbeats", isolation).isInstanceOf(Outcome.Executed.class);
+        assertThat(runs).as("%s: times the phase's work ran (a renewal inside it makes its fenced write fail"
+            + " with a serialization failure, and the phase re-run)", isolation).hasValue(1);
+        assertThat(bizRows(id.key().value())).as("%s: business rows", isolation).isEqualTo(1);
+      }
+    }
+  }
+
+  /**
+   * A phase whose work waits on a lock that the caller itself holds in another open transaction: the store's
+   * statement timeout ends the work's statement, so the phase fails instead of holding its record forever.
+   */
+  @Test
+  void phaseWorkWaitingOnALockGetsTheStatementTimeout() throws Exception {
+    JdbcKeyStore store = storeOn(newPool(4)).build();
+    String row = "locked-" + System.nanoTime();
+    AbstractJdbcKeyStoreTest.exec(admin, "INSERT INTO biz_" + table + " (id, note) VALUES ('" + row + "', 'x')");
+    try (IdempotencyEngine engine = IdempotencyEngine.builder(store).build();
+        Connection caller = admin.getConnection()) {
+      caller.setAutoCommit(false);
+      try (Statement s = caller.createStatement()) {
+        s.executeUpdate("UPDATE biz_" + table + " SET note = 'caller' WHERE id = '" + row + "'");
+      }
+      try {
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> engine.execute(newId(), FP, execution -> {
+          store.inPhase(execution, RecoveryPoint.of("charged"), c -> {
+            try (Statement s = c.createStatement()) {
+              s.executeUpdate("UPDATE biz_" + table + " SET note = 'phase' WHERE id = '" + row + "'");
+            }
+            return null;
+          });
+          return CREATED;
+        })).as("the phase's work blocked on its caller's lock").isInstanceOf(
+            dev.idempotency.core.OperationFailedException.class).cause().isInstanceOf(SQLException.class);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("ended by the 1 s statement timeout, not by"
+            + " the database's own lock timeout").isLessThan(Duration.ofSeconds(20));
+      } finally {
+        caller.rollback();
+      }
+    }
+  }
+}

@@ -1,0 +1,9 @@
+package dev.idempotency.store.jdbc;
+
+/** {@link AbstractLeaseKeepingJdbcTest} on MariaDB (MariaDB driver). */
+class MariaDbLeaseKeepingJdbcTest extends AbstractLeaseKeepingJdbcTest {
+  @Override
+  TestDatabases db() {
+    return TestDatabases.MARIADB_DRIVER;
+  }
+}
