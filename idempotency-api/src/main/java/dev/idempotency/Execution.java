@@ -71,12 +71,17 @@ public interface Execution {
   boolean leaseLost();
 
   /**
-   * A downstream idempotency key derived from this record and {@code purpose}, stable across retries and
+   * A downstream idempotency key derived from this request and {@code purpose}, stable across retries and
    * takeovers of the same request: pass it to the system a phase calls out to, and record it in the recovery
    * point before the call, so the resumed phase repeats the call with the same key.
    *
+   * <p>It derives from the scope, the key, {@code purpose} and the request's generation (the fence of the claim that
+   * began it, which every takeover keeps). A key reused after the replay window ended, or after a release, is a new
+   * request and gets a new downstream key, so the downstream system runs it anew instead of answering with the
+   * earlier request's result.
+   *
    * @param purpose what the call is for, for example {@code "charge"}; 1 to 64 characters
-   * @return a key of at most 64 printable ASCII characters, the same for the same record and purpose
+   * @return a key of at most 64 printable ASCII characters, the same for every owner of this request and purpose
    * @throws IllegalArgumentException if {@code purpose} is empty or longer than 64 characters
    */
   IdempotencyKey downstreamKey(String purpose);
@@ -94,7 +99,7 @@ public interface Execution {
 
   /**
    * Tells the engine that the transaction announced by {@link #phaseOpening()} committed or rolled back, so the
-   * engine renews the lease again. Called exactly once after each {@link #phaseOpening()}, in a {@code finally}.
+   * engine renews the lease again. Called once for each {@link #phaseOpening()}, in a {@code finally}.
    */
   default void phaseClosed() {}
 

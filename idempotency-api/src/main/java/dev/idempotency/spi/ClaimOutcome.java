@@ -21,12 +21,31 @@ public sealed interface ClaimOutcome {
    * @param fence the new fence token, strictly greater than every token issued before for this record
    * @param resumeFrom the last recovery point a previous owner committed (a resumed request), else empty
    * @param takeover whether the claim took over an in-flight record whose lease had expired
+   * @param generation the fence of the claim that began this request: this claim's own fence for a fresh claim,
+   *     and for a takeover the generation of the request it resumes, kept across every takeover. It tells two
+   *     requests under one key apart (one before a release or the window's end, one after), while every owner of
+   *     one request shares it; {@code Execution.downstreamKey} derives from it.
    */
-  record Claimed(FenceToken fence, Optional<RecoveryPoint> resumeFrom, boolean takeover) implements ClaimOutcome {
-    /** @throws NullPointerException if an argument is null */
+  record Claimed(FenceToken fence, Optional<RecoveryPoint> resumeFrom, boolean takeover, FenceToken generation)
+      implements ClaimOutcome {
+    /**
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code generation} is newer than {@code fence}, or differs from it for a
+     *     fresh claim
+     */
     public Claimed {
       Objects.requireNonNull(fence, "fence");
       Objects.requireNonNull(resumeFrom, "resumeFrom");
+      Objects.requireNonNull(generation, "generation");
+      if (generation.isNewerThan(fence) || (!takeover && !generation.equals(fence))) {
+        throw new IllegalArgumentException("generation " + generation + " of a " + (takeover ? "takeover" : "fresh")
+            + " claim with fence " + fence + ": a fresh claim begins its own generation, a takeover keeps an older one");
+      }
+    }
+
+    /** A fresh claim: it begins a request, so its generation is its own fence. */
+    public static Claimed fresh(FenceToken fence) {
+      return new Claimed(fence, Optional.empty(), false, fence);
     }
   }
 

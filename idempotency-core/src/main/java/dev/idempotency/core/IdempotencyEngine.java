@@ -155,8 +155,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     publish(won.takeover()
         ? new IdempotencyEvent.TakenOver(id, start, won.fence(), won.resumeFrom())
         : new IdempotencyEvent.Claimed(id, start, won.fence()));
-    ExecutionImpl execution = new ExecutionImpl(store, id, won.fence(), won.resumeFrom(), won.takeover(), clock,
-        config.lease(), claimedAt, heartbeats);
+    ExecutionImpl execution = new ExecutionImpl(store, id, won, clock, config.lease(), claimedAt, heartbeats);
     heartbeats.start(execution);
     StoredResponse response = null;
     Throwable thrown = null;

@@ -54,16 +54,18 @@ public final class InMemoryKeyStore implements KeyStore {
     final KeyState state;
     final Fingerprint fingerprint;
     final FenceToken fence;
+    final FenceToken generation; // the fence of the claim that began this request; kept across takeovers
     final Instant leaseExpiresAt;
     final RecoveryPoint recoveryPoint; // null until a checkpoint
     final StoredResponse response; // null unless COMPLETE
     final Instant completedAt; // null unless COMPLETE
 
-    Rec(KeyState state, Fingerprint fingerprint, FenceToken fence, Instant leaseExpiresAt,
+    Rec(KeyState state, Fingerprint fingerprint, FenceToken fence, FenceToken generation, Instant leaseExpiresAt,
         RecoveryPoint recoveryPoint, StoredResponse response, Instant completedAt) {
       this.state = state;
       this.fingerprint = fingerprint;
       this.fence = fence;
+      this.generation = generation;
       this.leaseExpiresAt = leaseExpiresAt;
       this.recoveryPoint = recoveryPoint;
       this.response = response;
@@ -104,20 +106,23 @@ public final class InMemoryKeyStore implements KeyStore {
         // TCK's concurrent histories). A claim whose function did not run sees someone else's record and decides
         // again on it.
         Rec[] mine = new Rec[1];
-        current = records.computeIfAbsent(id, k -> mine[0] = new Rec(KeyState.IN_FLIGHT, request.fingerprint(),
-            nextFence(), now.plus(request.lease()), null, null, null));
+        current = records.computeIfAbsent(id, k -> {
+          FenceToken fence = nextFence();
+          return mine[0] = new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence, fence,
+              now.plus(request.lease()), null, null, null);
+        });
         if (current == mine[0]) {
-          return new ClaimOutcome.Claimed(current.fence, Optional.empty(), false);
+          return ClaimOutcome.Claimed.fresh(current.fence);
         }
         continue;
       }
       if (current.countsAsAbsent(now, request.replayWindow())) {
         FenceToken fence = nextFence();
-        Rec claimed = new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence, now.plus(request.lease()), null,
-            null, null);
+        Rec claimed = new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence, fence, now.plus(request.lease()),
+            null, null, null);
         if (records.replace(id, current, claimed)) {
           StateTransition.of(KeyState.ABSENT, KeyState.IN_FLIGHT, TransitionCause.CLAIM);
-          return new ClaimOutcome.Claimed(fence, Optional.empty(), false);
+          return ClaimOutcome.Claimed.fresh(fence);
         }
         current = records.get(id);
         continue;
@@ -133,10 +138,10 @@ public final class InMemoryKeyStore implements KeyStore {
       }
       StateTransition.of(KeyState.IN_FLIGHT, KeyState.IN_FLIGHT, TransitionCause.CLAIM);
       FenceToken fence = nextFence();
-      Rec takenOver = new Rec(KeyState.IN_FLIGHT, current.fingerprint, fence, now.plus(request.lease()),
-          current.recoveryPoint, null, null);
+      Rec takenOver = new Rec(KeyState.IN_FLIGHT, current.fingerprint, fence, current.generation,
+          now.plus(request.lease()), current.recoveryPoint, null, null);
       if (records.replace(id, current, takenOver)) {
-        return new ClaimOutcome.Claimed(fence, Optional.ofNullable(current.recoveryPoint), true);
+        return new ClaimOutcome.Claimed(fence, Optional.ofNullable(current.recoveryPoint), true, current.generation);
       }
       current = records.get(id);
     }
@@ -151,7 +156,7 @@ public final class InMemoryKeyStore implements KeyStore {
     Objects.requireNonNull(now, "now");
     requirePositive(lease, "lease");
     Instant leaseEnd = now.plus(lease);
-    fencedUpdate(id, fence, StateTransition.HEARTBEAT, r -> new Rec(KeyState.IN_FLIGHT, r.fingerprint, r.fence,
+    fencedUpdate(id, fence, StateTransition.HEARTBEAT, r -> new Rec(KeyState.IN_FLIGHT, r.fingerprint, r.fence, r.generation,
         leaseEnd, r.recoveryPoint, null, null));
   }
 
@@ -161,7 +166,7 @@ public final class InMemoryKeyStore implements KeyStore {
     Objects.requireNonNull(now, "now");
     requirePositive(lease, "lease");
     Instant leaseEnd = now.plus(lease);
-    fencedUpdate(id, fence, StateTransition.CHECKPOINT, r -> new Rec(KeyState.IN_FLIGHT, r.fingerprint, r.fence,
+    fencedUpdate(id, fence, StateTransition.CHECKPOINT, r -> new Rec(KeyState.IN_FLIGHT, r.fingerprint, r.fence, r.generation,
         leaseEnd, point, null, null));
   }
 
@@ -169,7 +174,7 @@ public final class InMemoryKeyStore implements KeyStore {
   public void complete(RecordId id, FenceToken fence, StoredResponse response, Instant now) {
     Objects.requireNonNull(response, "response");
     Objects.requireNonNull(now, "now");
-    fencedUpdate(id, fence, StateTransition.COMPLETE, r -> new Rec(KeyState.COMPLETE, r.fingerprint, r.fence,
+    fencedUpdate(id, fence, StateTransition.COMPLETE, r -> new Rec(KeyState.COMPLETE, r.fingerprint, r.fence, r.generation,
         r.leaseExpiresAt, r.recoveryPoint, response, now));
   }
 

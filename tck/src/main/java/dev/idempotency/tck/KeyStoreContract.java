@@ -757,6 +757,33 @@ public abstract class KeyStoreContract {
       verify.check(t.takeover(), Rule.R4_2, () -> "expected a takeover, got " + Describe.outcome(t));
     }
 
+    @Test
+    @DisplayName("Rule 3.6: takeovers keep the request's generation; a new request begins its own")
+    void required_3_6_takeoversKeepTheGenerationNewRequestsBeginTheirOwn() {
+      RecordId id = id("k1");
+      Duration lease = timing.lease();
+      Timeline tl = timeline();
+      ClaimOutcome.Claimed first = claimNew(id, FP_A, lease);
+      verify.check(first.generation().equals(first.fence()), Rule.R3_6,
+          () -> "a fresh claim's generation is " + first.generation() + ", expected its fence " + first.fence());
+      tl.at(lease);
+      ClaimOutcome.Claimed second = verify.claimed(claim(store, id, FP_A, lease, timing.window()), Rule.R4_2,
+          "a claim after the lease expired");
+      Timeline tl2 = timeline();
+      tl2.at(lease);
+      ClaimOutcome.Claimed third = verify.claimed(claim(id, FP_A), Rule.R4_2, "a claim after the second lease"
+          + " expired");
+      for (ClaimOutcome.Claimed t : List.of(second, third)) {
+        verify.check(t.takeover() && t.generation().equals(first.fence()), Rule.R3_6, () -> "a takeover returned "
+            + Describe.outcome(t) + " with generation " + t.generation() + ", expected the first claim's fence "
+            + first.fence());
+      }
+      verify.succeeds(Rule.R5_3, "the owner's release", () -> store.release(id, third.fence(), now()));
+      ClaimOutcome.Claimed again = verify.claimed(claim(id, FP_A), Rule.R5_3, "a claim after the release");
+      verify.check(!again.takeover() && again.generation().equals(again.fence()), Rule.R3_6, () -> "a claim after"
+          + " a release has generation " + again.generation() + ", expected its own fence " + again.fence());
+    }
+
     private void writesRefused(RecordId id, FenceToken fence, String what) {
       verify.leaseLost(Rule.R3_4, "heartbeat with " + fence + " on " + what,
           () -> store.heartbeat(id, fence, now(), timing.stableLease()));

@@ -6,6 +6,7 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spi.LeaseLostException;
 import java.nio.charset.StandardCharsets;
@@ -24,6 +25,7 @@ public final class ExecutionImpl implements Execution {
   private final KeyStore store;
   private final RecordId id;
   private final FenceToken fence;
+  private final FenceToken generation;
   private final Optional<RecoveryPoint> resumeFrom;
   private final boolean takeover;
   private final InstantSource clock;
@@ -48,13 +50,14 @@ public final class ExecutionImpl implements Execution {
    * @param claimedAt the engine's time read before the claim: the lease it won ends no earlier than this plus the
    *     lease
    */
-  public ExecutionImpl(KeyStore store, RecordId id, FenceToken fence, Optional<RecoveryPoint> resumeFrom,
-      boolean takeover, InstantSource clock, Duration lease, Instant claimedAt, Heartbeats heartbeats) {
+  public ExecutionImpl(KeyStore store, RecordId id, ClaimOutcome.Claimed won, InstantSource clock, Duration lease,
+      Instant claimedAt, Heartbeats heartbeats) {
     this.store = store;
     this.id = id;
-    this.fence = fence;
-    this.resumeFrom = resumeFrom;
-    this.takeover = takeover;
+    this.fence = won.fence();
+    this.generation = won.generation();
+    this.resumeFrom = won.resumeFrom();
+    this.takeover = won.takeover();
     this.clock = clock;
     this.lease = lease;
     this.heartbeats = heartbeats;
@@ -176,8 +179,12 @@ public final class ExecutionImpl implements Execution {
     }
     try {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      // length-prefixed parts, so that ("a/b", "c") and ("a", "b/c") cannot produce the same input
-      for (String part : new String[] {id.scope().value(), id.key().value(), purpose}) {
+      // length-prefixed parts, so that ("a/b", "c") and ("a", "b/c") cannot produce the same input. The generation
+      // (the fence of the claim that began this request, kept across takeovers) tells this request from an earlier
+      // one under the same key: a key reused after a release or past the window is a new request, and must not get
+      // the old request's downstream key (a payment provider would answer with the old charge).
+      String[] parts = {id.scope().value(), id.key().value(), purpose, Long.toString(generation.value())};
+      for (String part : parts) {
         byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
         sha.update((byte) (bytes.length >>> 8));
         sha.update((byte) bytes.length);

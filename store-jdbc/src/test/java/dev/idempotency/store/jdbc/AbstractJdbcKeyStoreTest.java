@@ -221,7 +221,8 @@ abstract class AbstractJdbcKeyStoreTest {
     assertThat(rt.get("in flight")).isEqualTo(1);
     assertThat(rt.get("mismatch (in flight)")).isEqualTo(1);
     assertThat(rt.get("mismatch (complete)")).isEqualTo(1);
-    assertThat(rt.get("takeover")).isEqualTo(1);
+    // MySQL/MariaDB read the row a takeover took, for its generation, as they read a replay's response
+    assertThat(rt.get("takeover")).isEqualTo(replayRoundTrips());
     assertThat(rt.get("fresh after the window")).isEqualTo(1);
     assertThat(rt.get("replay")).isEqualTo(replayRoundTrips());
     assertThat(rt.get("takeover with recovery point")).isEqualTo(replayRoundTrips());

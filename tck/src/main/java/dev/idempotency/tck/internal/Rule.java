@@ -73,6 +73,10 @@ public enum Rule {
   R3_4("3.4", "A fenced write to a record that does not exist (never claimed, released, purged) or with a fence"
       + " that is not the record's current one throws LeaseLostException and creates or changes nothing.",
       "that fenced writes are updates conditional on the record existing with that fence, never upserts"),
+  R3_6("3.6", "A fresh claim's generation is its own fence; a takeover keeps the generation of the request it"
+      + " resumes, across any number of takeovers; a claim after a release or past the window begins a new one.",
+      "that the claim keeps the fence of the claim that began the request beside the current fence (a column, an"
+          + " attribute), copies it on a takeover and resets it on a fresh claim"),
   R3_5("3.5", "heartbeatAll renews, in one call, the lease of every record whose fence is current and that is"
       + " IN_FLIGHT, exactly as heartbeat would, and returns exactly the others (taken over, completed, released,"
       + " never claimed), changing nothing for them.",

@@ -41,6 +41,8 @@ public class MapKeyStore implements KeyStore {
     final Object lock = new Object();
     final Map<Object, Rec> records = new HashMap<>();
     final Map<Object, Long> fences = new HashMap<>();
+    /** The fence of the claim that began each record's current request. */
+    final Map<Object, FenceToken> generations = new HashMap<>();
   }
 
   protected final Backend backend;
@@ -113,7 +115,7 @@ public class MapKeyStore implements KeyStore {
         && windowPassed(current.completedAt(), request.replayWindow(), now)) {
       FenceToken fence = nextFence(key);
       backend.records.put(key, new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence, leaseEnd, null, null, null));
-      return new ClaimOutcome.Claimed(fence, Optional.empty(), false);
+      return fresh(key, fence);
     }
     if (!current.fingerprint().equals(request.fingerprint())) {
       return mismatch(request, current, now);
@@ -127,7 +129,19 @@ public class MapKeyStore implements KeyStore {
     FenceToken fence = nextFence(key);
     backend.records.put(key, new Rec(KeyState.IN_FLIGHT, current.fingerprint(), fence, leaseEnd, current.point(),
         null, null));
-    return new ClaimOutcome.Claimed(fence, Optional.ofNullable(current.point()), true);
+    return takenOver(key, fence, current);
+  }
+
+  /** A fresh claim: it begins the record's generation. */
+  protected ClaimOutcome.Claimed fresh(Object key, FenceToken fence) {
+    backend.generations.put(key, fence);
+    return ClaimOutcome.Claimed.fresh(fence);
+  }
+
+  /** A takeover of {@code current}: it keeps the generation of the request it resumes. */
+  protected ClaimOutcome.Claimed takenOver(Object key, FenceToken fence, Rec current) {
+    return new ClaimOutcome.Claimed(fence, Optional.ofNullable(current.point()), true,
+        backend.generations.getOrDefault(key, fence));
   }
 
   /** The answer to another request on a record that does not count as absent. */

@@ -90,7 +90,7 @@ public final class Mutants {
       FenceToken fence = nextFence(key(request.id()));
       backend.records.put(key(request.id()), new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence,
           now.plus(request.lease()), null, null, null));
-      return new ClaimOutcome.Claimed(fence, Optional.empty(), false);
+      return fresh(key(request.id()), fence);
     }
   }
 
@@ -220,7 +220,7 @@ public final class Mutants {
         FenceToken fence = nextFence(key(request.id()));
         backend.records.put(key(request.id()), new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence,
             now.plus(request.lease()), current.point(), null, null));
-        return new ClaimOutcome.Claimed(fence, Optional.ofNullable(current.point()), true);
+        return takenOver(key(request.id()), fence, current);
       }
       return super.mismatch(request, current, now);
     }

@@ -40,6 +40,8 @@ final class H2Dialect extends SqlDialect {
         + " WHEN MATCHED THEN UPDATE SET"
         + " claim_kind = CASE WHEN " + absent + " THEN 'F' WHEN " + takeover + " THEN 'T' ELSE 'N' END,"
         + " fence = CASE WHEN " + won + " THEN GREATEST(" + seq + ", r.fence + 1) ELSE r.fence END,"
+        + " generation_fence = CASE WHEN " + takeover + " THEN COALESCE(r.generation_fence, r.fence) WHEN " + absent
+        + " THEN NULL ELSE r.generation_fence END,"
         + " rp_name = CASE WHEN " + absent + " THEN NULL ELSE r.rp_name END,"
         + " rp_data = CASE WHEN " + absent + " THEN NULL ELSE r.rp_data END,"
         + " fingerprint = CASE WHEN " + won + " THEN s.fp ELSE r.fingerprint END,"

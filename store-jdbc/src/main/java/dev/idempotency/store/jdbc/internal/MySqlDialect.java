@@ -58,6 +58,9 @@ final class MySqlDialect extends SqlDialect {
         + " claim_kind = IF(" + ours + ", IF(state = 'I', 'T', 'F'), claim_kind),"
         + " rp_name = IF(" + ours + " AND state <> 'I', NULL, rp_name),"
         + " rp_data = IF(" + ours + " AND state <> 'I', NULL, rp_data),"
+        // before fence and state change: a takeover keeps the request's generation, a fresh claim begins its own
+        + " generation_fence = IF(" + ours + ", IF(state = 'I', COALESCE(generation_fence, fence), NULL),"
+        + " generation_fence),"
         + " fence = IF(" + ours + ", GREATEST(fence + 1, VALUES(fence)), fence),"
         + " fingerprint = IF(" + ours + ", VALUES(fingerprint), fingerprint),"
         + " lease_expires_at_ns = IF(" + ours + ", VALUES(lease_expires_at_ns), lease_expires_at_ns),"
@@ -112,7 +115,7 @@ final class MySqlDialect extends SqlDialect {
     long payload = code >>> 3;
     int kind = (int) (code & 7);
     if (count == 1 && kind == 1) {
-      return new ClaimOutcome.Claimed(FenceToken.of(payload), Optional.empty(), false);
+      return ClaimOutcome.Claimed.fresh(FenceToken.of(payload));
     }
     if (count != 2) {
       throw new KeyStoreException("unexpected update count " + count + " (insert id " + code + ") from the MySQL "
@@ -120,12 +123,10 @@ final class MySqlDialect extends SqlDialect {
     }
     switch (kind) {
       case 1:
-        return new ClaimOutcome.Claimed(FenceToken.of(payload), Optional.empty(), false);
+        return ClaimOutcome.Claimed.fresh(FenceToken.of(payload));
       case 2:
-        return new ClaimOutcome.Claimed(FenceToken.of(payload), Optional.empty(), true);
       case 3:
-        return new ClaimOutcome.Claimed(FenceToken.of(payload),
-            read(c, p).flatMap(Row::recoveryPoint), true);
+        return tookOver(c, p, FenceToken.of(payload));
       case 4:
         return new ClaimOutcome.InFlight(Duration.ofNanos(payload));
       case 5:
@@ -136,5 +137,18 @@ final class MySqlDialect extends SqlDialect {
         throw new KeyStoreException("the MySQL claim statement on " + names.table() + " returned no decision (insert id "
             + code + "); the driver must report LAST_INSERT_ID() through getGeneratedKeys()");
     }
+  }
+
+  /**
+   * A takeover (rare) reads the row it took for the request's generation and recovery point: one more round trip.
+   * The statement has committed, so the row may already have moved on to a later owner (one whose clock runs a lease
+   * ahead of this one's); this claim has then lost the record, and it says so at its first fenced write. It still
+   * returns its claim, with no recovery point and a generation of its own, so that a key it derives can never be
+   * the later owner's.
+   */
+  private ClaimOutcome tookOver(Connection c, Map<String, Object> p, FenceToken fence) throws SQLException {
+    Optional<Row> row = read(c, p).filter(r -> r.fence() == fence.value());
+    return row.map(r -> claimed(r, true))
+        .orElseGet(() -> new ClaimOutcome.Claimed(fence, Optional.empty(), true, fence));
   }
 }

@@ -69,6 +69,8 @@ final class PostgresDialect extends SqlDialect {
         + " fence = GREATEST(" + seq + ", r.fence + 1),"
         + " lease_expires_at_ns = " + n + " + :lease, completed_at_ns = NULL, retain_from_ns = " + n + " + :lease,"
         + " claim_kind = CASE WHEN r.state = 'I' THEN 'T' ELSE 'F' END, row_version = r.row_version + 1,"
+        // a takeover continues the request: it keeps the generation; a fresh claim begins its own (NULL: = fence)
+        + " generation_fence = CASE WHEN r.state = 'I' THEN COALESCE(r.generation_fence, r.fence) END,"
         + " rp_name = CASE WHEN r.state = 'I' THEN r.rp_name END, rp_data = CASE WHEN r.state = 'I' THEN r.rp_data END,"
         + " response_status = NULL, response_headers = NULL, response_body = NULL"
         + " WHERE r.scope = :scope AND r.idem_key = :key AND EXISTS (SELECT 1 FROM existing WHERE claimable)"

@@ -22,6 +22,7 @@ record Row(
     char state,
     byte[] fingerprint,
     long fence,
+    long generation,
     long leaseExpiresAt,
     long completedAt,
     String rpName,
@@ -31,8 +32,8 @@ record Row(
     byte[] body) {
 
   /** The columns every read selects, in this order. */
-  static final String COLUMNS = "scope, idem_key, state, fingerprint, fence, lease_expires_at_ns, completed_at_ns, "
-      + "rp_name, rp_data, response_status, response_headers, response_body";
+  static final String COLUMNS = "scope, idem_key, state, fingerprint, fence, generation_fence, lease_expires_at_ns,"
+      + " completed_at_ns, rp_name, rp_data, response_status, response_headers, response_body";
 
   static Row read(ResultSet rs, boolean scopeAsBytes) throws SQLException {
     String scope = scopeAsBytes
@@ -41,8 +42,13 @@ record Row(
     String state = rs.getString("state");
     long lease = rs.getLong("lease_expires_at_ns");
     long completed = rs.getLong("completed_at_ns");
+    long fence = rs.getLong("fence");
+    long generation = rs.getLong("generation_fence");
+    if (rs.wasNull()) {
+      generation = fence; // no takeover since the request began
+    }
     return new Row(scope, rs.getString("idem_key"), state == null || state.isEmpty() ? '?' : state.charAt(0),
-        rs.getBytes("fingerprint"), rs.getLong("fence"), lease, completed, rs.getString("rp_name"),
+        rs.getBytes("fingerprint"), fence, generation, lease, completed, rs.getString("rp_name"),
         rs.getBytes("rp_data"), rs.getInt("response_status"), rs.getBytes("response_headers"),
         rs.getBytes("response_body"));
   }

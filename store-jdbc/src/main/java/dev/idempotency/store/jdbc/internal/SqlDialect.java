@@ -283,8 +283,8 @@ public abstract class SqlDialect {
 
   /** The outcome of a row the arbitrating statement claimed for this caller. */
   static ClaimOutcome claimed(Row r, boolean takeover) {
-    return new ClaimOutcome.Claimed(FenceToken.of(r.fence()),
-        takeover ? r.recoveryPoint() : Optional.empty(), takeover);
+    return new ClaimOutcome.Claimed(FenceToken.of(r.fence()), takeover ? r.recoveryPoint() : Optional.empty(),
+        takeover, FenceToken.of(takeover ? r.generation() : r.fence()));
   }
 
   /** The record, or empty; released records count as absent. */

@@ -12,6 +12,8 @@ CREATE TABLE IF NOT EXISTS idempotency_records (
   state                CHAR(1)      NOT NULL,
   fingerprint          VARBINARY(64) NOT NULL,
   fence                BIGINT       NOT NULL,
+  -- the fence of the claim that began this request, once a takeover has drawn a newer fence (NULL: it is fence)
+  generation_fence     BIGINT,
   lease_expires_at_ns  BIGINT,
   completed_at_ns      BIGINT,
   retain_from_ns       BIGINT       NOT NULL,

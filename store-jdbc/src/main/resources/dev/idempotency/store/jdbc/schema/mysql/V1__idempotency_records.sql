@@ -15,6 +15,8 @@ CREATE TABLE IF NOT EXISTS idempotency_records (
   fingerprint          VARBINARY(64) NOT NULL,
   -- GREATEST(previous fence + 1, database clock in microseconds): MySQL 8 has no sequences
   fence                BIGINT NOT NULL,
+  -- the fence of the claim that began this request, once a takeover has drawn a newer fence (NULL: it is fence)
+  generation_fence     BIGINT NULL,
   lease_expires_at_ns  BIGINT NULL,
   completed_at_ns      BIGINT NULL,
   -- when retention starts counting: the lease's end (in flight), the completion, or the release

@@ -13,6 +13,8 @@ CREATE TABLE IF NOT EXISTS idempotency_records (
   state                CHAR(1)      NOT NULL,
   fingerprint          BYTEA        NOT NULL,
   fence                BIGINT       NOT NULL,
+  -- the fence of the claim that began this request, once a takeover has drawn a newer fence (NULL: it is fence)
+  generation_fence     BIGINT       NULL,
   -- set while in flight
   lease_expires_at_ns  BIGINT,
   -- set when complete
