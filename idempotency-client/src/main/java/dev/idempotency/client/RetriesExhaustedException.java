@@ -13,7 +13,8 @@ import java.util.Optional;
  * <p>It is an {@link IOException} so that code written against {@link java.net.http.HttpClient#send} keeps
  * compiling and keeps catching the call's failures in one place. A failure that is a bug (an
  * {@link IllegalArgumentException}, a {@link NullPointerException}, any unchecked exception or error) is never
- * wrapped or retried: it propagates unchanged. Not thread-safe to mutate, as no exception is; the state is final.
+ * wrapped or retried: it propagates unchanged, and so does anything the caller's own body handler throws or fails
+ * its body with, whatever its type. Not thread-safe to mutate, as no exception is; the state is final.
  */
 public final class RetriesExhaustedException extends IOException {
   private static final long serialVersionUID = 1L;

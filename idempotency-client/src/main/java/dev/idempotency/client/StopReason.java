@@ -4,7 +4,10 @@ package dev.idempotency.client;
 public enum StopReason {
   /** Every allowed attempt ran ({@code maxAttempts}). */
   ATTEMPTS,
-  /** The overall deadline left no room for the next wait and attempt. */
+  /**
+   * The overall deadline left no room for the next wait and attempt, or passed during an attempt (while waiting for
+   * the headers or reading the body).
+   */
   DEADLINE,
   /** The {@link RetryBudget} was empty: retrying would have added load to a struggling server. */
   BUDGET,

@@ -98,7 +98,10 @@ public final class HttpCall {
    *     returned, not thrown
    * @throws dev.idempotency.client.RetriesExhaustedException when the call stopped without a response it could
    *     return: it carries the stop reason, the attempts, the time and the last response or failure
-   * @throws IOException never otherwise (every I/O failure ends in {@code RetriesExhaustedException})
+   * @throws IOException otherwise only when the caller's own body handler fails with one (such as
+   *     {@code BodyHandlers.ofFile} that cannot write its file): what the handler throws, or fails its body with,
+   *     propagates unchanged after that attempt, never retried; every I/O failure of the exchange itself ends in
+   *     {@code RetriesExhaustedException}
    * @throws InterruptedException if interrupted while sending or waiting
    */
   public <T> IdempotentResponse<T> send(BodyHandler<T> handler) throws IOException, InterruptedException {
@@ -113,8 +116,8 @@ public final class HttpCall {
    * @param handler the body handler
    * @param <T> the body type
    * @return a future of the final response, completed exceptionally with a
-   *     {@link dev.idempotency.client.RetriesExhaustedException} when the call stopped (or with an unchecked
-   *     exception, unchanged, for a bug)
+   *     {@link dev.idempotency.client.RetriesExhaustedException} when the call stopped (or, unchanged, with an
+   *     unchecked exception for a bug, or with whatever the caller's own body handler failed with)
    */
   public <T> CompletableFuture<IdempotentResponse<T>> sendAsync(BodyHandler<T> handler) {
     Objects.requireNonNull(handler, "handler");

@@ -37,7 +37,13 @@ import java.util.function.Supplier;
  * <p>Keys: a request that carries an {@code Idempotency-Key} header keeps it; a POST or PATCH without one gets a
  * random key minted once when the call is built ({@link #call(HttpRequest)}), kept for every attempt. Keying happens
  * even with retries off, because a lower layer (a proxy, the JDK itself) may re-send. Each attempt gets the timeout
- * {@code min(attemptTimeout, the request's own timeout, time left)}.
+ * {@code min(attemptTimeout, the request's own timeout, time left)}, which covers the whole exchange: the JDK
+ * enforces it up to the response headers, and the adapter carries it on through the body (a body still incomplete
+ * when it runs out fails with {@link ResponseBodyTimeoutException}; for a streaming body, the caller's reads after
+ * {@code send} returned are covered too).
+ *
+ * <p>The caller's body handler and subscriber are the caller's code: what they throw, or fail the body with,
+ * propagates unchanged after that one attempt and is never mistaken for a lost connection (which would re-send).
  *
  * <p>Hidden retries below this one: the JDK's {@code HttpClient} itself re-sends once after a failed connect, and
  * re-sends GET/HEAD once on a pooled connection found dead ({@code jdk.httpclient.enableAllMethodRetry} widens
@@ -145,21 +151,26 @@ public final class RetryingHttpClient {
   <T> IdempotentResponse<T> execute(HttpRequest request, OperationKey key, Deadline deadline, BodyHandler<T> handler)
       throws IOException, InterruptedException {
     RetryRun run = newRun(request, key, deadline);
-    CapturingBodyHandler<T> capturing = new CapturingBodyHandler<>(handler);
     while (true) {
       Optional<Duration> timeout = run.beginAttempt(request.timeout().orElse(null));
       if (timeout.isEmpty()) {
         throw run.deadlinePassed();
       }
+      CapturingBodyHandler<T> capturing = new CapturingBodyHandler<>(handler, timeout.get());
+      HttpResponse<Captured<T>> raw = null;
+      Throwable failure = null;
+      try {
+        raw = http.send(attempt(request, key, timeout.get()), capturing);
+      } catch (IOException | RuntimeException | Error e) {
+        failure = e; // the JDK wraps what the caller's handler threw; capturing knows what it was
+      }
       IdempotentResponse<T> response = null;
       RetryRun.Step step;
-      try {
-        HttpResponse<Captured<T>> raw = http.send(attempt(request, key, timeout.get()), capturing);
+      if (failure != null) {
+        step = afterFailure(run, capturing, failure);
+      } else {
         response = wrap(raw, run, key);
-        step = run.onResponse(raw.statusCode(), raw.headers().firstValue("Retry-After").orElse(null),
-            raw.body().problem(), response);
-      } catch (IOException e) {
-        step = run.onFailure(e);
+        step = afterResponse(run, raw, response);
       }
       switch (step.action()) {
         case RETURN:
@@ -181,14 +192,14 @@ public final class RetryingHttpClient {
     CompletableFuture<IdempotentResponse<T>> result = new CompletableFuture<>();
     try {
       RetryRun run = newRun(request, key, deadline);
-      attemptAsync(run, request, key, new CapturingBodyHandler<>(handler), result);
+      attemptAsync(run, request, key, handler, result);
     } catch (RuntimeException | Error e) {
       result.completeExceptionally(e);
     }
     return result;
   }
 
-  private <T> void attemptAsync(RetryRun run, HttpRequest request, OperationKey key, CapturingBodyHandler<T> handler,
+  private <T> void attemptAsync(RetryRun run, HttpRequest request, OperationKey key, BodyHandler<T> handler,
       CompletableFuture<IdempotentResponse<T>> result) {
     if (result.isDone()) {
       return; // cancelled by the caller: no further attempt
@@ -198,16 +209,16 @@ public final class RetryingHttpClient {
       result.completeExceptionally(run.deadlinePassed());
       return;
     }
-    http.sendAsync(attempt(request, key, timeout.get()), handler).whenComplete((raw, failure) -> {
+    CapturingBodyHandler<T> capturing = new CapturingBodyHandler<>(handler, timeout.get());
+    http.sendAsync(attempt(request, key, timeout.get()), capturing).whenComplete((raw, failure) -> {
       try {
         IdempotentResponse<T> response = null;
         RetryRun.Step step;
         if (failure != null) {
-          step = run.onFailure(failure);
+          step = afterFailure(run, capturing, failure);
         } else {
           response = wrap(raw, run, key);
-          step = run.onResponse(raw.statusCode(), raw.headers().firstValue("Retry-After").orElse(null),
-              raw.body().problem(), response);
+          step = afterResponse(run, raw, response);
         }
         switch (step.action()) {
           case RETURN:
@@ -238,6 +249,18 @@ public final class RetryingHttpClient {
         result.completeExceptionally(e);
       }
     });
+  }
+
+  private static RetryRun.Step afterResponse(RetryRun run, HttpResponse<? extends Captured<?>> raw,
+      IdempotentResponse<?> response) {
+    return run.onResponse(raw.statusCode(), raw.headers().firstValue("Retry-After").orElse(null),
+        raw.body().problem(), response);
+  }
+
+  /** The caller's own handler failing is its bug, never a lost connection: it propagates, and nothing is re-sent. */
+  private static RetryRun.Step afterFailure(RetryRun run, CapturingBodyHandler<?> capturing, Throwable failure) {
+    Throwable callers = capturing.callerFailure();
+    return callers != null ? run.onCallerFailure(callers) : run.onFailure(capturing.attemptFailure(failure));
   }
 
   private RetryRun newRun(HttpRequest request, OperationKey key, Deadline deadline) {

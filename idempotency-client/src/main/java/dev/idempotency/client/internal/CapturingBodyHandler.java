@@ -1,10 +1,12 @@
 package dev.idempotency.client.internal;
 
+import dev.idempotency.client.http.ResponseBodyTimeoutException;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodySubscriber;
 import java.net.http.HttpResponse.BodySubscribers;
 import java.net.http.HttpResponse.ResponseInfo;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -12,10 +14,16 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
 
 /**
- * Wraps the caller's body handler. For the statuses whose classification can depend on a problem body (409, 429,
- * 500, 502, 503, 504) with a JSON content type, it buffers the body, reads {@code code} and {@code retryable}, and
- * then replays the same bytes into the caller's subscriber, so the caller still gets its own body type. Every other
- * response goes straight to the caller's subscriber.
+ * Wraps the caller's body handler for one attempt.
+ *
+ * <p>For the statuses whose classification can depend on a problem body (409, 429, 500, 502, 503, 504) with a JSON
+ * content type, it buffers the body, reads {@code code} and {@code retryable}, and then replays the same bytes into
+ * the caller's subscriber, so the caller still gets its own body type. Every other response goes straight to the
+ * caller's subscriber.
+ *
+ * <p>It also keeps the attempt's timeout running through the body ({@link DeadlineSubscriber}), and runs the
+ * caller's own handler and subscriber apart ({@link CallerSubscriber}), so that after a failed attempt the adapter
+ * knows whether the caller's code failed ({@link #callerFailure()}), the body timed out, or the connection failed.
  */
 public final class CapturingBodyHandler<T> implements BodyHandler<CapturingBodyHandler.Captured<T>> {
   /** The caller's body with the problem members read from it. */
@@ -38,18 +46,59 @@ public final class CapturingBodyHandler<T> implements BodyHandler<CapturingBodyH
   }
 
   private final BodyHandler<T> handler;
+  private final Duration timeout;
+  private final long startNanos = System.nanoTime();
+  private volatile Throwable callerFailure;
+  private volatile ResponseBodyTimeoutException bodyTimeout;
 
-  public CapturingBodyHandler(BodyHandler<T> handler) {
+  /**
+   * @param handler the caller's handler
+   * @param timeout the attempt's timeout, from now; the same one the request carries for the time to the headers
+   */
+  public CapturingBodyHandler(BodyHandler<T> handler, Duration timeout) {
     this.handler = handler;
+    this.timeout = timeout;
   }
 
   @Override
   public BodySubscriber<Captured<T>> apply(ResponseInfo info) {
-    BodySubscriber<T> user = handler.apply(info);
-    if (mayCarryVerdict(info)) {
-      return new ProblemCapturing<>(user);
+    BodySubscriber<T> caller = new CallerSubscriber<>(handler, info, failure -> callerFailure = failure);
+    BodySubscriber<Captured<T>> captured = mayCarryVerdict(info) ? new ProblemCapturing<>(caller)
+        : BodySubscribers.mapping(caller, body -> new Captured<>(body, ProblemDetails.NONE));
+    return new DeadlineSubscriber<>(captured, startNanos, nanos(timeout), () -> {
+      ResponseBodyTimeoutException e = new ResponseBodyTimeoutException(info.statusCode(), timeout);
+      bodyTimeout = e;
+      return e;
+    });
+  }
+
+  /**
+   * What the caller's own handler or subscriber threw (or failed its body with) during this attempt.
+   *
+   * @return the caller's failure, unchanged, or {@code null} if its code did not fail
+   */
+  public Throwable callerFailure() {
+    return callerFailure;
+  }
+
+  /**
+   * The failure to classify for this attempt, which failed with {@code failure}: the body's timeout if that is what
+   * ended it (the JDK re-creates the exception, losing its type), otherwise {@code failure} itself.
+   *
+   * @param failure what the attempt failed with
+   * @return the failure to classify
+   */
+  public Throwable attemptFailure(Throwable failure) {
+    ResponseBodyTimeoutException t = bodyTimeout;
+    return t != null ? t : failure;
+  }
+
+  private static long nanos(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException e) {
+      return Long.MAX_VALUE;
     }
-    return BodySubscribers.mapping(user, body -> new Captured<>(body, ProblemDetails.NONE));
   }
 
   private static boolean mayCarryVerdict(ResponseInfo info) {

@@ -110,8 +110,7 @@ public final class Classifier {
     if (!(t instanceof IOException)) {
       return RetryVerdict.doNotRetry(what + " is not an I/O failure (bugs are never retried)");
     }
-    if (t instanceof HttpConnectTimeoutException || t instanceof ConnectException
-        || t instanceof NoRouteToHostException) {
+    if (neverSent(t)) {
       return RetryVerdict.retry(RetryKind.TRANSIENT, what + ": no connection, the request was never sent");
     }
     String phase;
@@ -132,6 +131,23 @@ public final class Classifier {
     }
     return RetryVerdict.doNotRetry(what + ": " + phase + " on " + method
         + " without an idempotency key may have had its effect; it is not re-sent");
+  }
+
+  /**
+   * Whether a request that failed with {@code failure} may have reached the server: only a failure to connect says
+   * it did not. (A response body timeout's own message says more: the server had answered.)
+   *
+   * @param failure the attempt's I/O failure
+   * @return a clause for a stop message
+   */
+  public static String whetherSent(Throwable failure) {
+    return neverSent(unwrap(failure)) ? "the request was never sent" : "the request was sent and may have been applied";
+  }
+
+  /** No connection was made, so the request never left. */
+  private static boolean neverSent(Throwable t) {
+    return t instanceof HttpConnectTimeoutException || t instanceof ConnectException
+        || t instanceof NoRouteToHostException;
   }
 
   public static Throwable unwrap(Throwable failure) {

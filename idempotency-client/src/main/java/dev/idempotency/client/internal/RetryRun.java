@@ -136,7 +136,10 @@ public final class RetryRun {
     return afterRetryable(verdict, RetryAfter.parse(retryAfter, policy.clock().instant()));
   }
 
-  /** Decides after an attempt that threw. */
+  /**
+   * Decides after an attempt that threw. An I/O failure once the deadline has passed (the attempt's timeout was the
+   * time left, and it ran out) stops the call with {@link StopReason#DEADLINE}, whatever the classification.
+   */
   public Step onFailure(Throwable failure) {
     Throwable t = Classifier.unwrap(failure);
     if (!(t instanceof IOException)) {
@@ -145,11 +148,25 @@ public final class RetryRun {
     lastResponse = null;
     lastFailure = t;
     lastCause = Classifier.describe(t);
+    if (deadline.remainingNanos() <= 0) {
+      return stop(StopReason.DEADLINE, "the deadline of " + seconds(deadline.budget()) + " passed during attempt "
+          + attempts + "; " + Classifier.whetherSent(t));
+    }
     RetryVerdict verdict = Classifier.classifyFailure(policy, method, key.isPresent(), t);
     if (!verdict.isRetryable()) {
       return stop(StopReason.NOT_RETRYABLE, verdict.reason());
     }
     return afterRetryable(verdict, Optional.empty());
+  }
+
+  /**
+   * Decides after the caller's own body handler or subscriber failed: a bug (or an error of its own making, such as
+   * a file it cannot write) that a retry would repeat, so it propagates unchanged and the request is not sent again.
+   *
+   * @param failure what the caller's code threw, or failed its body with
+   */
+  public Step onCallerFailure(Throwable failure) {
+    return new Step(Action.PROPAGATE, Duration.ZERO, null, Objects.requireNonNull(failure, "failure"));
   }
 
   private Step afterRetryable(RetryVerdict verdict, Optional<Duration> retryAfter) {

@@ -44,18 +44,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * server, at the wire.
  */
 class RetryingHttpClientTest {
-  private final ScriptedServer server = newServer();
+  private final ScriptedServer server = ScriptedServer.start();
   private final FakeTime time = new FakeTime();
-  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-      .connectTimeout(Duration.ofSeconds(5)).build();
-
-  private static ScriptedServer newServer() {
-    try {
-      return new ScriptedServer();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-  }
+  private final HttpClient http = ScriptedServer.http11Client();
 
   @AfterEach
   void stop() {

@@ -4,15 +4,19 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -51,6 +55,24 @@ public final class ScriptedServer implements AutoCloseable {
     server.setExecutor(executor);
     server.createContext("/", this::dispatch);
     server.start();
+  }
+
+  /**
+   * Starts a server, for a test's field initializer.
+   *
+   * @return the running server
+   */
+  public static ScriptedServer start() {
+    try {
+      return new ScriptedServer();
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not start the scripted server on 127.0.0.1", e);
+    }
+  }
+
+  /** @return an HTTP/1.1 client (the server speaks only that) with a 5 s connect timeout */
+  public static HttpClient http11Client() {
+    return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
   }
 
   /** Appends behaviours; the last one repeats once the script runs out. */
@@ -144,6 +166,43 @@ public final class ScriptedServer implements AutoCloseable {
       out.flush();
       exchange.close(); // the fixed-length stream is short: the server closes the connection
     };
+  }
+
+  /**
+   * Sends a 200 with its headers and the first bytes of a chunked body, signals {@code headersSent}, then never
+   * finishes the body: it holds the connection until the client goes away or the server is closed.
+   */
+  public static Behaviour headersThenStall(CountDownLatch headersSent) {
+    return (exchange, request) -> {
+      OutputStream out = startChunkedBody(exchange);
+      headersSent.countDown();
+      new CountDownLatch(1).await(); // released only by the server's shutdownNow
+      out.close();
+    };
+  }
+
+  /**
+   * Sends a 200 with its headers, then one body byte every {@code intervalMillis}, without end, until the client
+   * goes away (the write fails) or the server is closed.
+   */
+  public static Behaviour trickle(long intervalMillis) {
+    return (exchange, request) -> {
+      OutputStream out = startChunkedBody(exchange);
+      while (true) {
+        Thread.sleep(intervalMillis);
+        out.write('.');
+        out.flush();
+      }
+    };
+  }
+
+  private static OutputStream startChunkedBody(HttpExchange exchange) throws IOException {
+    exchange.getResponseHeaders().set("Content-Type", "text/plain");
+    exchange.sendResponseHeaders(200, 0);
+    OutputStream out = exchange.getResponseBody();
+    out.write("first bytes".getBytes(StandardCharsets.UTF_8));
+    out.flush();
+    return out;
   }
 
   /** Holds the request longer than any attempt timeout of the test, then answers (if still connected). */
