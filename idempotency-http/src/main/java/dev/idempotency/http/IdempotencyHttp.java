@@ -1,5 +1,6 @@
 package dev.idempotency.http;
 
+import dev.idempotency.Execution;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.InvalidIdempotencyKeyException;
@@ -225,17 +226,24 @@ public final class IdempotencyHttp {
         StoredResponse response = Objects.requireNonNull(downstream.run(body, execution),
             "downstream returned null");
         live[0] = response;
-        return storable(response);
+        return storable(response, execution);
       });
     } catch (OperationFailedException e) {
-      if (e.getCause() instanceof NotStored && live[0] != null) {
-        if (e.keyReleased()) {
-          LOG.log(System.Logger.Level.INFO, () -> "response of " + id + " exceeds maxStoredResponseBytes ("
-              + maxStoredResponseBytes + "); key released (oversizedResponse=RELEASE_KEY), a retry runs anew");
+      if (live[0] != null) {
+        // the application returned; what failed is storing its response, and the caller still gets that response
+        if (e.getCause() instanceof NotStored notStored) {
+          if (e.keyReleased()) {
+            LOG.log(System.Logger.Level.INFO, () -> "response of " + id + " exceeds maxStoredResponseBytes ("
+                + maxStoredResponseBytes + ") and is not stored (" + notStored.reason + "); key released, a retry"
+                + " runs anew");
+          } else {
+            LOG.log(System.Logger.Level.WARNING, () -> "response of " + id + " exceeds maxStoredResponseBytes ("
+                + maxStoredResponseBytes + ") and is not stored (" + notStored.reason + "), but the key could not"
+                + " be released: it stays in flight, retries get 409 until its lease expires, then run anew");
+          }
         } else {
-          LOG.log(System.Logger.Level.WARNING, () -> "response of " + id + " exceeds maxStoredResponseBytes ("
-              + maxStoredResponseBytes + ") and is not stored (oversizedResponse=RELEASE_KEY), but the key could"
-              + " not be released: it stays in flight, retries get 409 until its lease expires, then run anew");
+          LOG.log(System.Logger.Level.WARNING, "could not store the not-stored marker of " + id + "; the key stays"
+              + " in flight and a retry after the lease expires may run the request again", e.getCause());
         }
         return new HttpResult.Respond(live[0], HttpResult.Disposition.EXECUTED);
       }
@@ -276,8 +284,15 @@ public final class IdempotencyHttp {
     return reject(storeUnavailable());
   }
 
-  /** The response to store for {@code live}: allowlisted headers, redacted body, or the marker when too large. */
-  private StoredResponse storable(StoredResponse live) throws NotStored {
+  /**
+   * The response to store for {@code live}: allowlisted headers, redacted body, or the marker when too large.
+   *
+   * <p>The marker is committed here, not returned to the engine: the engine's stored-response policy would judge
+   * the marker's own status (500), and a policy that excludes 500 would release a key whose side effect happened.
+   * The policy judges the application's status instead: when it excludes that status (a 503, "not processed"),
+   * the oversized response releases the key as a small one would.
+   */
+  private StoredResponse storable(StoredResponse live, Execution execution) throws NotStored {
     Map<String, List<String>> kept = new LinkedHashMap<>();
     live.headers().forEach((name, values) -> {
       if (storedHeaders.contains(name)) {
@@ -288,23 +303,38 @@ public final class IdempotencyHttp {
     byte[] stored = Objects.requireNonNull(bodyRedactor.redact(filtered), "bodyRedactor returned null");
     if (stored.length > maxStoredResponseBytes) {
       if (oversizedResponse == OversizedResponse.RELEASE_KEY) {
-        throw new NotStored();
+        throw new NotStored("oversizedResponse=RELEASE_KEY");
       }
-      return problem(ProblemCode.IDEMPOTENCY_RESPONSE_NOT_STORED,
-          ProblemCode.IDEMPOTENCY_RESPONSE_NOT_STORED.defaultStatus(),
-          "the request with this idempotency key was processed (status " + live.status() + "), but its response ("
-              + stored.length + " bytes) exceeded the storable limit (" + maxStoredResponseBytes + " bytes) and"
-              + " cannot be replayed; retrying will not process it again", null);
+      if (!engine.config().storedResponsePolicy().shouldStore(live)) {
+        throw new NotStored("storedResponsePolicy excludes status " + live.status());
+      }
+      StoredResponse marker = notStoredMarker(live.status(), stored.length);
+      engine.store().complete(execution.recordId(), execution.fence(), marker, execution.now());
+      execution.completionCommitted(marker);
+      return marker;
     }
     return StoredResponse.of(live.status(), kept, stored);
   }
 
-  /** Thrown inside the operation to release the key of an oversized response (RELEASE_KEY). */
+  private StoredResponse notStoredMarker(int status, int length) {
+    return problem(ProblemCode.IDEMPOTENCY_RESPONSE_NOT_STORED,
+        ProblemCode.IDEMPOTENCY_RESPONSE_NOT_STORED.defaultStatus(),
+        "the request with this idempotency key was processed (status " + status + "), but its response ("
+            + length + " bytes) exceeded the storable limit (" + maxStoredResponseBytes + " bytes) and"
+            + " cannot be replayed; retrying will not process it again", null);
+  }
+
+  /**
+   * Thrown inside the operation so that the engine releases the key of an oversized response (if nothing
+   * committed), with the reason for the log.
+   */
   private static final class NotStored extends Exception {
     private static final long serialVersionUID = 1L;
+    final String reason;
 
-    NotStored() {
-      super("response exceeds maxStoredResponseBytes", null, false, false);
+    NotStored(String reason) {
+      super("response exceeds maxStoredResponseBytes: " + reason, null, false, false);
+      this.reason = reason;
     }
   }
 
