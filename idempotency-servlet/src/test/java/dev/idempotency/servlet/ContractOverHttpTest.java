@@ -1,6 +1,7 @@
 package dev.idempotency.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
@@ -28,10 +29,12 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** Every row of the contract table of docs/http.md, over real HTTP against the filter in a real Jetty 12. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ContractOverHttpTest {
   private static final String BODY = "{\"amount\":1000,\"currency\":\"EUR\"}";
 
@@ -320,8 +323,12 @@ class ContractOverHttpTest {
       CompletableFuture<HttpResponse<byte[]>> second = JettyServer.CLIENT.sendAsync(
           s.post("/payments/a", "key-w", "alice", BODY).build(), HttpResponse.BodyHandlers.ofByteArray());
       // the second request found the key in flight and is waiting (not a guess about time: the store saw it)
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (store.inFlightClaims.get() == 0) {
-        Thread.onSpinWait();
+        if (System.nanoTime() - deadline > 0) {
+          fail("the second request never reached the store as an in-flight claim within 10 s: check that it was"
+              + " sent with the same key and user, and that the engine's bounded wait claims before waiting");
+        }
         Thread.sleep(1);
       }
       s.app.gate.countDown();
