@@ -643,4 +643,25 @@ class ContractOverHttpTest {
       assertThat(BufferedBodyRequest.ASYNC_REFUSED).contains("does not support async servlets");
     }
   }
+
+  @Nested
+  class PathSpellings {
+    /**
+     * Every spelling of a path that a REQUIRED rule guards needs the key: a POST without one is refused and the
+     * application does not run, whether the filter refuses it (400 idempotency_key_missing) or Jetty does first (an
+     * ambiguous URI).
+     */
+    @Test
+    void spellingsOfAGuardedPathNeedTheKey() throws Exception {
+      JettyServer s = start(e -> e, h -> h.endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/orders", "POST")));
+      for (String path : java.util.List.of("/orders", "/orders/", "//orders", "/orders//", "/./orders",
+          "/x/../orders", "/orders;jsessionid=abc", "/%6Frders", "/ORDERS", "/Orders/")) {
+        HttpResponse<byte[]> r = s.post(path, null, BODY);
+        assertThat(r.statusCode()).as("POST " + path + " without a key: " + text(r)).isEqualTo(400);
+        assertThat(s.app.totalEffects()).as("the application ran for POST " + path + " without a key").isZero();
+      }
+      assertProblem(s.post("/orders/", null, BODY), 400, "idempotency_key_missing", false);
+      assertThat(s.post("/orders/1", null, BODY).statusCode()).as("another path passes through").isEqualTo(200);
+    }
+  }
 }
