@@ -15,6 +15,8 @@ import dev.idempotency.http.internal.ProblemJson;
 import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.spi.TransactionalKeyStore;
+import dev.idempotency.spi.TransactionalWork;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -220,13 +222,17 @@ public final class IdempotencyHttp {
   private HttpResult execute(HttpRequestView request, RecordId id, Fingerprint fp, byte[] body,
       Downstream downstream) throws ApplicationFailedException, InterruptedException {
     StoredResponse[] live = new StoredResponse[1];
+    HandlerExecution[] handed = new HandlerExecution[1];
     Outcome outcome;
     try {
       outcome = engine.execute(id, fp, execution -> {
-        StoredResponse response = Objects.requireNonNull(downstream.run(body, execution),
+        handed[0] = new HandlerExecution(execution);
+        StoredResponse response = Objects.requireNonNull(downstream.run(body, handed[0]),
             "downstream returned null");
         live[0] = response;
-        return storable(response, execution);
+        // a completion the application committed itself is the stored response: the engine keeps it
+        Optional<StoredResponse> committed = handed[0].committed();
+        return committed.isPresent() ? committed.get() : storable(response, execution);
       });
     } catch (OperationFailedException e) {
       if (live[0] != null) {
@@ -258,6 +264,11 @@ public final class IdempotencyHttp {
       return new HttpResult.Respond(live[0], HttpResult.Disposition.EXECUTED);
     }
     if (outcome instanceof Outcome.Executed executed) {
+      Optional<StoredResponse> committed = handed[0] == null ? Optional.empty() : handed[0].committed();
+      if (committed.isPresent()) {
+        return new HttpResult.Respond(committedAnswer(id, committed.get(), handed[0]),
+            HttpResult.Disposition.EXECUTED);
+      }
       return new HttpResult.Respond(live[0] != null ? live[0] : executed.response(), HttpResult.Disposition.EXECUTED);
     }
     if (outcome instanceof Outcome.Replayed replayed) {
@@ -285,6 +296,78 @@ public final class IdempotencyHttp {
   }
 
   /**
+   * What the first caller gets when the application committed its completion through a transactional store: the
+   * response its work returned when it went through {@link #completeWith} (whose stored form a replay returns, as
+   * for every first response), else the committed response itself, so that the first answer is the replay's.
+   * A response committed around this handler's rules is stored as it is; the log says which rule it breaks.
+   */
+  private StoredResponse committedAnswer(RecordId id, StoredResponse committed, HandlerExecution execution) {
+    if (execution.answer().isPresent()) {
+      return execution.answer().get();
+    }
+    List<String> broken = new ArrayList<>();
+    committed.headers().keySet().stream().filter(name -> !storedHeaders.contains(name))
+        .forEach(name -> broken.add("header " + name + " is not in storedHeaders"));
+    if (committed.bodyLength() > maxStoredResponseBytes) {
+      broken.add("its body (" + committed.bodyLength() + " bytes) exceeds maxStoredResponseBytes ("
+          + maxStoredResponseBytes + ")");
+    }
+    if (!broken.isEmpty()) {
+      LOG.log(System.Logger.Level.ERROR, () -> "the response committed for " + id + " bypassed the HTTP rules ("
+          + String.join("; ", broken) + ") and is stored and replayed as committed; commit the completion through"
+          + " IdempotencyHttp.completeWith, which applies storedHeaders, bodyRedactor and maxStoredResponseBytes");
+    }
+    return committed;
+  }
+
+  /**
+   * Commits the application's business writes and its completion in one transaction of {@code store}, with the
+   * response stored by this handler's rules: the allowlisted headers, the redacted body, and the not-stored marker
+   * when that body is over {@code maxStoredResponseBytes} (whatever {@link OversizedResponse}: the business writes
+   * commit with it, so releasing the key would let a retry repeat them). The first caller receives the response
+   * {@code work} returned, whatever the application wrote otherwise; a replay returns its stored form, as for every
+   * request. Call it from the application, with the execution it was handed, as its last step.
+   *
+   * @param <T> the store's transaction handle, for example {@code java.sql.Connection}
+   * @param store the transactional store the engine runs on
+   * @param execution the execution the application received ({@link Downstream#run}, or the servlet request
+   *     attribute)
+   * @param work the business writes on the transaction; returns the complete response, every header included
+   * @return the response the first caller receives (what {@code work} returned)
+   * @throws Exception whatever {@code work} or the store threw; nothing was committed then
+   */
+  public <T> StoredResponse completeWith(TransactionalKeyStore<T> store, Execution execution,
+      TransactionalWork<T, StoredResponse> work) throws Exception {
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(execution, "execution");
+    Objects.requireNonNull(work, "work");
+    StoredResponse[] returned = new StoredResponse[1];
+    store.completeWith(execution, tx -> {
+      returned[0] = Objects.requireNonNull(work.run(tx), "the work returned null instead of a response");
+      StoredResponse filtered = filtered(returned[0]);
+      return filtered.bodyLength() > maxStoredResponseBytes
+          ? notStoredMarker(returned[0].status(), filtered.bodyLength()) : filtered;
+    });
+    if (execution instanceof HandlerExecution handler) {
+      handler.answer(returned[0]);
+    }
+    return returned[0];
+  }
+
+  /** {@code live} with only the allowlisted headers and the redacted body. */
+  private StoredResponse filtered(StoredResponse live) {
+    Map<String, List<String>> kept = new LinkedHashMap<>();
+    live.headers().forEach((name, values) -> {
+      if (storedHeaders.contains(name)) {
+        kept.put(name, values);
+      }
+    });
+    byte[] redacted = Objects.requireNonNull(bodyRedactor.redact(StoredResponse.of(live.status(), kept,
+        live.body())), "bodyRedactor returned null");
+    return StoredResponse.of(live.status(), kept, redacted);
+  }
+
+  /**
    * The response to store for {@code live}: allowlisted headers, redacted body, or the marker when too large.
    *
    * <p>The marker is committed here, not returned to the engine: the engine's stored-response policy would judge
@@ -293,27 +376,20 @@ public final class IdempotencyHttp {
    * the oversized response releases the key as a small one would.
    */
   private StoredResponse storable(StoredResponse live, Execution execution) throws NotStored {
-    Map<String, List<String>> kept = new LinkedHashMap<>();
-    live.headers().forEach((name, values) -> {
-      if (storedHeaders.contains(name)) {
-        kept.put(name, values);
-      }
-    });
-    StoredResponse filtered = StoredResponse.of(live.status(), kept, live.body());
-    byte[] stored = Objects.requireNonNull(bodyRedactor.redact(filtered), "bodyRedactor returned null");
-    if (stored.length > maxStoredResponseBytes) {
+    StoredResponse stored = filtered(live);
+    if (stored.bodyLength() > maxStoredResponseBytes) {
       if (oversizedResponse == OversizedResponse.RELEASE_KEY) {
         throw new NotStored("oversizedResponse=RELEASE_KEY");
       }
       if (!engine.config().storedResponsePolicy().shouldStore(live)) {
         throw new NotStored("storedResponsePolicy excludes status " + live.status());
       }
-      StoredResponse marker = notStoredMarker(live.status(), stored.length);
+      StoredResponse marker = notStoredMarker(live.status(), stored.bodyLength());
       engine.store().complete(execution.recordId(), execution.fence(), marker, execution.now());
       execution.completionCommitted(marker);
       return marker;
     }
-    return StoredResponse.of(live.status(), kept, stored);
+    return stored;
   }
 
   private StoredResponse notStoredMarker(int status, int length) {
