@@ -9,6 +9,7 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InFlightPolicy;
 import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.core.MutableClock;
+import dev.idempotency.core.StoredResponsePolicy;
 import dev.idempotency.http.EndpointRule;
 import dev.idempotency.http.IdempotencyHttp;
 import dev.idempotency.http.KeyRequirement;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Every row of the contract table of docs/http.md, over real HTTP against the filter in a real Jetty 12. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -561,9 +563,13 @@ class ContractOverHttpTest {
     }
 
     /** A response over the storable limit reaches the caller whole; the retry gets the not-stored marker. */
-    @Test
-    void oversizedResponseIsReturnedButOnlyAMarkerIsStored() throws Exception {
-      JettyServer s = start(e -> e, h -> h.maxStoredResponseBytes(1024));
+    @ParameterizedTest(name = "storedResponsePolicy excludes 5xx: {0}")
+    @ValueSource(booleans = {false, true})
+    void oversizedResponseIsReturnedButOnlyAMarkerIsStored(boolean policyExcludes5xx) throws Exception {
+      // the policy judges the application's 200, never the marker's 500: excluding 500 must not release the key
+      JettyServer s = start(e -> policyExcludes5xx
+          ? e.storedResponsePolicy(StoredResponsePolicy.storeAllExcept(500, 502, 503, 504)) : e,
+          h -> h.maxStoredResponseBytes(1024));
       HttpResponse<byte[]> first = s.post("/big?size=5000", "key-o", BODY);
       assertThat(first.statusCode()).isEqualTo(200);
       assertThat(first.body()).hasSize(5000);
