@@ -10,7 +10,9 @@ import java.util.Set;
  * rule that matches a request decides; a request no rule matches passes through untouched.
  *
  * <p>Patterns: literal segments, {@code *} for exactly one segment, {@code **} as the last segment for any rest
- * (also none): {@code /payments/**} matches {@code /payments} and {@code /payments/1/refunds}. Safe methods (GET,
+ * (also none): {@code /payments/**} matches {@code /payments} and {@code /payments/1/refunds}. A path matches by the
+ * segments a router sees: empty and dot segments and path parameters do not count, and letters match ignoring case,
+ * so {@code /payments/}, {@code //payments} and {@code /PAYMENTS} are all {@code /payments}. Safe methods (GET,
  * HEAD, OPTIONS, TRACE) are refused: they must not have side effects, so a key would guard nothing. Immutable and
  * thread-safe.
  */

@@ -1,5 +1,6 @@
 package dev.idempotency.http;
 
+import dev.idempotency.Execution;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.InvalidIdempotencyKeyException;
@@ -14,6 +15,8 @@ import dev.idempotency.http.internal.ProblemJson;
 import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.spi.TransactionalKeyStore;
+import dev.idempotency.spi.TransactionalWork;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -219,23 +222,34 @@ public final class IdempotencyHttp {
   private HttpResult execute(HttpRequestView request, RecordId id, Fingerprint fp, byte[] body,
       Downstream downstream) throws ApplicationFailedException, InterruptedException {
     StoredResponse[] live = new StoredResponse[1];
+    HandlerExecution[] handed = new HandlerExecution[1];
     Outcome outcome;
     try {
       outcome = engine.execute(id, fp, execution -> {
-        StoredResponse response = Objects.requireNonNull(downstream.run(body, execution),
+        handed[0] = new HandlerExecution(execution);
+        StoredResponse response = Objects.requireNonNull(downstream.run(body, handed[0]),
             "downstream returned null");
         live[0] = response;
-        return storable(response);
+        // a completion the application committed itself is the stored response: the engine keeps it
+        Optional<StoredResponse> committed = handed[0].committed();
+        return committed.isPresent() ? committed.get() : storable(response, execution);
       });
     } catch (OperationFailedException e) {
-      if (e.getCause() instanceof NotStored && live[0] != null) {
-        if (e.keyReleased()) {
-          LOG.log(System.Logger.Level.INFO, () -> "response of " + id + " exceeds maxStoredResponseBytes ("
-              + maxStoredResponseBytes + "); key released (oversizedResponse=RELEASE_KEY), a retry runs anew");
+      if (live[0] != null) {
+        // the application returned; what failed is storing its response, and the caller still gets that response
+        if (e.getCause() instanceof NotStored notStored) {
+          if (e.keyReleased()) {
+            LOG.log(System.Logger.Level.INFO, () -> "response of " + id + " exceeds maxStoredResponseBytes ("
+                + maxStoredResponseBytes + ") and is not stored (" + notStored.reason + "); key released, a retry"
+                + " runs anew");
+          } else {
+            LOG.log(System.Logger.Level.WARNING, () -> "response of " + id + " exceeds maxStoredResponseBytes ("
+                + maxStoredResponseBytes + ") and is not stored (" + notStored.reason + "), but the key could not"
+                + " be released: it stays in flight, retries get 409 until its lease expires, then run anew");
+          }
         } else {
-          LOG.log(System.Logger.Level.WARNING, () -> "response of " + id + " exceeds maxStoredResponseBytes ("
-              + maxStoredResponseBytes + ") and is not stored (oversizedResponse=RELEASE_KEY), but the key could"
-              + " not be released: it stays in flight, retries get 409 until its lease expires, then run anew");
+          LOG.log(System.Logger.Level.WARNING, "could not store the not-stored marker of " + id + "; the key stays"
+              + " in flight and a retry after the lease expires may run the request again", e.getCause());
         }
         return new HttpResult.Respond(live[0], HttpResult.Disposition.EXECUTED);
       }
@@ -250,6 +264,11 @@ public final class IdempotencyHttp {
       return new HttpResult.Respond(live[0], HttpResult.Disposition.EXECUTED);
     }
     if (outcome instanceof Outcome.Executed executed) {
+      Optional<StoredResponse> committed = handed[0] == null ? Optional.empty() : handed[0].committed();
+      if (committed.isPresent()) {
+        return new HttpResult.Respond(committedAnswer(id, committed.get(), handed[0]),
+            HttpResult.Disposition.EXECUTED);
+      }
       return new HttpResult.Respond(live[0] != null ? live[0] : executed.response(), HttpResult.Disposition.EXECUTED);
     }
     if (outcome instanceof Outcome.Replayed replayed) {
@@ -276,35 +295,122 @@ public final class IdempotencyHttp {
     return reject(storeUnavailable());
   }
 
-  /** The response to store for {@code live}: allowlisted headers, redacted body, or the marker when too large. */
-  private StoredResponse storable(StoredResponse live) throws NotStored {
+  /**
+   * What the first caller gets when the application committed its completion through a transactional store: the
+   * response its work returned when it went through {@link #completeWith} (whose stored form a replay returns, as
+   * for every first response), else the committed response itself, so that the first answer is the replay's.
+   * A response committed around this handler's rules is stored as it is; the log says which rule it breaks.
+   */
+  private StoredResponse committedAnswer(RecordId id, StoredResponse committed, HandlerExecution execution) {
+    if (execution.answer().isPresent()) {
+      return execution.answer().get();
+    }
+    List<String> broken = new ArrayList<>();
+    committed.headers().keySet().stream().filter(name -> !storedHeaders.contains(name))
+        .forEach(name -> broken.add("header " + name + " is not in storedHeaders"));
+    if (committed.bodyLength() > maxStoredResponseBytes) {
+      broken.add("its body (" + committed.bodyLength() + " bytes) exceeds maxStoredResponseBytes ("
+          + maxStoredResponseBytes + ")");
+    }
+    if (!broken.isEmpty()) {
+      LOG.log(System.Logger.Level.ERROR, () -> "the response committed for " + id + " bypassed the HTTP rules ("
+          + String.join("; ", broken) + ") and is stored and replayed as committed; commit the completion through"
+          + " IdempotencyHttp.completeWith, which applies storedHeaders, bodyRedactor and maxStoredResponseBytes");
+    }
+    return committed;
+  }
+
+  /**
+   * Commits the application's business writes and its completion in one transaction of {@code store}, with the
+   * response stored by this handler's rules: the allowlisted headers, the redacted body, and the not-stored marker
+   * when that body is over {@code maxStoredResponseBytes} (whatever {@link OversizedResponse}: the business writes
+   * commit with it, so releasing the key would let a retry repeat them). The first caller receives the response
+   * {@code work} returned, whatever the application wrote otherwise; a replay returns its stored form, as for every
+   * request. Call it from the application, with the execution it was handed, as its last step.
+   *
+   * @param <T> the store's transaction handle, for example {@code java.sql.Connection}
+   * @param store the transactional store the engine runs on
+   * @param execution the execution the application received ({@link Downstream#run}, or the servlet request
+   *     attribute)
+   * @param work the business writes on the transaction; returns the complete response, every header included
+   * @return the response the first caller receives (what {@code work} returned)
+   * @throws Exception whatever {@code work} or the store threw; nothing was committed then
+   */
+  public <T> StoredResponse completeWith(TransactionalKeyStore<T> store, Execution execution,
+      TransactionalWork<T, StoredResponse> work) throws Exception {
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(execution, "execution");
+    Objects.requireNonNull(work, "work");
+    StoredResponse[] returned = new StoredResponse[1];
+    store.completeWith(execution, tx -> {
+      returned[0] = Objects.requireNonNull(work.run(tx), "the work returned null instead of a response");
+      StoredResponse filtered = filtered(returned[0]);
+      return filtered.bodyLength() > maxStoredResponseBytes
+          ? notStoredMarker(returned[0].status(), filtered.bodyLength()) : filtered;
+    });
+    if (execution instanceof HandlerExecution handler) {
+      handler.answer(returned[0]);
+    }
+    return returned[0];
+  }
+
+  /** {@code live} with only the allowlisted headers and the redacted body. */
+  private StoredResponse filtered(StoredResponse live) {
     Map<String, List<String>> kept = new LinkedHashMap<>();
     live.headers().forEach((name, values) -> {
       if (storedHeaders.contains(name)) {
         kept.put(name, values);
       }
     });
-    StoredResponse filtered = StoredResponse.of(live.status(), kept, live.body());
-    byte[] stored = Objects.requireNonNull(bodyRedactor.redact(filtered), "bodyRedactor returned null");
-    if (stored.length > maxStoredResponseBytes) {
-      if (oversizedResponse == OversizedResponse.RELEASE_KEY) {
-        throw new NotStored();
-      }
-      return problem(ProblemCode.IDEMPOTENCY_RESPONSE_NOT_STORED,
-          ProblemCode.IDEMPOTENCY_RESPONSE_NOT_STORED.defaultStatus(),
-          "the request with this idempotency key was processed (status " + live.status() + "), but its response ("
-              + stored.length + " bytes) exceeded the storable limit (" + maxStoredResponseBytes + " bytes) and"
-              + " cannot be replayed; retrying will not process it again", null);
-    }
-    return StoredResponse.of(live.status(), kept, stored);
+    byte[] redacted = Objects.requireNonNull(bodyRedactor.redact(StoredResponse.of(live.status(), kept,
+        live.body())), "bodyRedactor returned null");
+    return StoredResponse.of(live.status(), kept, redacted);
   }
 
-  /** Thrown inside the operation to release the key of an oversized response (RELEASE_KEY). */
+  /**
+   * The response to store for {@code live}: allowlisted headers, redacted body, or the marker when too large.
+   *
+   * <p>The marker is committed here, not returned to the engine: the engine's stored-response policy would judge
+   * the marker's own status (500), and a policy that excludes 500 would release a key whose side effect happened.
+   * The policy judges the application's status instead: when it excludes that status (a 503, "not processed"),
+   * the oversized response releases the key as a small one would.
+   */
+  private StoredResponse storable(StoredResponse live, Execution execution) throws NotStored {
+    StoredResponse stored = filtered(live);
+    if (stored.bodyLength() > maxStoredResponseBytes) {
+      if (oversizedResponse == OversizedResponse.RELEASE_KEY) {
+        throw new NotStored("oversizedResponse=RELEASE_KEY");
+      }
+      if (!engine.config().storedResponsePolicy().shouldStore(live)) {
+        throw new NotStored("storedResponsePolicy excludes status " + live.status());
+      }
+      StoredResponse marker = notStoredMarker(live.status(), stored.bodyLength());
+      engine.store().complete(execution.recordId(), execution.fence(), marker, execution.now());
+      execution.completionCommitted(marker);
+      return marker;
+    }
+    return stored;
+  }
+
+  private StoredResponse notStoredMarker(int status, int length) {
+    return problem(ProblemCode.IDEMPOTENCY_RESPONSE_NOT_STORED,
+        ProblemCode.IDEMPOTENCY_RESPONSE_NOT_STORED.defaultStatus(),
+        "the request with this idempotency key was processed (status " + status + "), but its response ("
+            + length + " bytes) exceeded the storable limit (" + maxStoredResponseBytes + " bytes) and"
+            + " cannot be replayed; retrying will not process it again", null);
+  }
+
+  /**
+   * Thrown inside the operation so that the engine releases the key of an oversized response (if nothing
+   * committed), with the reason for the log.
+   */
   private static final class NotStored extends Exception {
     private static final long serialVersionUID = 1L;
+    final String reason;
 
-    NotStored() {
-      super("response exceeds maxStoredResponseBytes", null, false, false);
+    NotStored(String reason) {
+      super("response exceeds maxStoredResponseBytes: " + reason, null, false, false);
+      this.reason = reason;
     }
   }
 

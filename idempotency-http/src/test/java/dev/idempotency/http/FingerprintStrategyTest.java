@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.Fingerprint;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The built-in fingerprints: framing without collisions, canonical JSON, selected members. */
 class FingerprintStrategyTest {
@@ -104,5 +107,34 @@ class FingerprintStrategyTest {
     assertThat(fp(s, "POST", "/p", null, "{\"amount\":10}"))
         .isNotEqualTo(fp(s, "POST", "/p", null, "{\"amount\":10,\"currency\":null}"));
     assertThat(fp(s, "POST", "/p", null, "{\"amount\":10}")).isNotEqualTo(fp(s, "POST", "/p", null, "{\"amount\":11}"));
+  }
+
+  /**
+   * Bodies the reader cannot read exactly never share a fingerprint with another body: a signed {@code \\u} escape
+   * is not the letter it would parse to, and one lone surrogate is not another.
+   */
+  @Test
+  void malformedJsonNeverCollapsesIntoAnotherBody() {
+    for (FingerprintStrategy s : List.of(FingerprintStrategy.canonicalJson(), FingerprintStrategy.jsonMembers("a"))) {
+      assertThat(fp(s, "POST", "/p", null, "{\"a\":\"\\u+041\"}")).as("\\u+041 vs A")
+          .isNotEqualTo(fp(s, "POST", "/p", null, "{\"a\":\"A\"}"));
+      assertThat(fp(s, "POST", "/p", null, "{\"a\":\"\\u-041\"}")).as("\\u-041 vs \\uffbf")
+          .isNotEqualTo(fp(s, "POST", "/p", null, "{\"a\":\"\\uffbf\"}"));
+      assertThat(fp(s, "POST", "/p", null, "{\"a\":\"\\ud800\"}")).as("two lone surrogates")
+          .isNotEqualTo(fp(s, "POST", "/p", null, "{\"a\":\"\\ud801\"}"));
+      assertThat(fp(s, "POST", "/p", null, "{\"a\":\"\\ud800\"}")).as("a lone surrogate vs U+FFFD")
+          .isNotEqualTo(fp(s, "POST", "/p", null, "{\"a\":\"\\ufffd\"}"));
+    }
+  }
+
+  /** A megabyte of one number's trailing zeros is fingerprinted within the test's deadline (the read is linear). */
+  @Test
+  @Timeout(value = 20, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void hostileNumberIsFingerprintedInLinearTime() {
+    String body = "{\"amount\":1" + "0".repeat(1 << 20) + "}";
+    for (FingerprintStrategy s : List.of(FingerprintStrategy.canonicalJson(), FingerprintStrategy.jsonMembers("amount"))) {
+      assertThat(fp(s, "POST", "/p", null, body)).isNotEqualTo(fp(s, "POST", "/p", null, "{\"amount\":1}"))
+          .isEqualTo(fp(s, "POST", "/p", null, "{\"amount\":1e" + (1 << 20) + "}"));
+    }
   }
 }

@@ -16,12 +16,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The handler without a server: defaults, validation messages, and the order of its checks. */
 class IdempotencyHttpTest {
@@ -259,5 +261,20 @@ class IdempotencyHttpTest {
     assertThat(IdempotencyHttp.seconds(Duration.ZERO)).isEqualTo("1");
     assertThat(IdempotencyHttp.seconds(Duration.ofMillis(1001))).isEqualTo("2");
     assertThat(IdempotencyHttp.seconds(Duration.ofSeconds(30))).isEqualTo("30");
+  }
+
+  /** A REQUIRED rule for {@code /payments} also guards {@code /payments/}: without a key it is refused, not run. */
+  @Test
+  @Timeout(value = 10, unit = TimeUnit.SECONDS)
+  void requiredRuleGuardsTheTrailingSlashSpelling() throws Exception {
+    IdempotencyHttp http = IdempotencyHttp.builder(engine)
+        .endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/payments", "POST")).build();
+    for (String path : List.of("/payments/", "//payments", "/PAYMENTS")) {
+      HttpResult r = http.handle(FakeRequest.post(path, null, "{}"), app);
+      assertThat(r).as("POST " + path + " without a key").isInstanceOf(HttpResult.Respond.class);
+      assertThat(body(r)).contains("\"code\":\"idempotency_key_missing\"");
+    }
+    assertThat(runs).as("the application must not run for a guarded path without a key").hasValue(0);
+    assertThat(http.handle(FakeRequest.post("/payments/1", null, "{}"), app)).isInstanceOf(HttpResult.PassThrough.class);
   }
 }

@@ -1,6 +1,7 @@
 package dev.idempotency.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
@@ -8,6 +9,7 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InFlightPolicy;
 import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.core.MutableClock;
+import dev.idempotency.core.StoredResponsePolicy;
 import dev.idempotency.http.EndpointRule;
 import dev.idempotency.http.IdempotencyHttp;
 import dev.idempotency.http.KeyRequirement;
@@ -28,10 +30,13 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Every row of the contract table of docs/http.md, over real HTTP against the filter in a real Jetty 12. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ContractOverHttpTest {
   private static final String BODY = "{\"amount\":1000,\"currency\":\"EUR\"}";
 
@@ -320,8 +325,12 @@ class ContractOverHttpTest {
       CompletableFuture<HttpResponse<byte[]>> second = JettyServer.CLIENT.sendAsync(
           s.post("/payments/a", "key-w", "alice", BODY).build(), HttpResponse.BodyHandlers.ofByteArray());
       // the second request found the key in flight and is waiting (not a guess about time: the store saw it)
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (store.inFlightClaims.get() == 0) {
-        Thread.onSpinWait();
+        if (System.nanoTime() - deadline > 0) {
+          fail("the second request never reached the store as an in-flight claim within 10 s: check that it was"
+              + " sent with the same key and user, and that the engine's bounded wait claims before waiting");
+        }
         Thread.sleep(1);
       }
       s.app.gate.countDown();
@@ -554,9 +563,13 @@ class ContractOverHttpTest {
     }
 
     /** A response over the storable limit reaches the caller whole; the retry gets the not-stored marker. */
-    @Test
-    void oversizedResponseIsReturnedButOnlyAMarkerIsStored() throws Exception {
-      JettyServer s = start(e -> e, h -> h.maxStoredResponseBytes(1024));
+    @ParameterizedTest(name = "storedResponsePolicy excludes 5xx: {0}")
+    @ValueSource(booleans = {false, true})
+    void oversizedResponseIsReturnedButOnlyAMarkerIsStored(boolean policyExcludes5xx) throws Exception {
+      // the policy judges the application's 200, never the marker's 500: excluding 500 must not release the key
+      JettyServer s = start(e -> policyExcludes5xx
+          ? e.storedResponsePolicy(StoredResponsePolicy.storeAllExcept(500, 502, 503, 504)) : e,
+          h -> h.maxStoredResponseBytes(1024));
       HttpResponse<byte[]> first = s.post("/big?size=5000", "key-o", BODY);
       assertThat(first.statusCode()).isEqualTo(200);
       assertThat(first.body()).hasSize(5000);
@@ -634,6 +647,27 @@ class ContractOverHttpTest {
       assertThat(r.statusCode()).isEqualTo(500);
       assertThat(engine.store().lookup(RecordId.of("alice", "key-a"))).isEmpty();
       assertThat(BufferedBodyRequest.ASYNC_REFUSED).contains("does not support async servlets");
+    }
+  }
+
+  @Nested
+  class PathSpellings {
+    /**
+     * Every spelling of a path that a REQUIRED rule guards needs the key: a POST without one is refused and the
+     * application does not run, whether the filter refuses it (400 idempotency_key_missing) or Jetty does first (an
+     * ambiguous URI).
+     */
+    @Test
+    void spellingsOfAGuardedPathNeedTheKey() throws Exception {
+      JettyServer s = start(e -> e, h -> h.endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/orders", "POST")));
+      for (String path : java.util.List.of("/orders", "/orders/", "//orders", "/orders//", "/./orders",
+          "/x/../orders", "/orders;jsessionid=abc", "/%6Frders", "/ORDERS", "/Orders/")) {
+        HttpResponse<byte[]> r = s.post(path, null, BODY);
+        assertThat(r.statusCode()).as("POST " + path + " without a key: " + text(r)).isEqualTo(400);
+        assertThat(s.app.totalEffects()).as("the application ran for POST " + path + " without a key").isZero();
+      }
+      assertProblem(s.post("/orders/", null, BODY), 400, "idempotency_key_missing", false);
+      assertThat(s.post("/orders/1", null, BODY).statusCode()).as("another path passes through").isEqualTo(200);
     }
   }
 }

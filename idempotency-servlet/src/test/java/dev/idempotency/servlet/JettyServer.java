@@ -31,6 +31,7 @@ final class JettyServer implements AutoCloseable {
   private final int port;
 
   JettyServer(IdempotencyHttp http) throws Exception {
+    app.http = http;
     ServerConnector connector = new ServerConnector(server);
     connector.setHost("127.0.0.1");
     connector.setPort(0);

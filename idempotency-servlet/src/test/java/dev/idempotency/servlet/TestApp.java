@@ -2,6 +2,10 @@ package dev.idempotency.servlet;
 
 import dev.idempotency.Execution;
 import dev.idempotency.RecoveryPoint;
+import dev.idempotency.StoredResponse;
+import dev.idempotency.http.IdempotencyHttp;
+import dev.idempotency.spi.TransactionalWork;
+import dev.idempotency.store.jdbc.JdbcKeyStore;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -16,7 +20,12 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -30,7 +39,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ({@code sendRedirect(String)}), {@code /writer-charset} ({@code setCharacterEncoding(Charset)} then getWriter),
  * {@code /json-writer} and {@code /problem-writer} (JSON through getWriter, no charset set), {@code /error-escapes}
  * (sendError with U+2028/2029 and a lone surrogate), {@code /two-phase} (two steps through the filter's
- * {@link Execution}).
+ * {@link Execution}), {@code /order-direct} and {@code /order-rules} (an order row and the completion committed in
+ * one transaction, through the JDBC store directly or through {@link IdempotencyHttp#completeWith}; {@code ?size=N}
+ * pads the committed body to N bytes).
  */
 final class TestApp extends HttpServlet {
   private static final long serialVersionUID = 1L;
@@ -42,6 +53,9 @@ final class TestApp extends HttpServlet {
   final transient java.util.List<String> chargeKeys = new java.util.concurrent.CopyOnWriteArrayList<>();
   /** When set, {@code /payments/*} blocks on it after counting its effect (to hold a key in flight). */
   volatile transient CountDownLatch gate;
+  /** The handler and the transactional store of {@code /order-direct} and {@code /order-rules}. */
+  volatile transient IdempotencyHttp http;
+  volatile transient JdbcKeyStore jdbc;
   /** Counted down each time a request entered the servlet. */
   volatile transient CountDownLatch entered = new CountDownLatch(0);
 
@@ -86,6 +100,10 @@ final class TestApp extends HttpServlet {
     switch (path) {
       case "/two-phase":
         twoPhase(req, resp);
+        return;
+      case "/order-direct":
+      case "/order-rules":
+        order(req, resp, n, path.equals("/order-rules"));
         return;
       case "/error":
         resp.getWriter().write("partial output that sendError discards");
@@ -160,6 +178,43 @@ final class TestApp extends HttpServlet {
     resp.setContentType("text/plain");
     resp.getWriter().write("charges=" + charges.get() + " resumedFrom="
         + execution.resumeFrom().map(RecoveryPoint::name).orElse("-") + " takeover=" + execution.isTakeover());
+  }
+
+  /**
+   * Writes a live response, then commits an order row and a different completion (with Set-Cookie and a private
+   * header) in one transaction: through the store directly, or through the handler's rules.
+   */
+  private void order(HttpServletRequest req, HttpServletResponse resp, int n, boolean throughRules)
+      throws ServletException, IOException {
+    Execution execution = (Execution) req.getAttribute(IdempotencyFilter.EXECUTION_ATTRIBUTE);
+    resp.setStatus(200);
+    resp.setContentType("text/plain");
+    resp.getWriter().write("live #" + n);
+    String size = req.getParameter("size");
+    String text = "committed #" + n;
+    byte[] body = (size == null ? text : text + " ".repeat(Integer.parseInt(size) - text.length()))
+        .getBytes(StandardCharsets.UTF_8);
+    Map<String, List<String>> headers = new LinkedHashMap<>();
+    headers.put("Content-Type", List.of("text/plain"));
+    headers.put("Set-Cookie", List.of("session=c" + n));
+    headers.put("X-Internal", List.of("secret-" + n));
+    StoredResponse committed = StoredResponse.of(201, headers, body);
+    TransactionalWork<Connection, StoredResponse> work = c -> {
+      try (PreparedStatement insert = c.prepareStatement("INSERT INTO servlet_orders (n) VALUES (?)")) {
+        insert.setInt(1, n);
+        insert.executeUpdate();
+      }
+      return committed;
+    };
+    try {
+      if (throughRules) {
+        http.completeWith(jdbc, execution, work);
+      } else {
+        jdbc.completeWith(execution, work);
+      }
+    } catch (Exception e) {
+      throw new ServletException(e);
+    }
   }
 
   /** Authenticates from {@code X-Test-User}: a stand-in for the application's real authentication. */

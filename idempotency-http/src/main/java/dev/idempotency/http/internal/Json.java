@@ -1,6 +1,5 @@
 package dev.idempotency.http.internal;
 
-import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -12,9 +11,14 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * A small strict JSON (RFC 8259) reader into maps, lists, strings, {@link BigDecimal}s, booleans and a null marker,
+ * A small strict JSON (RFC 8259) reader into maps, lists, strings, {@link Num numbers}, booleans and a null marker,
  * and a canonical writer; only for fingerprints, never for output. Depth is bounded so hostile bodies cannot
- * overflow the stack.
+ * overflow the stack, and every step is linear in the body: the reader runs before the claim, on every request.
+ *
+ * <p>Strict means that a text it cannot represent exactly is refused (the caller then fingerprints the raw bytes)
+ * rather than read as a value another text also has: a <code>&#92;u</code> escape takes exactly four hex digits, and an
+ * escaped surrogate must be half of a pair (a lone one has no code point, so it could only be replaced, and two
+ * different lone surrogates would read the same).
  */
 final class Json {
   /** Stands for JSON {@code null} (maps cannot hold Java nulls usefully). */
@@ -160,13 +164,42 @@ final class Json {
           sb.append('\t');
           break;
         case 'u':
-          sb.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
-          i += 4;
+          char u = hex4();
+          if (Character.isHighSurrogate(u)) {
+            if (!s.startsWith("\\u", i)) {
+              throw new IllegalArgumentException("lone surrogate escape");
+            }
+            i += 2;
+            char low = hex4();
+            if (!Character.isLowSurrogate(low)) {
+              throw new IllegalArgumentException("lone surrogate escape");
+            }
+            sb.append(u).append(low);
+          } else if (Character.isLowSurrogate(u)) {
+            throw new IllegalArgumentException("lone surrogate escape");
+          } else {
+            sb.append(u);
+          }
           break;
         default:
           throw new IllegalArgumentException("bad escape");
       }
     }
+  }
+
+  /** Four hex digits, exactly: {@code Integer.parseInt} would also take a sign. */
+  private char hex4() {
+    int v = 0;
+    for (int end = i + 4; i < end; i++) {
+      char c = s.charAt(i);
+      int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10
+          : -1;
+      if (d < 0) {
+        throw new IllegalArgumentException("four hex digits expected after \\u");
+      }
+      v = v << 4 | d;
+    }
+    return (char) v;
   }
 
   private Object literal(String word, Object v) {
@@ -177,28 +210,66 @@ final class Json {
     return v;
   }
 
-  private BigDecimal number() {
-    int start = i;
-    if (s.charAt(i) == '-') {
+  /**
+   * A number, normalised as it is read: its digits without leading and trailing zeros and its decimal exponent. The
+   * text is scanned once; {@code BigDecimal.stripTrailingZeros} would take time quadratic in the digits.
+   */
+  private Num number() {
+    boolean negative = s.charAt(i) == '-';
+    if (negative) {
       i++;
     }
+    int intStart = i;
     if (s.charAt(i) == '0') {
       i++;
     } else {
       digits();
     }
+    int intEnd = i;
+    int fracStart = i;
+    int fracEnd = i;
     if (i < s.length() && s.charAt(i) == '.') {
       i++;
+      fracStart = i;
       digits();
+      fracEnd = i;
     }
+    long exponent = 0;
     if (i < s.length() && (s.charAt(i) == 'e' || s.charAt(i) == 'E')) {
       i++;
+      boolean negativeExponent = s.charAt(i) == '-';
       if (s.charAt(i) == '+' || s.charAt(i) == '-') {
         i++;
       }
+      int start = i;
       digits();
+      int significant = start;
+      while (significant < i - 1 && s.charAt(significant) == '0') {
+        significant++;
+      }
+      if (i - significant > 15) { // beyond any exponent a decimal value can usefully have; keeps the sums exact
+        throw new IllegalArgumentException("exponent out of range");
+      }
+      exponent = Long.parseLong(s, significant, i, 10);
+      if (negativeExponent) {
+        exponent = -exponent;
+      }
     }
-    return new BigDecimal(s.substring(start, i));
+    // the digits are s[intStart, intEnd) + s[fracStart, fracEnd); the value is digits * 10^(exponent - fraction)
+    StringBuilder digits = new StringBuilder().append(s, intStart, intEnd).append(s, fracStart, fracEnd);
+    int first = 0;
+    while (first < digits.length() && digits.charAt(first) == '0') {
+      first++;
+    }
+    if (first == digits.length()) {
+      return Num.ZERO;
+    }
+    int last = digits.length();
+    while (digits.charAt(last - 1) == '0') {
+      last--;
+    }
+    long scaleExponent = exponent - (fracEnd - fracStart) + (digits.length() - last);
+    return new Num(negative, digits.substring(first, last), scaleExponent);
   }
 
   private void digits() {
@@ -235,8 +306,8 @@ final class Json {
       sb.append("null");
     } else if (v instanceof Boolean b) {
       sb.append(b.booleanValue());
-    } else if (v instanceof BigDecimal n) {
-      sb.append(n.signum() == 0 ? "0" : n.stripTrailingZeros().toString());
+    } else if (v instanceof Num n) {
+      n.writeTo(sb);
     } else if (v instanceof String str) {
       ProblemJson.quote(sb, str);
     } else if (v instanceof Map<?, ?> m) {
@@ -263,6 +334,51 @@ final class Json {
       sb.append(']');
     } else {
       throw new IllegalStateException("not a JSON value: " + v.getClass());
+    }
+  }
+
+  /**
+   * A JSON number as a decimal value: {@code (negative ? -1 : 1) * digits * 10^exponent}, with {@code digits}
+   * free of leading and trailing zeros (empty for zero), so that equal values are equal numbers.
+   */
+  record Num(boolean negative, String digits, long exponent) {
+    static final Num ZERO = new Num(false, "", 0);
+
+    /**
+     * Writes the value as {@code BigDecimal.stripTrailingZeros().toString()} writes it (zero as {@code 0}): plain
+     * notation when the exponent is at most 0 and the adjusted exponent at least -6, else one digit, the rest
+     * after a point, and {@code E} with a signed exponent. Fingerprints stored before depend on this spelling.
+     */
+    void writeTo(StringBuilder sb) {
+      if (digits.isEmpty()) {
+        sb.append('0');
+        return;
+      }
+      if (negative) {
+        sb.append('-');
+      }
+      int length = digits.length();
+      long adjusted = exponent + length - 1;
+      if (exponent == 0) {
+        sb.append(digits);
+      } else if (exponent < 0 && adjusted >= -6) {
+        long pointAt = length + exponent; // digits before the point
+        if (pointAt > 0) {
+          sb.append(digits, 0, (int) pointAt).append('.').append(digits, (int) pointAt, length);
+        } else {
+          sb.append("0.");
+          for (long k = pointAt; k < 0; k++) {
+            sb.append('0');
+          }
+          sb.append(digits);
+        }
+      } else {
+        sb.append(digits.charAt(0));
+        if (length > 1) {
+          sb.append('.').append(digits, 1, length);
+        }
+        sb.append('E').append(adjusted > 0 ? "+" : "").append(adjusted);
+      }
     }
   }
 }

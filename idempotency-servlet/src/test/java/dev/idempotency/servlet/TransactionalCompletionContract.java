@@ -1,0 +1,134 @@
+package dev.idempotency.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.http.IdempotencyHttp;
+import dev.idempotency.store.jdbc.JdbcKeyStore;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A completion the application commits with its business writes ({@code completeWith} of the JDBC store), over
+ * the filter in Jetty: the first caller gets what a replay returns (or, through the handler's rules, the response
+ * whose stored form a replay returns), and a response committed through the handler obeys its rules.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+abstract class TransactionalCompletionContract {
+  private static final String BODY = "{\"item\":1}";
+  private IdempotencyEngine engine;
+  private JettyServer server;
+
+  private HikariDataSource pool;
+
+  /** Points {@code pool} at the database; its tables servlet_tx_records and servlet_orders are replaced. */
+  protected abstract void connect(HikariDataSource pool);
+
+  private DataSource dataSource() {
+    if (pool == null) {
+      pool = new HikariDataSource();
+      connect(pool);
+      pool.setMaximumPoolSize(8);
+    }
+    return pool;
+  }
+
+  private JettyServer start(UnaryOperator<IdempotencyHttp.Builder> settings) throws Exception {
+    DataSource ds = dataSource();
+    try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+      st.execute("DROP TABLE IF EXISTS servlet_orders");
+      st.execute("CREATE TABLE servlet_orders (n INT NOT NULL)");
+      st.execute("DROP TABLE IF EXISTS servlet_tx_records");
+    }
+    JdbcKeyStore jdbc = JdbcKeyStore.builder(ds).tableName("servlet_tx_records").createSchemaIfMissing().build();
+    engine = IdempotencyEngine.builder(jdbc).build();
+    server = new JettyServer(settings.apply(IdempotencyHttp.builder(engine)).build());
+    server.app.jdbc = jdbc;
+    return server;
+  }
+
+  private int orders() throws Exception {
+    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM servlet_orders")) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    if (server != null) {
+      server.close();
+    }
+    if (engine != null) {
+      engine.close();
+    }
+    if (pool != null) {
+      pool.close();
+    }
+  }
+
+  /**
+   * Committed through the store directly: the first caller gets the committed response, the one a replay returns
+   * (not the live one the application also wrote), so the two answers to one request agree.
+   */
+  @Test
+  void directCommitAnswersTheFirstCallerWithWhatTheReplayReturns() throws Exception {
+    JettyServer s = start(h -> h);
+    HttpResponse<byte[]> first = s.post("/order-direct", "tx-1", BODY);
+    HttpResponse<byte[]> replay = s.post("/order-direct", "tx-1", BODY);
+
+    assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(ContractOverHttpTest.text(first)).as("the first answer (check that the handler sends the committed"
+        + " response, not the live one)").isEqualTo(ContractOverHttpTest.text(replay)).isEqualTo("committed #1");
+    assertThat(first.statusCode()).isEqualTo(replay.statusCode()).isEqualTo(201);
+    assertThat(first.headers().allValues("Set-Cookie")).isEqualTo(replay.headers().allValues("Set-Cookie"));
+    assertThat(orders()).isEqualTo(1);
+  }
+
+  /**
+   * Committed through {@link IdempotencyHttp#completeWith}: the stored response has only the allowlisted headers
+   * (no Set-Cookie, no private header); the first caller gets the response the work returned, whole.
+   */
+  @Test
+  void commitThroughTheHandlerStoresOnlyWhatItsRulesAllow() throws Exception {
+    JettyServer s = start(h -> h);
+    HttpResponse<byte[]> first = s.post("/order-rules", "tx-2", BODY);
+    HttpResponse<byte[]> replay = s.post("/order-rules", "tx-2", BODY);
+
+    assertThat(first.statusCode()).isEqualTo(201);
+    assertThat(ContractOverHttpTest.text(first)).isEqualTo("committed #1");
+    assertThat(first.headers().firstValue("Set-Cookie")).hasValue("session=c1");
+    assertThat(replay.statusCode()).isEqualTo(201);
+    assertThat(replay.body()).isEqualTo(first.body());
+    assertThat(replay.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t)
+        .startsWith("text/plain"));
+    assertThat(replay.headers().firstValue("Set-Cookie")).as("Set-Cookie must not be stored").isEmpty();
+    assertThat(replay.headers().firstValue("X-Internal")).as("a header outside the allowlist").isEmpty();
+    assertThat(orders()).isEqualTo(1);
+  }
+
+  /** Over the storable limit through the handler: the marker is committed with the order, the caller gets it all. */
+  @Test
+  void oversizedCommitThroughTheHandlerStoresTheMarker() throws Exception {
+    JettyServer s = start(h -> h.maxStoredResponseBytes(1024));
+    HttpResponse<byte[]> first = s.post("/order-rules?size=2000", "tx-3", BODY);
+    HttpResponse<byte[]> replay = s.post("/order-rules?size=2000", "tx-3", BODY);
+
+    assertThat(first.statusCode()).isEqualTo(201);
+    assertThat(first.body()).hasSize(2000);
+    assertThat(replay.statusCode()).as(ContractOverHttpTest.text(replay)).isEqualTo(500);
+    assertThat(ContractOverHttpTest.member(replay, "code")).isEqualTo("idempotency_response_not_stored");
+    assertThat(ContractOverHttpTest.member(replay, "retryable")).isEqualTo("false");
+    assertThat(orders()).as("the order is committed once").isEqualTo(1);
+  }
+}
