@@ -12,15 +12,23 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.StoreUnavailableException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -203,7 +211,17 @@ class IdempotencyEngineTest {
   /** With a bounded wait, the second request gets the first one's response once it completes. */
   @Test
   void aBoundedWaitReturnsTheReplayWhenTheOwnerCompletes() throws Exception {
-    try (IdempotencyEngine waiting = IdempotencyEngine.builder(store).clock(clock)
+    // the waiting engine's claims, and what each returned: the signal that it is polling a record still in flight
+    BlockingQueue<ClaimOutcome> polls = new LinkedBlockingQueue<>();
+    KeyStore observed = new DelegatingStore(store) {
+      @Override
+      public ClaimOutcome claim(ClaimRequest request) {
+        ClaimOutcome outcome = super.claim(request);
+        polls.add(outcome);
+        return outcome;
+      }
+    };
+    try (IdempotencyEngine waiting = IdempotencyEngine.builder(observed).clock(clock)
         .inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofSeconds(20), Duration.ofMillis(10))).build()) {
       CountDownLatch running = new CountDownLatch(1);
       CountDownLatch finish = new CountDownLatch(1);
@@ -214,8 +232,11 @@ class IdempotencyEngineTest {
       }));
       running.await();
       CompletableFuture<Outcome> second = CompletableFuture.supplyAsync(() -> call(waiting, charge()));
-      Thread.sleep(50);
-      assertThat(second).isNotDone();
+      for (int i = 1; i <= 2; i++) {
+        assertThat(polls.poll(10, TimeUnit.SECONDS)).as("the waiting request's claim #%d (it must poll, not give"
+            + " up or replay, while the owner runs)", i).isInstanceOf(ClaimOutcome.InFlight.class);
+      }
+      assertThat(second).as("the waiting request after two polls found the record in flight").isNotDone();
       finish.countDown();
 
       assertThat(second.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(Outcome.Replayed.class,
@@ -377,39 +398,59 @@ class IdempotencyEngineTest {
     int threads = 32;
     CountDownLatch start = new CountDownLatch(1);
     List<CompletableFuture<Outcome>> results = new java.util.ArrayList<>();
-    for (int i = 0; i < threads; i++) {
-      results.add(CompletableFuture.supplyAsync(() -> {
-        try {
-          start.await();
-          return engine.execute(ID, FP, execution -> {
-            sideEffects.incrementAndGet();
-            Thread.sleep(20);
-            return CREATED;
-          });
-        } catch (Exception e) {
-          throw new AssertionError(e);
-        }
-      }, java.util.concurrent.Executors.newCachedThreadPool()));
-    }
-    start.countDown();
-    int executed = 0;
-    for (CompletableFuture<Outcome> f : results) {
-      Outcome o = f.get(20, TimeUnit.SECONDS);
-      if (o instanceof Outcome.Executed) {
-        executed++;
-      } else if (o instanceof Outcome.Replayed r) {
-        assertThat(r.response()).isEqualTo(CREATED);
-      } else {
-        assertThat(o).isInstanceOf(Outcome.InFlightConflict.class);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      for (int i = 0; i < threads; i++) {
+        results.add(CompletableFuture.supplyAsync(() -> {
+          try {
+            start.await();
+            return engine.execute(ID, FP, execution -> {
+              sideEffects.incrementAndGet();
+              Thread.sleep(20); // holds the record a while, so most of the others meet it in flight
+              return CREATED;
+            });
+          } catch (Exception e) {
+            throw new AssertionError(e);
+          }
+        }, pool));
       }
+      start.countDown();
+      int executed = 0;
+      for (CompletableFuture<Outcome> f : results) {
+        Outcome o = f.get(20, TimeUnit.SECONDS);
+        if (o instanceof Outcome.Executed) {
+          executed++;
+        } else if (o instanceof Outcome.Replayed r) {
+          assertThat(r.response()).isEqualTo(CREATED);
+        } else {
+          assertThat(o).isInstanceOf(Outcome.InFlightConflict.class);
+        }
+      }
+      assertThat(executed).isEqualTo(1);
+      assertThat(sideEffects).hasValue(1);
+    } finally {
+      shutDown(pool);
     }
-    assertThat(executed).isEqualTo(1);
-    assertThat(sideEffects).hasValue(1);
+  }
+
+  /** Stops a test's thread pool and waits, boundedly, for its threads to end. */
+  static void shutDown(ExecutorService pool) throws InterruptedException {
+    pool.shutdownNow();
+    assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).as("the test's threads ended within 10 s of"
+        + " shutdownNow (a thread that ignores interrupts is stuck in a blocking call)").isTrue();
   }
 
   @Test
   void nullArgumentsAreRejected() {
-    assertThatThrownBy(() -> engine.execute(null, FP, charge())).isInstanceOf(NullPointerException.class);
+    Map<String, ThrowingCallable> calls = new LinkedHashMap<>();
+    calls.put("execute(null id, ...)", () -> engine.execute(null, FP, charge()));
+    calls.put("execute(..., null fingerprint, ...)", () -> engine.execute(ID, null, charge()));
+    calls.put("execute(..., null operation)", () -> engine.execute(ID, FP, null));
+    calls.put("builder(null store)", () -> IdempotencyEngine.builder(null));
+    calls.forEach((call, callable) -> assertThatThrownBy(callable).as(call).isInstanceOf(NullPointerException.class));
+    assertThat(store.lookup(ID)).as("the record after calls with a null argument (they must change nothing)")
+        .isEmpty();
+    assertThat(sideEffects).as("side effects of calls with a null argument").hasValue(0);
   }
 
   private Outcome call(Operation op) {

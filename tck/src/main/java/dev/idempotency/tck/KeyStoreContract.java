@@ -36,6 +36,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,6 +45,7 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The contract every {@link KeyStore} must pass: the numbered rules of the TCK's {@code SPEC.md}, as JUnit 5 tests.
@@ -75,8 +77,13 @@ import org.junit.jupiter.api.TestInfo;
  * {@code idempotency.tck.serverClockLeaseMillis} (the real lease for SERVER_CLOCK stores, default 1000). Tests
  * tagged {@code slow} run the long variants.
  *
+ * <p>Every test has a deadline of 10 minutes (the long runs tagged {@code slow}: 60), far above what a
+ * networked store needs at the default knobs, so a store that blocks fails the test instead of hanging the build;
+ * see SPEC.md, "Deadlines".
+ *
  * <p>Not thread-safe: JUnit creates one instance per test.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 public abstract class KeyStoreContract {
   private static final Fingerprint FP_A = Samples.fingerprint("POST /payments {\"amount\":10}");
   private static final Fingerprint FP_B = Samples.fingerprint("POST /payments {\"amount\":20}");
@@ -494,6 +501,7 @@ public abstract class KeyStoreContract {
 
     @Test
     @Tag("slow")
+    @Timeout(value = 60, unit = TimeUnit.MINUTES)
     @DisplayName("Rule 2.3 (long run): the concurrency gate with ten times the rounds")
     void required_2_3_concurrencyGateLongRun() throws Exception {
       try (ConcurrencyGate gate = new ConcurrencyGate(instances(), clock, timing, verify, 64)) {
@@ -536,6 +544,7 @@ public abstract class KeyStoreContract {
 
     @Test
     @Tag("slow")
+    @Timeout(value = 60, unit = TimeUnit.MINUTES)
     @DisplayName("Rule 2.1 (long run): twenty times the sequential histories, five times as long")
     void stochastic_2_1_sequentialHistoriesLongRun() throws Exception {
       SequentialHistories runner = new SequentialHistories(instances(), clock, timing, verify);
@@ -546,6 +555,7 @@ public abstract class KeyStoreContract {
 
     @Test
     @Tag("slow")
+    @Timeout(value = 60, unit = TimeUnit.MINUTES)
     @DisplayName("Rule 2.6 (long run): twenty times the concurrent histories, half of them also checked for 2.1")
     void stochastic_2_6_concurrentHistoriesLongRun() throws Exception {
       ConcurrentHistories runner = new ConcurrentHistories(instances(), clock, timing, verify);

@@ -1,20 +1,24 @@
 package dev.idempotency.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.tck.internal.Knobs;
 import dev.idempotency.tck.mutants.MapKeyStore;
 import dev.idempotency.tck.mutants.Mutants;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
@@ -170,7 +174,52 @@ class TckSelfTest {
     }
   }
 
+  /** The correct store, but every claim takes a whole real-time lease: no time rule can be checked in time. */
+  static class SlowServerClockContract extends MutantContract {
+    @Override
+    MapKeyStore create() {
+      return new Mutants.SlowServerClock(Duration.ofMillis(Knobs.serverClockLeaseMillis()));
+    }
+  }
+
+  /** Every test aborts before it checks anything, as when every real-time check came too late. */
+  static class AllAbortedContract extends MutantContract {
+    @Override
+    MapKeyStore create() {
+      return Assumptions.abort("aborted on purpose: this run checks nothing");
+    }
+  }
+
+  /** The contracts above that are not mutants: they pass, or abort, rather than fail a rule. */
+  private static final Set<Class<?>> NOT_MUTANTS = Set.of(ServerClockContract.class, SlowServerClockContract.class,
+      AllAbortedContract.class);
+
   // ---------------------------------------------------------------------------------------------------------------
+
+  @Test
+  void aRunInWhichEveryTestAbortedIsRed() {
+    Map<String, TestExecutionResult> results = run(AllAbortedContract.class);
+    assertThat(results).as("the tests of a contract whose store factory aborts").isNotEmpty()
+        .allSatisfy((test, r) -> assertThat(r.getStatus()).as(test).isEqualTo(TestExecutionResult.Status.ABORTED));
+    assertThatThrownBy(() -> requireAllPassed(AllAbortedContract.class, results, Set.of()))
+        .as("the verdict on a run in which every test aborted and none checked anything")
+        .isInstanceOf(AssertionError.class).hasMessageContaining("aborted on purpose");
+  }
+
+  @Test
+  void aTimeRuleCheckedTooLateAbortsLocallyAndFailsOnCi() {
+    String test = "required_4_1_leaseExpiresExactlyAtItsEnd";
+    TestExecutionResult local = withKnob(Knobs.TOO_SLOW, "abort", () -> run(SlowServerClockContract.class, test))
+        .get(test);
+    assertThat(local.getStatus()).as("%s against a store slower than the lease, %s=abort", test, Knobs.TOO_SLOW)
+        .isEqualTo(TestExecutionResult.Status.ABORTED);
+    assertThat(local.getThrowable()).get().asString().contains("too slow");
+    TestExecutionResult ci = withKnob(Knobs.TOO_SLOW, "fail", () -> run(SlowServerClockContract.class, test))
+        .get(test);
+    assertThat(ci.getStatus()).as("%s against a store slower than the lease, %s=fail (the default under CI=true)",
+        test, Knobs.TOO_SLOW).isEqualTo(TestExecutionResult.Status.FAILED);
+    assertThat(ci.getThrowable()).get().isInstanceOf(AssertionError.class).asString().contains("too slow");
+  }
 
   @Test
   void checkThenInsertFailsTheOneWinnerRule() {
@@ -262,44 +311,121 @@ class TckSelfTest {
     Map<String, TestExecutionResult> results = run(ServerClockContract.class);
     System.out.printf("ServerClockContract: %d tests in %d ms (slowest first): %s%n", results.size(),
         (System.nanoTime() - start) / 1_000_000, LAST_DURATIONS);
-    Map<String, String> failed = new TreeMap<>();
-    results.forEach((name, r) -> {
-      if (r.getStatus() == TestExecutionResult.Status.FAILED) {
-        failed.put(name, r.getThrowable().map(Throwable::toString).orElse("?"));
-      }
-    });
-    assertThat(failed).isEmpty();
+    requireAllPassed(ServerClockContract.class, results, Set.of("required_8_2_withoutServerClockTimeIsJudgedByNowAlone",
+        "untested_9_4_unreachableStorageThrowsStoreUnavailableException"));
     assertThat(results).containsKey("optional_8_1_serverClockIgnoresTheGivenNow");
-    assertThat(results.get("optional_8_1_serverClockIgnoresTheGivenNow").getStatus())
-        .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
   }
 
-  /** Slow: every mutant against the whole contract, printed as a matrix (which rules catch which bug). */
+  /**
+   * The tests each mutant must fail in every run of the whole contract (the bug is reached deterministically). The
+   * mutants caught by a race or a random history (empty here) must still fail some test; their rules are required
+   * by the targeted tests above, which retry.
+   */
+  private static final Map<Class<?>, Set<String>> MUST_FAIL = Map.ofEntries(
+      Map.entry(CheckThenInsertContract.class, Set.of()),
+      Map.entry(FenceDrawnBeforeInstallContract.class, Set.of()),
+      Map.entry(NoFencingContract.class, Set.of("required_3_2_staleOwnerCannotWriteAfterATakeover",
+          "required_3_4_writesWithoutTheCurrentFenceChangeNothing")),
+      Map.entry(BinaryStateContract.class, Set.of("required_1_2_sameRequestWhileTheLeaseIsLiveIsInFlight")),
+      Map.entry(NeverExpiresContract.class, Set.of("required_4_1_leaseExpiresExactlyAtItsEnd",
+          "required_4_3_completedRecordCountsAsAbsentOnceTheWindowPassed")),
+      Map.entry(FenceResetContract.class, Set.of("required_3_1_fenceGrowsAcrossRelease",
+          "required_3_1_fenceGrowsAcrossPurge")),
+      Map.entry(LeaseOffByOneContract.class, Set.of("required_4_1_leaseExpiresExactlyAtItsEnd")),
+      Map.entry(TakeoverByAnyRequestContract.class,
+          Set.of("required_1_5_otherRequestIsMismatchEvenAfterTheLeaseExpired")),
+      Map.entry(UnboundedDeleteContract.class, Set.of("required_7_3_deleteExpiredWorksInBoundedBatches")),
+      Map.entry(LiveLeaseRequiredContract.class, Set.of("required_3_3_ownerWhoseLeaseExpiredCanWriteUntilTakenOver")),
+      Map.entry(SortedHeadersContract.class, Set.of("required_5_1_replayIsByteForByte")),
+      Map.entry(FlatKeyContract.class, Set.of("required_6_2_recordIdentityIsExact")));
+
+  /**
+   * Slow: every mutant against the whole contract, printed as a matrix (which rules catch which bug), and checked:
+   * each mutant fails at least one test and every test listed for it in {@link #MUST_FAIL}, each failure is a rule
+   * violation with the rule, seed and advice in its message (not an exception escaping the contract), and no
+   * mutant's test aborts (an abort would hide what it failed to check).
+   */
   @Test
   @Tag("slow")
   void mutantMatrix() {
-    Map<String, Supplier<Class<? extends KeyStoreContract>>> all = new LinkedHashMap<>();
+    List<Class<? extends KeyStoreContract>> mutants = new ArrayList<>();
     for (Class<?> c : TckSelfTest.class.getDeclaredClasses()) {
-      if (MutantContract.class.isAssignableFrom(c) && c != MutantContract.class && c != ServerClockContract.class) {
-        @SuppressWarnings("unchecked")
-        Class<? extends KeyStoreContract> contract = (Class<? extends KeyStoreContract>) c;
-        all.put(c.getSimpleName(), () -> contract);
+      if (MutantContract.class.isAssignableFrom(c) && c != MutantContract.class && !NOT_MUTANTS.contains(c)) {
+        mutants.add(c.asSubclass(KeyStoreContract.class));
       }
     }
+    assertThat(MUST_FAIL.keySet()).as("the mutants with expectations (add one for every new mutant)")
+        .containsExactlyInAnyOrderElementsOf(mutants);
     StringBuilder sb = new StringBuilder("Mutant matrix (failed tests, first line of message):\n");
-    all.forEach((name, contract) -> {
+    Map<String, String> problems = new TreeMap<>();
+    for (Class<? extends KeyStoreContract> contract : mutants) {
+      String name = contract.getSimpleName();
       sb.append(name).append('\n');
-      run(contract.get()).forEach((test, r) -> {
+      Map<String, TestExecutionResult> results = run(contract);
+      Set<String> failed = new TreeSet<>();
+      results.forEach((test, r) -> {
         if (r.getStatus() == TestExecutionResult.Status.FAILED) {
-          String msg = r.getThrowable().map(t -> String.valueOf(t.getMessage())).orElse("?");
+          failed.add(test);
+          Throwable t = r.getThrowable().orElseThrow();
+          String msg = String.valueOf(t.getMessage());
           sb.append("  ").append(test).append(": ").append(msg.lines().findFirst().orElse("")).append('\n');
+          if (!(t instanceof AssertionError) || !msg.matches("(?s)^Rule \\d+\\.\\d+ violated: .*")
+              || !msg.contains("seed=") || !msg.contains("If this fails, check")) {
+            problems.put(name + "#" + test, "not a rule violation with seed and advice: " + t);
+          }
+        } else if (r.getStatus() == TestExecutionResult.Status.ABORTED && !test.startsWith("untested_")
+            && !test.startsWith("optional_")) {
+          problems.put(name + "#" + test, "aborted: " + r.getThrowable().map(Throwable::toString).orElse("?"));
         }
       });
-    });
+      if (failed.isEmpty()) {
+        problems.put(name, "failed no test of the contract");
+      }
+      for (String test : MUST_FAIL.get(contract)) {
+        if (!failed.contains(test)) {
+          problems.put(name + "#" + test, "passed (or did not run), but the mutant breaks its rule");
+        }
+      }
+    }
     System.out.println(sb);
+    assertThat(problems).as("what the mutant matrix got wrong; the matrix:%n%s", sb).isEmpty();
   }
 
   // ---------------------------------------------------------------------------------------------------------------
+
+  /**
+   * Every test of the run must have passed, but for {@code expectedSkips} (which must have been skipped): a test
+   * that failed or aborted checked nothing, and a run whose tests all aborted must not count as a pass.
+   */
+  static void requireAllPassed(Class<? extends KeyStoreContract> contract, Map<String, TestExecutionResult> results,
+      Set<String> expectedSkips) {
+    assertThat(results).as("the tests %s ran", contract.getSimpleName()).isNotEmpty();
+    Map<String, String> notPassed = new TreeMap<>();
+    results.forEach((name, r) -> {
+      boolean expected = expectedSkips.contains(name) ? r.getStatus() == TestExecutionResult.Status.ABORTED
+          : r.getStatus() == TestExecutionResult.Status.SUCCESSFUL;
+      if (!expected) {
+        notPassed.put(name, r.getStatus() + ": " + r.getThrowable().map(Throwable::toString).orElse("?"));
+      }
+    });
+    assertThat(notPassed).as("the tests of %s that did not pass (an aborted test checked nothing; expected skips"
+        + " only: %s)", contract.getSimpleName(), expectedSkips).isEmpty();
+  }
+
+  /** Runs {@code supplier} with the system property {@code name} set to {@code value}, then restores it. */
+  private static <T> T withKnob(String name, String value, Supplier<T> supplier) {
+    String before = System.getProperty(name);
+    System.setProperty(name, value);
+    try {
+      return supplier.get();
+    } finally {
+      if (before == null) {
+        System.clearProperty(name);
+      } else {
+        System.setProperty(name, before);
+      }
+    }
+  }
 
   /** Runs {@code test} of {@code contract}, which must fail with a message containing {@code fragment}. */
   static void requireFailure(Class<? extends KeyStoreContract> contract, String test, String fragment) {

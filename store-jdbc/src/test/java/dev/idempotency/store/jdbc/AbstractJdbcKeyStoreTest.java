@@ -347,6 +347,7 @@ abstract class AbstractJdbcKeyStoreTest {
       }
     } finally {
       exec.shutdownNow();
+      assertThat(exec.awaitTermination(10, TimeUnit.SECONDS)).as("the racing claims' threads ended").isTrue();
     }
   }
 
@@ -468,9 +469,11 @@ abstract class AbstractJdbcKeyStoreTest {
   @Test
   void databaseClockJudgesLeasesAndWindows() throws Exception {
     String t = table + "_clock";
-    dropTables(pool, t);
+    String probes = table + "_probe";
+    dropTables(pool, t, probes);
     JdbcKeyStore a = JdbcKeyStore.builder(pool).tableName(t).createSchemaIfMissing().build();
     JdbcKeyStore b = JdbcKeyStore.builder(newPool(2)).tableName(t).build();
+    JdbcKeyStore probe = JdbcKeyStore.builder(pool).tableName(probes).createSchemaIfMissing().build();
     assertThat(a.capabilities()).contains(StoreCapability.SERVER_CLOCK, StoreCapability.SHARED,
         StoreCapability.TRANSACTIONAL);
     Instant farFuture = Instant.parse("2199-01-01T00:00:00Z");
@@ -485,7 +488,7 @@ abstract class AbstractJdbcKeyStoreTest {
     Instant leaseEnd = a.lookup(id).orElseThrow().leaseExpiresAt().orElseThrow();
     assertThat(leaseEnd).isBetween(Instant.now().minusSeconds(60), Instant.now().plusSeconds(60));
 
-    Thread.sleep(lease.toMillis() + 100);
+    awaitDatabaseTimePassed(probe, lease, "the first claim's lease");
     ClaimOutcome.Claimed second = claimed(b.claim(new ClaimRequest(id, FP_A, Instant.EPOCH, lease, window)));
     assertThat(second.takeover()).isTrue();
     assertThatThrownBy(() -> a.heartbeat(id, first.fence(), farFuture, lease)).isInstanceOf(LeaseLostException.class);
@@ -493,14 +496,34 @@ abstract class AbstractJdbcKeyStoreTest {
     assertThat(a.claim(new ClaimRequest(id, FP_A, farFuture, lease, window))).isInstanceOf(ClaimOutcome.Completed.class);
     assertThat(a.deleteExpired(farFuture, Duration.ofMinutes(5), 10)).as("retention by the database clock").isZero();
 
-    Thread.sleep(window.toMillis() + 100);
+    awaitDatabaseTimePassed(probe, window, "the completed record's replay window");
     ClaimOutcome.Claimed third = claimed(a.claim(new ClaimRequest(id, FP_B, Instant.EPOCH, lease, window)));
     assertThat(third.takeover()).isFalse();
     assertThat(a.findAbandoned(Instant.EPOCH, 10)).isEmpty();
-    Thread.sleep(lease.toMillis() + 100);
+    awaitDatabaseTimePassed(probe, lease, "the third claim's lease");
     assertThat(a.findAbandoned(Instant.EPOCH, 10)).extracting(RecordSnapshot::id).containsExactly(id);
-    assertThat(a.deleteExpired(Instant.EPOCH, Duration.ofMillis(50), 10)).isEqualTo(1);
-    dropTables(pool, t);
+    Duration retention = Duration.ofMillis(50);
+    awaitDatabaseTimePassed(probe, retention, "the retention after the third claim's lease");
+    assertThat(a.deleteExpired(Instant.EPOCH, retention, 10)).as("the abandoned record once the retention after its"
+        + " lease passed by the database clock").isEqualTo(1);
+    dropTables(pool, t, probes);
+  }
+
+  /**
+   * Returns once {@code span} has passed by the database's clock since this call, which is after the event it
+   * follows: a probe record claimed now with {@code span} as its lease shows up in {@code findAbandoned} exactly
+   * then. The signal is the database's own judgement of time, so a slow or skewed test machine cannot make the
+   * next check come early.
+   */
+  private static void awaitDatabaseTimePassed(JdbcKeyStore probe, Duration span, String what) throws Exception {
+    RecordId id = newId();
+    probe.claim(new ClaimRequest(id, FP_A, Instant.EPOCH, span, span));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (probe.findAbandoned(Instant.EPOCH, 1000).stream().noneMatch(r -> r.id().equals(id))) {
+      assertThat(System.nanoTime()).as("%s (%s) had not passed by the database clock after 10 s", what, span)
+          .isLessThan(deadline);
+      TimeUnit.MILLISECONDS.sleep(10); // polling interval, not a margin
+    }
   }
 
   /** The builder finds the dialect from the connection's metadata. */

@@ -16,6 +16,8 @@ public final class Knobs {
   public static final String HISTORIES = "idempotency.tck.histories";
   /** The lease, in milliseconds, of the real-time profile used for SERVER_CLOCK stores. */
   public static final String SERVER_CLOCK_LEASE_MILLIS = "idempotency.tck.serverClockLeaseMillis";
+  /** What a real-time check that came too late does: {@code fail} or {@code abort}. */
+  public static final String TOO_SLOW = "idempotency.tck.tooSlow";
 
   /** Default rounds per thread count: 6 thread counts x 20 rounds = 120 races. */
   public static final int DEFAULT_ROUNDS = 20;
@@ -52,6 +54,23 @@ public final class Knobs {
   /** The real lease of the SERVER_CLOCK profile, in milliseconds. */
   public static int serverClockLeaseMillis() {
     return positiveInt(SERVER_CLOCK_LEASE_MILLIS, DEFAULT_SERVER_CLOCK_LEASE_MILLIS);
+  }
+
+  /**
+   * Whether a real-time check that came too late fails the test ({@code fail}) or aborts it ({@code abort}). The
+   * default is {@code fail} when the environment variable {@code CI} is {@code true} (an aborted test is a skip
+   * nobody reads there, and a run whose time rules were all skipped would be green) and {@code abort} otherwise.
+   */
+  public static boolean tooSlowFails() {
+    String v = raw(TOO_SLOW);
+    if (v == null) {
+      return "true".equalsIgnoreCase(System.getenv("CI"));
+    }
+    return switch (v.trim().toLowerCase(Locale.ROOT)) {
+      case "fail" -> true;
+      case "abort" -> false;
+      default -> throw new IllegalArgumentException(TOO_SLOW + " must be fail or abort, but was \"" + v + "\"");
+    };
   }
 
   static int positiveInt(String name, int def) {

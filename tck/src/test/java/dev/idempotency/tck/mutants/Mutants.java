@@ -310,7 +310,7 @@ public final class Mutants {
   }
 
   /** Not a mutant: the correct store judging time by the system clock, declaring SERVER_CLOCK. */
-  public static final class ServerClock extends MapKeyStore {
+  public static class ServerClock extends MapKeyStore {
     public ServerClock() {}
 
     ServerClock(Backend b) {
@@ -331,6 +331,39 @@ public final class Mutants {
     @Override
     public Set<StoreCapability> capabilities() {
       return Set.of(StoreCapability.SERVER_CLOCK);
+    }
+  }
+
+  /**
+   * Not a mutant: the correct store on the system clock, but every claim takes as long as the real-time lease (as
+   * on an overloaded machine), so the time rules' "just before the boundary" checks always come too late.
+   */
+  public static final class SlowServerClock extends ServerClock {
+    private final Duration latency;
+
+    public SlowServerClock(Duration latency) {
+      this.latency = latency;
+    }
+
+    SlowServerClock(Backend b, Duration latency) {
+      super(b);
+      this.latency = latency;
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new SlowServerClock(backend, latency);
+    }
+
+    @Override
+    public ClaimOutcome claim(ClaimRequest request) {
+      try {
+        Thread.sleep(latency.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while simulating a slow claim", e);
+      }
+      return super.claim(request);
     }
   }
 }

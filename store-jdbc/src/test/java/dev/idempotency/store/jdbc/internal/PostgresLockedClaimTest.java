@@ -17,6 +17,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -29,7 +30,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -145,13 +145,9 @@ class PostgresLockedClaimTest {
       assertThat(claim(id, FP_A, t0.plusSeconds(1), false)).as("the first attempt decides on its snapshot, without"
           + " waiting for the uncommitted release").isEqualTo(new ClaimOutcome.InFlight(LEASE.minusSeconds(1)));
 
+      int releaserPid = backendPid(releaser);
       Future<ClaimOutcome> waiting = pool2.submit(() -> claim(id, FP_A, t0.plusSeconds(1), true));
-      try {
-        waiting.get(300, TimeUnit.MILLISECONDS);
-        throw new AssertionError("the locked claim returned while another transaction held the row's lock");
-      } catch (TimeoutException expected) {
-        // it waits for the lock, as it must
-      }
+      awaitBlockedBy(releaserPid, waiting);
       releaser.commit();
       ClaimOutcome decided = waiting.get(10, TimeUnit.SECONDS);
       assertThat(decided).as("the locked claim after the release it waited for committed")
@@ -160,6 +156,42 @@ class PostgresLockedClaimTest {
       assertThat(((ClaimOutcome.Claimed) decided).takeover()).isFalse();
     } finally {
       pool2.shutdownNow();
+      assertThat(pool2.awaitTermination(10, TimeUnit.SECONDS)).as("the locked claim's thread ended").isTrue();
+    }
+  }
+
+  private static int backendPid(Connection c) throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  /**
+   * Returns once PostgreSQL reports a session waiting for a lock that {@code holderPid} holds
+   * ({@code pg_blocking_pids}): the locked claim is blocked on the row, as it must be. Fails if the claim returns
+   * first (it did not wait for the lock) or nothing blocks within 10 s.
+   */
+  private void awaitBlockedBy(int holderPid, Future<ClaimOutcome> waiting) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM"
+        + " pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid))")) {
+      ps.setInt(1, holderPid);
+      while (true) {
+        if (waiting.isDone()) {
+          throw new AssertionError("the locked claim returned " + waiting.get() + " while another transaction held"
+              + " the row's lock: it must wait for the lock and decide on the row committed meanwhile");
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          if (rs.getInt(1) > 0) {
+            return;
+          }
+        }
+        assertThat(System.nanoTime()).as("no session was blocked by the releaser's lock within 10 s; check that"
+            + " the locked claim locks the row (FOR UPDATE)").isLessThan(deadline);
+        TimeUnit.MILLISECONDS.sleep(5); // polling interval, not a margin
+      }
     }
   }
 
