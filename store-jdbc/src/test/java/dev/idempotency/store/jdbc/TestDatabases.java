@@ -23,9 +23,21 @@ public enum TestDatabases {
       "IDEMPOTENCY_TEST_MYSQL_PASSWORD", "useAffectedRows=true"),
   /** MariaDB through the MariaDB driver. */
   MARIADB_DRIVER("IDEMPOTENCY_TEST_MARIADB_URL", "IDEMPOTENCY_TEST_MYSQL_USER", "IDEMPOTENCY_TEST_MYSQL_PASSWORD", ""),
+  /**
+   * MariaDB through MySQL Connector/J, the session's {@code sql_mode} with {@code SIMULTANEOUS_ASSIGNMENT} (every
+   * assignment of an {@code UPDATE} sees the old row), set per connection as a pool may.
+   */
+  MARIADB_SA_CONNECTOR_J("IDEMPOTENCY_TEST_MYSQL_URL", "IDEMPOTENCY_TEST_MYSQL_USER", "IDEMPOTENCY_TEST_MYSQL_PASSWORD",
+      TestDatabases.SIMULTANEOUS_ASSIGNMENT),
+  /** The same, through the MariaDB driver. */
+  MARIADB_SA_DRIVER("IDEMPOTENCY_TEST_MARIADB_URL", "IDEMPOTENCY_TEST_MYSQL_USER", "IDEMPOTENCY_TEST_MYSQL_PASSWORD",
+      TestDatabases.SIMULTANEOUS_ASSIGNMENT),
   /** Embedded, in memory: needs no variable. */
   H2(null, null, null, "");
 
+  /** MariaDB's default {@code sql_mode} and {@code SIMULTANEOUS_ASSIGNMENT}, as both drivers' URL parameter. */
+  static final String SIMULTANEOUS_ASSIGNMENT = "sessionVariables=sql_mode='STRICT_TRANS_TABLES,"
+      + "ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION,SIMULTANEOUS_ASSIGNMENT'";
   private static final AtomicInteger H2_DBS = new AtomicInteger();
   private final String urlVar;
   private final String userVar;

@@ -19,8 +19,11 @@ import java.util.Optional;
  * <p>MySQL evaluates the assignments left to right and each one sees the columns already assigned, so the first
  * assignment decides on the old row and marks the decision with this call's random {@code claim_nonce}
  * ({@code +nonce}: claimed here, {@code -nonce}: not); every later assignment asks whether the nonce is ours, and
- * {@code state}, which the decision reads, is assigned last. The marker always changes, so the update count is 1
- * for an insert and 2 for an update whether the driver reports found or affected rows.
+ * {@code state}, which the decision reads, is assigned last. MariaDB's {@code SIMULTANEOUS_ASSIGNMENT} mode (also
+ * part of {@code sql_mode=ORACLE}) shows every assignment the old row instead, where the nonce is still an earlier
+ * claim's: then each assignment judges the claimability itself on that old row, by the same cases as the decision.
+ * The statement is therefore right in both modes, whatever a pool sets per connection. The marker always changes, so
+ * the update count is 1 for an insert and 2 for an update whether the driver reports found or affected rows.
  *
  * <p>The statement has no {@code RETURNING}, so the decision comes back in the OK packet's insert id, through
  * {@code LAST_INSERT_ID(expr)}: {@code payload * 8 + kind}, kind 1 claimed fresh, 2 taken over, 3 taken over with
@@ -41,7 +44,13 @@ final class MySqlDialect extends SqlDialect {
     super(names, serverClock, queryTimeoutSeconds);
     String t = names.table();
     String n = now();
-    String ours = "claim_nonce = VALUES(claim_nonce)";
+    // Whether this call claims the row, in either order of assignment: left to right (MySQL's default) the first
+    // assignment has already set the nonce to +nonce or -nonce, which answers; with SIMULTANEOUS_ASSIGNMENT in
+    // sql_mode (MariaDB, also part of sql_mode=ORACLE) every assignment sees the old row, whose nonce is an earlier
+    // claim's, so the claimability is judged again on that old row (the same cases the decision below claims).
+    String claimable = "(state = 'R' OR (state = 'C' AND completed_at_ns <= " + n + " - :window)"
+        + " OR (state = 'I' AND fingerprint = VALUES(fingerprint) AND lease_expires_at_ns <= " + n + "))";
+    String ours = "(claim_nonce = VALUES(claim_nonce) OR (claim_nonce <> -VALUES(claim_nonce) AND " + claimable + "))";
     claim = NamedSql.parse("INSERT INTO " + t + " (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns,"
         + " completed_at_ns, retain_from_ns, claim_kind, claim_nonce, row_version)"
         + " VALUES (:scope, :key, 'I', :fp, LAST_INSERT_ID(" + CLOCK_MICROS + " * 8 + 1) DIV 8, " + n + " + :lease, NULL, "

@@ -1,0 +1,9 @@
+package dev.idempotency.store.jdbc;
+
+/** The TCK against {@link TestDatabases#MARIADB_SA_CONNECTOR_J}: every statement right under simultaneous assignment. */
+class MariaDbSimultaneousAssignmentKeyStoreContractTest extends JdbcKeyStoreContract {
+  @Override
+  TestDatabases db() {
+    return TestDatabases.MARIADB_SA_CONNECTOR_J;
+  }
+}
