@@ -145,6 +145,20 @@ class TckSelfTest {
     }
   }
 
+  static class SilentBatchRenewalContract extends MutantContract {
+    @Override
+    MapKeyStore create() {
+      return new Mutants.SilentBatchRenewal();
+    }
+  }
+
+  static class GenerationNotKeptContract extends MutantContract {
+    @Override
+    MapKeyStore create() {
+      return new Mutants.GenerationNotKept();
+    }
+  }
+
   static class LiveLeaseRequiredContract extends MutantContract {
     @Override
     MapKeyStore create() {
@@ -294,6 +308,18 @@ class TckSelfTest {
   }
 
   @Test
+  void silentBatchRenewalFailsTheBatchRenewalRule() {
+    requireFailure(SilentBatchRenewalContract.class, "required_3_5_heartbeatAllRenewsOwnersAndReportsTheRefused",
+        "Rule 3.5");
+  }
+
+  @Test
+  void generationNotKeptFailsTheGenerationRule() {
+    requireFailure(GenerationNotKeptContract.class, "required_3_6_takeoversKeepTheGenerationNewRequestsBeginTheirOwn",
+        "Rule 3.6");
+  }
+
+  @Test
   void sortedHeadersFailsTheVerbatimReplayRule() {
     requireFailure(SortedHeadersContract.class, "required_5_1_replayIsByteForByte", "Rule 5.1");
   }
@@ -336,6 +362,10 @@ class TckSelfTest {
           Set.of("required_1_5_otherRequestIsMismatchEvenAfterTheLeaseExpired")),
       Map.entry(UnboundedDeleteContract.class, Set.of("required_7_3_deleteExpiredWorksInBoundedBatches")),
       Map.entry(LiveLeaseRequiredContract.class, Set.of("required_3_3_ownerWhoseLeaseExpiredCanWriteUntilTakenOver")),
+      Map.entry(SilentBatchRenewalContract.class,
+          Set.of("required_3_5_heartbeatAllRenewsOwnersAndReportsTheRefused")),
+      Map.entry(GenerationNotKeptContract.class,
+          Set.of("required_3_6_takeoversKeepTheGenerationNewRequestsBeginTheirOwn")),
       Map.entry(SortedHeadersContract.class, Set.of("required_5_1_replayIsByteForByte")),
       Map.entry(FlatKeyContract.class, Set.of("required_6_2_recordIdentityIsExact")));
 

@@ -145,6 +145,11 @@ public final class Heartbeats implements AutoCloseable {
     }
     Instant confirmedUntil = now.plus(lease);
     batch.forEach((id, e) -> {
+      if (!running.contains(e)) {
+        // finished while the renewal was under way: a completed or released record refuses the renewal, which
+        // says nothing about its owner
+        return;
+      }
       if (refused.contains(id)) {
         refuse(e, now);
       } else {

@@ -9,6 +9,7 @@ import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.StoreCapability;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -261,6 +262,45 @@ public final class Mutants {
     @Override
     protected boolean owns(Rec r, FenceToken fence, Instant now) {
       return super.owns(r, fence, now) && !expired(r.leaseExpiresAt(), now);
+    }
+  }
+
+  /** A batch renewal that renews what it can but reports no refused fence: owners never learn they lost. */
+  public static final class SilentBatchRenewal extends MapKeyStore {
+    public SilentBatchRenewal() {}
+
+    SilentBatchRenewal(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new SilentBatchRenewal(backend);
+    }
+
+    @Override
+    public Set<RecordId> heartbeatAll(Map<RecordId, FenceToken> leases, Instant now, Duration lease) {
+      super.heartbeatAll(leases, now, lease);
+      return Set.of();
+    }
+  }
+
+  /** A takeover that begins a generation of its own: the resumed request's downstream keys change. */
+  public static final class GenerationNotKept extends MapKeyStore {
+    public GenerationNotKept() {}
+
+    GenerationNotKept(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new GenerationNotKept(backend);
+    }
+
+    @Override
+    protected ClaimOutcome.Claimed takenOver(Object key, FenceToken fence, Rec current) {
+      return new ClaimOutcome.Claimed(fence, Optional.ofNullable(current.point()), true, fence);
     }
   }
 
