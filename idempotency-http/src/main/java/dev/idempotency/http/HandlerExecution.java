@@ -89,6 +89,16 @@ final class HandlerExecution implements Execution {
   }
 
   @Override
+  public void phaseOpening() {
+    engine.phaseOpening();
+  }
+
+  @Override
+  public void phaseClosed() {
+    engine.phaseClosed();
+  }
+
+  @Override
   public void completionCommitted(StoredResponse response) {
     engine.completionCommitted(response);
     committed = response;

@@ -77,6 +77,15 @@ final class TestExecution implements Execution {
   }
 
   @Override
+  public void phaseOpening() {
+    // no renewals here to keep away from the phase
+  }
+
+  @Override
+  public void phaseClosed() {
+  }
+
+  @Override
   public void phaseCommitted(RecoveryPoint point) {
     committed.add(point);
   }
