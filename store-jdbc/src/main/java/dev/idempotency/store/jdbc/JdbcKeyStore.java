@@ -336,7 +336,8 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     Objects.requireNonNull(fence, "fence");
     Map<String, Object> p = params(id, now);
     p.put("fence", fence.value());
-    p.put("elapsed", 0L); // outside a phase the database clock is read by the write itself
+    p.put("elapsed", 0L); // outside a phase the database clock is read by the write itself (H2, see H2Dialect)
+    p.put("wallNow", 0L);
     return p;
   }
 
@@ -457,6 +458,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
             Map<String, Object> p = paramsFor.of(result);
             if (pinnedAt != -1) {
               p.put("elapsed", System.nanoTime() - pinnedAt);
+              p.put("wallNow", Nanos.of(Instant.now()));
             }
             checkFenced(c, execution.recordId(), execution.fence(), p, write.run(c, p));
             c.commit();

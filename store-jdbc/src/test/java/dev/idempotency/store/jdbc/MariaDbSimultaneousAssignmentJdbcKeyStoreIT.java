@@ -1,7 +1,7 @@
 package dev.idempotency.store.jdbc;
 
 /** The JDBC store's own tests against {@link TestDatabases#MARIADB_SA_DRIVER}: as through the MariaDB driver. */
-class MariaDbSimultaneousAssignmentJdbcKeyStoreTest extends MariaDbDriverJdbcKeyStoreTest {
+class MariaDbSimultaneousAssignmentJdbcKeyStoreIT extends MariaDbDriverJdbcKeyStoreIT {
   @Override
   TestDatabases db() {
     return TestDatabases.MARIADB_SA_DRIVER;

@@ -1,7 +1,7 @@
 package dev.idempotency.store.jdbc;
 
 /** {@link AbstractLeaseKeepingJdbcTest} on PostgreSQL. */
-class PostgresLeaseKeepingJdbcTest extends AbstractLeaseKeepingJdbcTest {
+class PostgresLeaseKeepingJdbcIT extends AbstractLeaseKeepingJdbcTest {
   @Override
   TestDatabases db() {
     return TestDatabases.POSTGRES;

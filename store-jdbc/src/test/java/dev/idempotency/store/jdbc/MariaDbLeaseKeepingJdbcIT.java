@@ -1,7 +1,7 @@
 package dev.idempotency.store.jdbc;
 
 /** {@link AbstractLeaseKeepingJdbcTest} on MariaDB (MariaDB driver). */
-class MariaDbLeaseKeepingJdbcTest extends AbstractLeaseKeepingJdbcTest {
+class MariaDbLeaseKeepingJdbcIT extends AbstractLeaseKeepingJdbcTest {
   @Override
   TestDatabases db() {
     return TestDatabases.MARIADB_DRIVER;

@@ -1,10 +1,10 @@
 package dev.idempotency.store.jdbc;
 
-/** The JDBC store's own tests against {@link TestDatabases#MARIADB_CONNECTOR_J}. */
-class MariaDbConnectorJJdbcKeyStoreTest extends AbstractJdbcKeyStoreTest {
+/** The JDBC store's own tests against {@link TestDatabases#MARIADB_DRIVER}. */
+class MariaDbDriverJdbcKeyStoreIT extends AbstractJdbcKeyStoreTest {
   @Override
   TestDatabases db() {
-    return TestDatabases.MARIADB_CONNECTOR_J;
+    return TestDatabases.MARIADB_DRIVER;
   }
 
   @Override

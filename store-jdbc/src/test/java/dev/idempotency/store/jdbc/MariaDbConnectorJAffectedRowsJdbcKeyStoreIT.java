@@ -1,7 +1,7 @@
 package dev.idempotency.store.jdbc;
 
 /** The JDBC store's own tests against {@link TestDatabases#MARIADB_CONNECTOR_J_AFFECTED_ROWS}. */
-class MariaDbConnectorJAffectedRowsJdbcKeyStoreTest extends AbstractJdbcKeyStoreTest {
+class MariaDbConnectorJAffectedRowsJdbcKeyStoreIT extends AbstractJdbcKeyStoreTest {
   @Override
   TestDatabases db() {
     return TestDatabases.MARIADB_CONNECTOR_J_AFFECTED_ROWS;

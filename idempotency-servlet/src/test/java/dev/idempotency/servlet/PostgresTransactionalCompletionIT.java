@@ -6,7 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
  * A completion committed with the business writes, over Jetty, with the JDBC store on the PostgreSQL test server
  * ({@code IDEMPOTENCY_TEST_PG_*}; skipped locally, failed in CI, when unset).
  */
-class PostgresTransactionalCompletionTest extends TransactionalCompletionContract {
+class PostgresTransactionalCompletionIT extends TransactionalCompletionContract {
   @Override
   protected void connect(HikariDataSource pool) {
     pool.setJdbcUrl(TestEnv.require("IDEMPOTENCY_TEST_PG_URL"));

@@ -1,7 +1,7 @@
 package dev.idempotency.store.jdbc;
 
 /** The TCK against {@link TestDatabases#MARIADB_CONNECTOR_J}, time judged by the TCK's controlled clock. */
-class MariaDbConnectorJKeyStoreContractTest extends JdbcKeyStoreContract {
+class MariaDbConnectorJKeyStoreContractIT extends JdbcKeyStoreContract {
   @Override
   TestDatabases db() {
     return TestDatabases.MARIADB_CONNECTOR_J;

@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The reaper over the JDBC store with {@link ClockSource#DATABASE}: the store judges leases and retention by the
  * database clock and ignores the engine's cutoff, and the reaper reports only the abandoned records it deleted.
  */
-class ReaperDatabaseClockTest {
+class ReaperDatabaseClockIT {
   private static final Fingerprint FP = Fingerprint.of("request".getBytes(StandardCharsets.UTF_8));
   private static final Duration LEASE = Duration.ofMillis(300);
   private static final Duration WINDOW = Duration.ofMillis(300);

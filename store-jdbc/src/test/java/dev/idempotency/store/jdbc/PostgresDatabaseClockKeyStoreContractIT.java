@@ -1,7 +1,7 @@
 package dev.idempotency.store.jdbc;
 
 /** The TCK against {@link TestDatabases#POSTGRES}, time judged by the database clock with short real leases. */
-class PostgresDatabaseClockKeyStoreContractTest extends JdbcKeyStoreContract {
+class PostgresDatabaseClockKeyStoreContractIT extends JdbcKeyStoreContract {
   @Override
   TestDatabases db() {
     return TestDatabases.POSTGRES;

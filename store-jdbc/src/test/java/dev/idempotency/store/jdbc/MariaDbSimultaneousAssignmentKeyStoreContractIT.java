@@ -1,7 +1,7 @@
 package dev.idempotency.store.jdbc;
 
 /** The TCK against {@link TestDatabases#MARIADB_SA_CONNECTOR_J}: every statement right under simultaneous assignment. */
-class MariaDbSimultaneousAssignmentKeyStoreContractTest extends JdbcKeyStoreContract {
+class MariaDbSimultaneousAssignmentKeyStoreContractIT extends JdbcKeyStoreContract {
   @Override
   TestDatabases db() {
     return TestDatabases.MARIADB_SA_CONNECTOR_J;

@@ -1,7 +1,7 @@
 package dev.idempotency.store.jdbc;
 
 /** The JDBC store's own tests against {@link TestDatabases#POSTGRES}. */
-class PostgresJdbcKeyStoreTest extends AbstractJdbcKeyStoreTest {
+class PostgresJdbcKeyStoreIT extends AbstractJdbcKeyStoreTest {
   @Override
   TestDatabases db() {
     return TestDatabases.POSTGRES;

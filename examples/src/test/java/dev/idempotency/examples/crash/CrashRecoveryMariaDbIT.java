@@ -1,7 +1,7 @@
 package dev.idempotency.examples.crash;
 
 /** The crash-recovery tests against MariaDB, through the MariaDB driver ({@code IDEMPOTENCY_TEST_MARIADB_URL}). */
-class CrashRecoveryMariaDbTest extends AbstractCrashRecoveryTest {
+class CrashRecoveryMariaDbIT extends AbstractCrashRecoveryTest {
   @Override
   CrashDatabase database() {
     return CrashDatabase.MARIADB;

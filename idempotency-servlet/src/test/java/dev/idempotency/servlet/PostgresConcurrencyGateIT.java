@@ -8,7 +8,7 @@ import dev.idempotency.store.jdbc.JdbcKeyStore;
  * The concurrency gate over Jetty with the JDBC store on the PostgreSQL test server ({@code IDEMPOTENCY_TEST_PG_*};
  * skipped locally, failed in CI, when unset). Its own table, so other modules' tests never interfere.
  */
-class PostgresConcurrencyGateTest extends ConcurrencyGateContract {
+class PostgresConcurrencyGateIT extends ConcurrencyGateContract {
   private HikariDataSource pool;
 
   @Override

@@ -1,7 +1,7 @@
 package dev.idempotency.store.jdbc;
 
 /** The TCK against {@link TestDatabases#MARIADB_CONNECTOR_J}, time judged by the database clock with short real leases. */
-class MariaDbDatabaseClockKeyStoreContractTest extends JdbcKeyStoreContract {
+class MariaDbDatabaseClockKeyStoreContractIT extends JdbcKeyStoreContract {
   @Override
   TestDatabases db() {
     return TestDatabases.MARIADB_CONNECTOR_J;

@@ -43,7 +43,7 @@ import org.junit.jupiter.api.TestInstance;
  * The TCK runs the variant only when races happen to produce it; these tests run it on purpose.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class PostgresLockedClaimTest {
+class PostgresLockedClaimIT {
   private static final Duration LEASE = Duration.ofSeconds(30);
   private static final Duration WINDOW = Duration.ofHours(1);
   private static final Fingerprint FP_A = fingerprint("POST /pay {a}");

@@ -36,7 +36,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * assigned before it. The mode is set per connection through the driver's {@code sessionVariables}, as a pool
  * would, with both drivers.
  */
-class MariaDbSimultaneousAssignmentTest {
+class MariaDbSimultaneousAssignmentIT {
   private static final Instant T0 = Instant.parse("2030-01-01T00:00:00Z");
   private static final Duration LEASE = Duration.ofSeconds(30);
   private static final Duration WINDOW = Duration.ofHours(1);

@@ -1,7 +1,7 @@
 package dev.idempotency.examples.crash;
 
 /** The crash-recovery tests against PostgreSQL ({@code IDEMPOTENCY_TEST_PG_*}). */
-class CrashRecoveryPostgresTest extends AbstractCrashRecoveryTest {
+class CrashRecoveryPostgresIT extends AbstractCrashRecoveryTest {
   @Override
   CrashDatabase database() {
     return CrashDatabase.POSTGRES;

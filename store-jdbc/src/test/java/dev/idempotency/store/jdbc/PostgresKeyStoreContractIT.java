@@ -1,7 +1,7 @@
 package dev.idempotency.store.jdbc;
 
 /** The TCK against {@link TestDatabases#POSTGRES}, time judged by the TCK's controlled clock. */
-class PostgresKeyStoreContractTest extends JdbcKeyStoreContract {
+class PostgresKeyStoreContractIT extends JdbcKeyStoreContract {
   @Override
   TestDatabases db() {
     return TestDatabases.POSTGRES;
