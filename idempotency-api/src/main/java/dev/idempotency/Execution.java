@@ -57,8 +57,10 @@ public interface Execution {
    *   <li>a heartbeat or a checkpoint under this fence was refused: another owner took the record over (this one
    *       was paused past its lease, by a GC or a network stall);
    *   <li>the engine could not confirm a renewal in time (the store is slow or down, or its connection pool starved)
-   *       and the lease it last confirmed ends within half a heartbeat interval: told before the lease can lapse;
-   *   <li>the operation ran past the engine's {@code maxOperationTime}: renewals stopped.
+   *       and the lease it last confirmed ends within the engine's {@code leaseSafetyMargin()}: told before the lease
+   *       can lapse;
+   *   <li>the operation ran past the engine's {@code maxOperationTime}: renewals stopped;
+   *   <li>the engine was closed.
    * </ul>
    * Once {@code true} it stays {@code true}. An operation checks it before a call to a payment provider, say, and
    * stops (throwing {@link dev.idempotency.spi.LeaseLostException} or returning) when it is {@code true}: a retry

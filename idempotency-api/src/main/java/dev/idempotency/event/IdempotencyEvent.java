@@ -120,7 +120,8 @@ public sealed interface IdempotencyEvent {
 
   /**
    * The engine could not confirm this owner's lease in time: renewals failed or did not answer, and the lease it last
-   * confirmed ends at {@code confirmedUntil}, less than half a heartbeat interval away. The owner is told through
+   * confirmed ends at {@code confirmedUntil}, less than the engine's {@code leaseSafetyMargin()} away (5 s by
+   * default). The owner is told through
    * {@link dev.idempotency.Execution#leaseLost()} before the lease can lapse, so that it starts no call out of the
    * store that a retry could repeat after a takeover. Renewals go on; a fenced write still decides ownership.
    */

@@ -138,6 +138,10 @@ public final class IdempotencyConfig {
    * ({@code lease - heartbeatInterval}), so a renewal that lands on time never triggers it.
    */
   public Duration leaseSafetyMargin() {
+    return safetyMargin(lease, heartbeatInterval);
+  }
+
+  private static Duration safetyMargin(Duration lease, Duration heartbeatInterval) {
     Duration afterNextBeat = lease.minus(heartbeatInterval);
     return (heartbeatInterval.compareTo(afterNextBeat) < 0 ? heartbeatInterval : afterNextBeat).dividedBy(2);
   }
@@ -311,6 +315,12 @@ public final class IdempotencyConfig {
       if (heartbeatInterval != null && heartbeatInterval.compareTo(lease) >= 0) {
         throw new IllegalArgumentException("heartbeatInterval (" + heartbeatInterval + ") must be < lease (" + lease
             + "): the lease would expire between heartbeats");
+      }
+      Duration margin = safetyMargin(lease, heartbeatInterval != null ? heartbeatInterval : lease.dividedBy(3));
+      if (margin.compareTo(Duration.ofMillis(1)) < 0) {
+        throw new IllegalArgumentException("heartbeatInterval (" + heartbeatInterval + ") leaves a safety margin of "
+            + margin + " before the lease (" + lease + ") ends: an owner could not be told before its lease lapses;"
+            + " shorten heartbeatInterval");
       }
       if (maxOperationTime.compareTo(lease) < 0) {
         throw new IllegalArgumentException("maxOperationTime (" + maxOperationTime + ") must be >= lease (" + lease

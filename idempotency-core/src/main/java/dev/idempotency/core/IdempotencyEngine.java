@@ -56,6 +56,7 @@ public final class IdempotencyEngine implements AutoCloseable {
   private final InstantSource clock;
   private final IdempotencyListener listener;
   private final Heartbeats heartbeats;
+  private volatile boolean closed;
 
   private IdempotencyEngine(KeyStore store, IdempotencyConfig config) {
     this.store = store;
@@ -95,16 +96,21 @@ public final class IdempotencyEngine implements AutoCloseable {
    * @throws LeaseLostException if the operation ran but another owner took the key over before its result could
    *     be stored: the lease expired while the operation ran (heartbeats failed, or the process was paused)
    * @throws InterruptedException if the thread was interrupted while waiting on an in-flight key
+   * @throws IllegalStateException if the engine was closed
    */
   public Outcome execute(RecordId id, Fingerprint fingerprint, Operation operation)
       throws OperationFailedException, InterruptedException {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(fingerprint, "fingerprint");
     Objects.requireNonNull(operation, "operation");
+    if (closed) {
+      throw new IllegalStateException("the engine is closed: no lease it claimed would be renewed");
+    }
     InFlightPolicy waiting = config.inFlightPolicy();
     long waitStart = 0; // read the wall clock only once a wait begins: replays and fresh claims never need it
     while (true) {
       Instant now = clock.instant();
+      Instant leaseStart = heartbeats.leaseTime(now); // read before the claim: its lease cannot start earlier
       ClaimOutcome claim;
       try {
         claim = store.claim(new ClaimRequest(id, fingerprint, now, config.lease(), config.replayWindow()));
@@ -113,7 +119,7 @@ public final class IdempotencyEngine implements AutoCloseable {
         return new Outcome.StoreUnavailable(e);
       }
       if (claim instanceof ClaimOutcome.Claimed won) {
-        return run(id, won, now, operation);
+        return run(id, won, leaseStart, operation);
       }
       if (claim instanceof ClaimOutcome.Completed done) {
         publish(new IdempotencyEvent.Replayed(id, now, done.response().status()));
@@ -264,9 +270,14 @@ public final class IdempotencyEngine implements AutoCloseable {
     Events.publish(listener, event);
   }
 
-  /** Stops the heartbeat threads. Operations still running lose their heartbeats. */
+  /**
+   * Stops the heartbeat threads and refuses new executions. Operations still running lose their heartbeats, and
+   * their owners are told through {@link dev.idempotency.Execution#leaseLost()}.
+   */
   @Override
   public void close() {
+    closed = true;
+    heartbeats.tellAll();
     heartbeats.close();
   }
 

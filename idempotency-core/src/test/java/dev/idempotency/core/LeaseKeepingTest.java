@@ -277,6 +277,31 @@ class LeaseKeepingTest {
     }
   }
 
+  /** Closing the engine tells every running owner (no renewal will keep its lease) and refuses new work. */
+  @Test
+  void closingTheEngineTellsRunningOwnersAndRefusesNewWork() throws Exception {
+    IdempotencyEngine engine = IdempotencyEngine.builder(memory).build();
+    CountDownLatch running = new CountDownLatch(1);
+    CountDownLatch closed = new CountDownLatch(1);
+    CompletableFuture<Boolean> sawTold = new CompletableFuture<>();
+    CompletableFuture<Outcome> owner = CompletableFuture.supplyAsync(() -> call(engine, id(1), execution -> {
+      running.countDown();
+      closed.await();
+      sawTold.complete(execution.leaseLost());
+      return StoredResponse.ofUtf8(201, "done");
+    }), pool);
+    assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+    engine.close();
+    closed.countDown();
+    assertThat(sawTold.get(10, TimeUnit.SECONDS)).as("a running owner sees leaseLost() once the engine closed")
+        .isTrue();
+    assertThat(owner.get(10, TimeUnit.SECONDS)).as("told, not taken over: its fenced completion still stands")
+        .isInstanceOf(Outcome.Executed.class);
+    assertThatThrownBy(() -> engine.execute(id(3), FP, execution -> StoredResponse.ofUtf8(201, "late")))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    assertThat(memory.lookup(id(3))).as("nothing claimed by a closed engine").isEmpty();
+  }
+
   private static void awaitBatches(List<?> batches, int count) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (batches.size() < count) {

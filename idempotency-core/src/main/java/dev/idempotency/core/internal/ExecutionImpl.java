@@ -43,6 +43,8 @@ public final class ExecutionImpl implements Execution {
   private volatile Instant confirmedUntil;
   // transactional phases open now (normally 0 or 1): their fenced write renews the lease, renewals stay away
   private final AtomicInteger openPhases = new AtomicInteger();
+  // when the last phase opened, by the lease clock: its fenced write renewed the lease no earlier
+  private volatile Instant phaseOpenedAt;
 
   /**
    * Creates the execution of one won claim.
@@ -101,6 +103,7 @@ public final class ExecutionImpl implements Execution {
   public void checkpoint(RecoveryPoint point) {
     Objects.requireNonNull(point, "point");
     Instant now = clock.instant();
+    Instant leaseNow = heartbeats.leaseTime(now);
     try {
       store.checkpoint(id, fence, point, now, lease);
     } catch (LeaseLostException e) {
@@ -108,7 +111,7 @@ public final class ExecutionImpl implements Execution {
       throw e;
     }
     committedPoint = point;
-    confirmUntil(now.plus(lease));
+    confirmUntil(leaseNow.plus(lease));
   }
 
   @Override
@@ -162,8 +165,10 @@ public final class ExecutionImpl implements Execution {
 
   @Override
   public void phaseOpening() {
+    Instant opened = heartbeats.leaseTime();
     openPhases.incrementAndGet();
-    heartbeats.awaitRenewal();
+    phaseOpenedAt = opened;
+    heartbeats.awaitRenewal(this);
   }
 
   @Override
@@ -199,11 +204,21 @@ public final class ExecutionImpl implements Execution {
   @Override
   public void phaseCommitted(RecoveryPoint point) {
     committedPoint = Objects.requireNonNull(point, "point");
+    confirmPhase();
   }
 
   @Override
   public void completionCommitted(StoredResponse response) {
     committedResponse = Objects.requireNonNull(response, "response");
+    heartbeats.stop(this); // complete: nothing left to renew, and a renewal now would be refused
+  }
+
+  /** A phase's fenced write renewed the lease no earlier than the phase opened. */
+  private void confirmPhase() {
+    Instant opened = phaseOpenedAt;
+    if (opened != null) {
+      confirmUntil(opened.plus(lease));
+    }
   }
 
   /** The last recovery point committed by this or a previous owner, if any. */

@@ -4,6 +4,7 @@ import dev.idempotency.FenceToken;
 import dev.idempotency.RecordId;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.StoreCapability;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -43,14 +44,18 @@ public final class Heartbeats implements AutoCloseable {
 
   private final KeyStore store;
   private final InstantSource clock;
+  /** What leases are measured by here: the engine's clock, or a monotonic one when the store judges by its own. */
+  private final boolean monotonic;
   private final Duration lease;
   private final Duration margin;
   private final Duration maxOperationTime;
   private final Duration interval;
   private final Consumer<IdempotencyEvent> publish;
   private final Set<ExecutionImpl> running = ConcurrentHashMap.newKeySet();
-  /** Held while a renewal call is under way, so that a phase can wait for it before its transaction opens. */
+  /** Held while a renewal is built and sent, so that a phase can wait for it before its transaction opens. */
   private final ReentrantLock renewing = new ReentrantLock();
+  /** The operations of the renewal under way; {@code null} while it is being built. */
+  private volatile Set<ExecutionImpl> renewingNow = Set.of();
   private final ScheduledThreadPoolExecutor scheduler;
 
   /**
@@ -62,6 +67,9 @@ public final class Heartbeats implements AutoCloseable {
       Duration maxOperationTime, Consumer<IdempotencyEvent> publish) {
     this.store = store;
     this.clock = clock;
+    // A store on its server's clock judges leases by that clock, not the engine's: measuring them here by the
+    // engine's wall clock would let a step of it (NTP) tell owners late, or time every operation out at once.
+    this.monotonic = store.capabilities().contains(StoreCapability.SERVER_CLOCK);
     this.interval = interval;
     this.lease = lease;
     this.margin = margin;
@@ -75,8 +83,33 @@ public final class Heartbeats implements AutoCloseable {
     });
     scheduler.scheduleWithFixedDelay(guarded("renewal", this::renew), interval.toNanos(), interval.toNanos(),
         TimeUnit.NANOSECONDS);
-    long watchNanos = Math.max(1, margin.toNanos() / 4);
+    long watchNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), margin.toNanos() / 4);
     scheduler.scheduleAtFixedRate(guarded("lease watch", this::watch), watchNanos, watchNanos, TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * The time leases are measured by, for an engine time {@code engineNow} just read: {@code engineNow} itself, or
+   * the monotonic clock when the store judges time by its server's clock.
+   */
+  public Instant leaseTime(Instant engineNow) {
+    return monotonic ? Instant.EPOCH.plusNanos(System.nanoTime()) : engineNow;
+  }
+
+  /** {@link #leaseTime} now. */
+  Instant leaseTime() {
+    return monotonic ? Instant.EPOCH.plusNanos(System.nanoTime()) : clock.instant();
+  }
+
+  /** The lease length. */
+  Duration lease() {
+    return lease;
+  }
+
+  /** Tells every running owner to stop: no renewal will keep its lease. */
+  public void tellAll() {
+    for (ExecutionImpl e : running) {
+      e.tell();
+    }
   }
 
   /** Renews {@code execution}'s lease on every tick until {@link #stop} is called for it. */
@@ -90,14 +123,22 @@ public final class Heartbeats implements AutoCloseable {
   }
 
   /**
-   * Waits until no renewal call is under way, at most one heartbeat interval: called after an execution marked its
-   * phase open, so that no renewal that still includes it commits inside the phase's transaction. A renewal stuck
-   * longer than that (a starved pool) is not waited for: the phase then risks one serialization failure, which its
-   * store retries.
+   * Waits, at most a second (or one interval, if shorter), while a renewal that includes {@code execution}, or is
+   * still being built, is under way: called after the execution marked its phase open, so that no renewal that
+   * includes it commits inside the phase's transaction. A renewal stuck longer (a starved pool) is not waited for:
+   * the phase then risks one serialization failure, which its store retries.
    */
-  void awaitRenewal() {
+  void awaitRenewal(ExecutionImpl execution) {
+    if (!renewing.isLocked()) {
+      return;
+    }
+    Set<ExecutionImpl> members = renewingNow;
+    if (members != null && !members.contains(execution)) {
+      return;
+    }
     try {
-      if (renewing.tryLock(interval.toNanos(), TimeUnit.NANOSECONDS)) {
+      long bound = Math.min(interval.toNanos(), TimeUnit.SECONDS.toNanos(1));
+      if (renewing.tryLock(bound, TimeUnit.NANOSECONDS)) {
         renewing.unlock();
       }
     } catch (InterruptedException e) {
@@ -106,13 +147,54 @@ public final class Heartbeats implements AutoCloseable {
   }
 
   private void renew() {
-    Instant now = clock.instant();
+    renewing.lock();
+    try {
+      renewingNow = null;
+      Instant now = clock.instant();
+      Instant leaseNow = leaseTime(now);
+      // built under the lock: a phase that opens now either is seen open here, or waits for this renewal to end
+      Map<RecordId, ExecutionImpl> batch = batch(now, leaseNow);
+      renewingNow = Set.copyOf(batch.values());
+      if (batch.isEmpty()) {
+        return;
+      }
+      Map<RecordId, FenceToken> leases = new HashMap<>();
+      batch.forEach((id, e) -> leases.put(id, e.fence()));
+      Set<RecordId> refused;
+      try {
+        refused = store.heartbeatAll(leases, now, lease);
+      } catch (RuntimeException e) {
+        // not fatal: the lease is longer than two intervals, and the watch tells owners whose lease runs short
+        LOG.log(System.Logger.Level.WARNING, "renewing " + leases.size() + " leases failed", e);
+        return;
+      }
+      Instant confirmedUntil = leaseNow.plus(lease);
+      batch.forEach((id, e) -> {
+        if (!running.contains(e)) {
+          // finished while the renewal was under way: a completed or released record refuses the renewal, which
+          // says nothing about its owner
+          return;
+        }
+        if (refused.contains(id)) {
+          refuse(e, now);
+        } else {
+          e.confirmUntil(confirmedUntil);
+        }
+      });
+    } finally {
+      renewingNow = Set.of();
+      renewing.unlock();
+    }
+  }
+
+  /** The operations to renew now; those past maxOperationTime are told and dropped instead. */
+  private Map<RecordId, ExecutionImpl> batch(Instant now, Instant leaseNow) {
     Map<RecordId, ExecutionImpl> batch = new HashMap<>();
     for (ExecutionImpl e : running) {
       if (e.refused() || e.phaseOpen()) {
         continue;
       }
-      Duration ran = Duration.between(e.startedAt(), now);
+      Duration ran = Duration.between(e.startedAt(), leaseNow);
       if (ran.compareTo(maxOperationTime) >= 0) {
         running.remove(e);
         e.tell();
@@ -127,35 +209,7 @@ public final class Heartbeats implements AutoCloseable {
         refuse(older, now);
       }
     }
-    if (batch.isEmpty()) {
-      return;
-    }
-    Map<RecordId, FenceToken> leases = new HashMap<>();
-    batch.forEach((id, e) -> leases.put(id, e.fence()));
-    Set<RecordId> refused;
-    renewing.lock();
-    try {
-      refused = store.heartbeatAll(leases, now, lease);
-    } catch (RuntimeException e) {
-      // not fatal: the lease is longer than two intervals, and the watch tells owners whose lease runs short
-      LOG.log(System.Logger.Level.WARNING, "renewing " + leases.size() + " leases failed", e);
-      return;
-    } finally {
-      renewing.unlock();
-    }
-    Instant confirmedUntil = now.plus(lease);
-    batch.forEach((id, e) -> {
-      if (!running.contains(e)) {
-        // finished while the renewal was under way: a completed or released record refuses the renewal, which
-        // says nothing about its owner
-        return;
-      }
-      if (refused.contains(id)) {
-        refuse(e, now);
-      } else {
-        e.confirmUntil(confirmedUntil);
-      }
-    });
+    return batch;
   }
 
   private void refuse(ExecutionImpl e, Instant now) {
@@ -166,7 +220,7 @@ public final class Heartbeats implements AutoCloseable {
 
   private void watch() {
     Instant now = clock.instant();
-    Instant deadline = now.plus(margin);
+    Instant deadline = leaseTime(now).plus(margin);
     for (ExecutionImpl e : running) {
       Instant confirmed = e.confirmedUntil();
       if (!e.leaseLost() && !deadline.isBefore(confirmed)) {

@@ -336,7 +336,9 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     Objects.requireNonNull(fence, "fence");
     Map<String, Object> p = params(id, now);
     p.put("fence", fence.value());
-    p.put("elapsed", 0L); // outside a phase the database clock is read by the write itself (H2, see H2Dialect)
+    // outside a phase the database clock is read by the write itself (H2, see H2Dialect)
+    p.put("pinned", 0L);
+    p.put("elapsed", 0L);
     p.put("wallNow", 0L);
     return p;
   }
@@ -433,13 +435,13 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
         Connection c = connect(dataSource, label);
         boolean restoreAutoCommit = false;
         try {
-          long pinnedAt;
+          SqlDialect.PinnedClock pinned;
           try {
             if (c.getAutoCommit()) {
               c.setAutoCommit(false);
               restoreAutoCommit = true;
             }
-            pinnedAt = sql.pinTransactionClock(c);
+            pinned = sql.pinTransactionClock(c);
           } catch (SQLException e) {
             rollbackQuietly(c, e);
             throw SqlErrors.map(label, names.table(), e);
@@ -456,8 +458,9 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
           }
           try {
             Map<String, Object> p = paramsFor.of(result);
-            if (pinnedAt != -1) {
-              p.put("elapsed", System.nanoTime() - pinnedAt);
+            if (pinned != null) {
+              p.put("pinned", pinned.databaseNanos());
+              p.put("elapsed", System.nanoTime() - pinned.nanoTime());
               p.put("wallNow", Nanos.of(Instant.now()));
             }
             checkFenced(c, execution.recordId(), execution.fence(), p, write.run(c, p));
@@ -600,8 +603,11 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
      * answering, is cancelled and the call throws {@link StoreUnavailableException}, which changes nothing.
      * Without it such a wait has no end on PostgreSQL (no lock timeout by default) and lasts 50 s on MySQL and
      * MariaDB ({@code innodb_lock_wait_timeout}), holding the caller: the engine's one heartbeat thread, say, and
-     * with it every lease of the instance. Keep it well below the engine's lease (default 30 s). Statements the
-     * application runs inside {@link JdbcKeyStore#inPhase} are its own; a dead network is the driver's socket
+     * with it the renewal of every lease of the instance. Keep it well below the engine's lease (default 30 s).
+     * Every statement the work of {@link JdbcKeyStore#inPhase} or {@link JdbcKeyStore#completeWith} creates on the
+     * connection it is given gets the same timeout (the work may set its own on a statement): work blocked on a lock
+     * its own caller holds in another transaction then fails with the driver's {@code SQLException}, the phase
+     * rolls back, instead of holding the record forever. A dead network is the driver's socket
      * timeout's to detect (for example {@code socketTimeout} on PostgreSQL and MySQL), and waiting for a
      * connection is the pool's. H2 is left to its own {@code LOCK_TIMEOUT} (2 s by default): its driver runs a
      * command for each statement that sets a query timeout, which would multiply the cost of a claim by 20.

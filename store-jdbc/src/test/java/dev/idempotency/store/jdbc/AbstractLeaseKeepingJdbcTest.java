@@ -248,6 +248,78 @@ abstract class AbstractLeaseKeepingJdbcTest {
   }
 
   /**
+   * A renewal of more leases than one statement names (600, in statements of 256, padded to powers of two), some
+   * of them refused: exactly the refused ones are reported, whichever statement they were in.
+   */
+  @Test
+  void aRenewalOfManyStatementsReportsExactlyTheRefusedLeases() {
+    JdbcKeyStore store = storeOn(newPool(2)).clockSource(ClockSource.ENGINE).build();
+    Instant t0 = Instant.now();
+    Duration lease = Duration.ofSeconds(30);
+    Map<RecordId, dev.idempotency.FenceToken> leases = new java.util.LinkedHashMap<>();
+    java.util.Set<RecordId> stale = new java.util.HashSet<>();
+    for (int i = 0; i < 600; i++) {
+      RecordId id = newId();
+      ClaimOutcome.Claimed c = (ClaimOutcome.Claimed) store.claim(new ClaimRequest(id, FP, t0, lease,
+          Duration.ofHours(24)));
+      if (i % 7 == 3) {
+        store.release(id, c.fence(), t0);
+        stale.add(id);
+      }
+      leases.put(id, c.fence());
+    }
+    java.util.Set<RecordId> refused = store.heartbeatAll(leases, t0.plusSeconds(10), lease);
+    assertThat(refused).as("the leases reported refused out of 600 renewed in three statements")
+        .containsExactlyInAnyOrderElementsOf(stale);
+    for (RecordId id : leases.keySet()) {
+      if (!stale.contains(id)) {
+        assertThat(store.lookup(id).orElseThrow().leaseExpiresAt()).as("the renewed lease of %s", id)
+            .contains(t0.plusSeconds(10).plus(lease));
+      }
+    }
+  }
+
+  /**
+   * A job of back-to-back phases, each shorter than a heartbeat interval but together far longer than the lease:
+   * renewals skip it while its phases are open, and each phase's commit confirms the lease, so the owner is never
+   * told to stop and no retry takes it over.
+   */
+  @Test
+  void backToBackPhasesKeepTheirOwnerUntold() throws Exception {
+    Duration lease = Duration.ofMillis(1200);
+    JdbcKeyStore store = storeOn(newPool(4)).build();
+    JdbcKeyStore peer = storeOn(newPool(2)).build();
+    try (IdempotencyEngine engine = IdempotencyEngine.builder(store).lease(lease)
+        .heartbeatInterval(Duration.ofMillis(300)).listener(events::add).build()) {
+      RecordId id = newId();
+      AtomicInteger phases = new AtomicInteger();
+      java.util.concurrent.atomic.AtomicBoolean told = new java.util.concurrent.atomic.AtomicBoolean();
+      CountDownLatch claimed = new CountDownLatch(1);
+      CompletableFuture<Outcome> owner = CompletableFuture.supplyAsync(() -> call(engine, id, execution -> {
+        claimed.countDown();
+        long until = System.nanoTime() + 3 * lease.toNanos();
+        while (System.nanoTime() < until) {
+          store.inPhase(execution, RecoveryPoint.of("step-" + phases.incrementAndGet()), c -> {
+            Thread.sleep(250); // most of the time inside a phase
+            return null;
+          });
+          told.compareAndSet(false, execution.leaseLost());
+        }
+        return CREATED;
+      }), threads);
+      assertThat(claimed.await(30, TimeUnit.SECONDS)).as("the job claimed its key").isTrue();
+      while (!owner.isDone()) {
+        assertThat(retry(peer, id, lease)).as("a retry while the job of phases runs")
+            .isNotInstanceOf(ClaimOutcome.Claimed.class);
+        Thread.sleep(50);
+      }
+      assertThat(owner.get(30, TimeUnit.SECONDS)).isInstanceOf(Outcome.Executed.class);
+      assertThat(told).as("leaseLost() during a job of %d phases", phases.get()).isFalse();
+      assertThat(events).noneMatch(e -> e instanceof IdempotencyEvent.LeaseUnconfirmed);
+    }
+  }
+
+  /**
    * A phase that spans several heartbeats at READ COMMITTED, REPEATABLE READ and SERIALIZABLE: the engine leaves
    * its record out of the renewals while the phase is open, so the phase's fenced write meets no concurrent update
    * of the row and commits the first time.

@@ -71,32 +71,34 @@ final class H2Dialect extends SqlDialect {
   }
 
   /**
-   * H2 fixes {@code CURRENT_TIMESTAMP} for a whole transaction from its first use, so a fenced write at the end of a
-   * long phase whose work read the clock early would date its lease from then, already expired perhaps. The phase
-   * pins the clock as it opens ({@link #pinTransactionClock}) and its fenced write adds the time elapsed since; and
-   * because H2 may date that first read a little before the pin (seen under load: 6 ms), the write's time is never
-   * earlier than this JVM's clock ({@code :wallNow}), which is the database's own clock for an embedded H2, and
-   * only lengthens the lease of a server whose clock runs behind. Outside a phase both parameters are 0.
+   * H2 fixes {@code CURRENT_TIMESTAMP} for a whole transaction from its first use (in its regular, PostgreSQL and
+   * legacy modes; per command in the others), so a fenced write at the end of a long phase whose work read the
+   * clock early would date its lease from then, already expired perhaps. The phase pins the clock as it opens
+   * ({@link #pinTransactionClock}), and its fenced write takes the latest of: the clock as the statement sees it
+   * (right in the per-command modes), the pinned value plus the time elapsed since, and this JVM's clock, because
+   * H2 may date the pinned read a few milliseconds early (seen under load: 6 ms); the JVM's clock is the database's
+   * own for an embedded H2, and only lengthens the lease of a server whose clock runs behind. Outside a phase the
+   * three parameters are 0.
    */
   @Override
   String fencedNow() {
     return serverClock
-        ? "GREATEST(" + clockExpression() + " + CAST(:elapsed AS BIGINT), CAST(:wallNow AS BIGINT))"
+        ? "GREATEST(" + clockExpression() + ", CAST(:pinned AS BIGINT) + CAST(:elapsed AS BIGINT),"
+            + " CAST(:wallNow AS BIGINT))"
         : now();
   }
 
   @Override
-  public long pinTransactionClock(Connection c) throws SQLException {
+  public PinnedClock pinTransactionClock(Connection c) throws SQLException {
     if (!serverClock) {
-      return -1;
+      return null;
     }
-    // read before the clock is pinned: the elapsed time measured from here can only overstate the phase's length,
-    // so the lease of its fenced write ends no earlier than the write plus the lease
-    long pinned = System.nanoTime();
+    // read before the clock is pinned: the elapsed time measured from here can only overstate the phase's length
+    long before = System.nanoTime();
     try (PreparedStatement ps = c.prepareStatement("SELECT " + clockExpression()); ResultSet rs = ps.executeQuery()) {
       rs.next();
+      return new PinnedClock(rs.getLong(1), before);
     }
-    return pinned;
   }
 
   /**

@@ -151,13 +151,17 @@ final class MySqlDialect extends SqlDialect {
   /**
    * A takeover (rare) reads the row it took for the request's generation and recovery point: one more round trip.
    * The statement has committed, so the row may already have moved on to a later owner (one whose clock runs a lease
-   * ahead of this one's); this claim has then lost the record, and it says so at its first fenced write. It still
-   * returns its claim, with no recovery point and a generation of its own, so that a key it derives can never be
-   * the later owner's.
+   * ahead of this one's); this claim has then lost the record, and it learns so at its first fenced write. It still
+   * returns its claim, without a recovery point: with the row's generation when that is older than this claim's
+   * fence (a later takeover of the same request kept it), else with a generation of its own.
    */
   private ClaimOutcome tookOver(Connection c, Map<String, Object> p, FenceToken fence) throws SQLException {
-    Optional<Row> row = read(c, p).filter(r -> r.fence() == fence.value());
-    return row.map(r -> claimed(r, true))
-        .orElseGet(() -> new ClaimOutcome.Claimed(fence, Optional.empty(), true, fence));
+    Optional<Row> row = read(c, p);
+    if (row.isPresent() && row.get().fence() == fence.value()) {
+      return claimed(row.get(), true);
+    }
+    FenceToken generation = row.map(r -> FenceToken.of(r.generation())).filter(g -> fence.isNewerThan(g))
+        .orElse(fence);
+    return new ClaimOutcome.Claimed(fence, Optional.empty(), true, generation);
   }
 }

@@ -162,9 +162,10 @@ public abstract class SqlDialect {
   }
 
   /**
-   * The time of a fenced write: {@link #now()}, plus {@code :elapsed} nanoseconds where the database clock stands
-   * still for a whole transaction (H2), so that the write at the end of a long phase does not date its lease from
-   * when the phase began. See {@link #pinTransactionClock}.
+   * The time of a fenced write: {@link #now()}, or where the database clock stands still for a whole transaction
+   * (H2) a time no earlier than the clock pinned as the phase opened plus {@code :elapsed} nanoseconds, so that the
+   * write at the end of a long phase does not date its lease from when the phase began. See
+   * {@link #pinTransactionClock}.
    */
   String fencedNow() {
     return now();
@@ -172,12 +173,16 @@ public abstract class SqlDialect {
 
   /**
    * Called as a transactional phase opens, before its work runs: a dialect whose database clock is fixed per
-   * transaction from its first use (H2) reads it now and returns {@link System#nanoTime()}, so that the phase's
-   * fenced write can add the time since ({@code :elapsed}); other dialects do nothing and return {@code -1}.
+   * transaction from its first use (H2) reads it now and returns it with {@link System#nanoTime()} read just before,
+   * so that the phase's fenced write can add the time since ({@code :pinned}, {@code :elapsed}); other dialects
+   * do nothing and return {@code null}.
    */
-  public long pinTransactionClock(Connection c) throws SQLException {
-    return -1;
+  public PinnedClock pinTransactionClock(Connection c) throws SQLException {
+    return null;
   }
+
+  /** The database clock as a phase opened ({@code databaseNanos}), and {@link System#nanoTime()} just before. */
+  public record PinnedClock(long databaseNanos, long nanoTime) {}
 
   /** A row-limit clause for {@code limit} rows (the {@code :limit} parameter, where the dialect binds it well). */
   String limitClause(int limit) {
@@ -346,12 +351,17 @@ public abstract class SqlDialect {
     Set<Integer> refused = new HashSet<>();
     for (int from = 0; from < owned.size(); from += RENEWALS_PER_STATEMENT) {
       List<OwnedLease> chunk = owned.subList(from, Math.min(owned.size(), from + RENEWALS_PER_STATEMENT));
-      NamedSql[] sql = renewalSql.computeIfAbsent(chunk.size(), this::renewalStatements);
+      // statements come in a few sizes (powers of two), padded with the last lease, so that the renewal adds nine
+      // texts at most to the driver's and the database's statement caches, where the claim's must stay
+      int size = Integer.highestOneBit(chunk.size()) == chunk.size() ? chunk.size()
+          : Integer.highestOneBit(chunk.size()) << 1;
+      NamedSql[] sql = renewalSql.computeIfAbsent(size, this::renewalStatements);
       Map<String, Object> q = new HashMap<>(p);
-      for (int i = 0; i < chunk.size(); i++) {
-        q.put("s" + i, chunk.get(i).scope());
-        q.put("k" + i, chunk.get(i).key());
-        q.put("f" + i, chunk.get(i).fence());
+      for (int i = 0; i < size; i++) {
+        OwnedLease o = chunk.get(Math.min(i, chunk.size() - 1));
+        q.put("s" + i, o.scope());
+        q.put("k" + i, o.key());
+        q.put("f" + i, o.fence());
       }
       if (update(sql[0], c, q) == chunk.size()) {
         continue;
@@ -359,8 +369,8 @@ public abstract class SqlDialect {
       Set<String> renewed = new HashSet<>();
       try (PreparedStatement ps = prepare(sql[1], c, q); ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          Row r = Row.read(rs, scopeAsBytes());
-          renewed.add(r.scope() + "\u0000" + r.key() + "\u0000" + r.fence());
+          String scope = scopeAsBytes() ? new String(rs.getBytes(1), StandardCharsets.UTF_8) : rs.getString(1);
+          renewed.add(scope + "\u0000" + rs.getString(2) + "\u0000" + rs.getLong(3));
         }
       }
       for (int i = 0; i < chunk.size(); i++) {
@@ -374,20 +384,26 @@ public abstract class SqlDialect {
     return refused;
   }
 
-  /** The renewal of {@code n} leases, and the read of those of them that are in flight under the given fences. */
+  /**
+   * The renewal of {@code n} leases, and the read of those of them that are in flight under the given fences. The
+   * primary key's pairs come first: H2 uses only the first column of the key for a three-column row-value list
+   * (measured: 256 renewals in a scope of 200,000 rows took 216 to 324 ms against 16 ms with the pairs).
+   */
   private NamedSql[] renewalStatements(int n) {
-    StringBuilder in = new StringBuilder(" WHERE state = 'I' AND (scope, idem_key, fence) IN (");
+    StringBuilder pairs = new StringBuilder(" WHERE state = 'I' AND (scope, idem_key) IN (");
+    StringBuilder triples = new StringBuilder(" AND (scope, idem_key, fence) IN (");
     for (int i = 0; i < n; i++) {
-      in.append(i == 0 ? "" : ", ").append("(:s").append(i).append(", :k").append(i).append(", :f").append(i)
-          .append(')');
+      String sep = i == 0 ? "" : ", ";
+      pairs.append(sep).append("(:s").append(i).append(", :k").append(i).append(')');
+      triples.append(sep).append("(:s").append(i).append(", :k").append(i).append(", :f").append(i).append(')');
     }
-    in.append(')');
+    String where = pairs.append(')').toString() + triples.append(')');
     String t = names.table();
     String n0 = now();
     return new NamedSql[] {
         NamedSql.parse("UPDATE " + t + " SET lease_expires_at_ns = " + n0 + " + :lease, retain_from_ns = " + n0
-            + " + :lease, row_version = row_version + 1" + in),
-        NamedSql.parse("SELECT " + Row.COLUMNS + " FROM " + t + in)};
+            + " + :lease, row_version = row_version + 1" + where),
+        NamedSql.parse("SELECT scope, idem_key, fence FROM " + t + where)};
   }
 
   /** In-flight records whose lease expired, oldest lease first. */
