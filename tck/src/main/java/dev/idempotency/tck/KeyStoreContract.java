@@ -1422,6 +1422,15 @@ public abstract class KeyStoreContract {
       calls.put("heartbeat(null fence)", () -> store.heartbeat(id, null, t, l));
       calls.put("heartbeat(null now)", () -> store.heartbeat(id, f, null, l));
       calls.put("heartbeat(null lease)", () -> store.heartbeat(id, f, t, null));
+      Map<RecordId, FenceToken> nullFence = new HashMap<>();
+      nullFence.put(id, null);
+      Map<RecordId, FenceToken> nullId = new HashMap<>();
+      nullId.put(null, f);
+      calls.put("heartbeatAll(null leases)", () -> store.heartbeatAll(null, t, l));
+      calls.put("heartbeatAll(a null fence)", () -> store.heartbeatAll(nullFence, t, l));
+      calls.put("heartbeatAll(a null id)", () -> store.heartbeatAll(nullId, t, l));
+      calls.put("heartbeatAll(null now)", () -> store.heartbeatAll(Map.of(id, f), null, l));
+      calls.put("heartbeatAll(null lease)", () -> store.heartbeatAll(Map.of(id, f), t, null));
       calls.put("checkpoint(null id)", () -> store.checkpoint(null, f, p, t, l));
       calls.put("checkpoint(null fence)", () -> store.checkpoint(id, null, p, t, l));
       calls.put("checkpoint(null point)", () -> store.checkpoint(id, f, null, t, l));
@@ -1457,6 +1466,7 @@ public abstract class KeyStoreContract {
       Map<String, Runnable> calls = new LinkedHashMap<>();
       calls.put("heartbeat(lease=0)", () -> store.heartbeat(id, f, t, Duration.ZERO));
       calls.put("heartbeat(lease=-1s)", () -> store.heartbeat(id, f, t, Duration.ofSeconds(-1)));
+      calls.put("heartbeatAll(lease=0)", () -> store.heartbeatAll(Map.of(id, f), t, Duration.ZERO));
       calls.put("checkpoint(lease=0)", () -> store.checkpoint(id, f, Samples.point("p"), t, Duration.ZERO));
       calls.put("checkpoint(lease=-1s)", () -> store.checkpoint(id, f, Samples.point("p"), t, Duration.ofSeconds(-1)));
       calls.put("findAbandoned(limit=0)", () -> store.findAbandoned(t, 0));
