@@ -39,7 +39,8 @@ public sealed interface ClaimOutcome {
       Objects.requireNonNull(generation, "generation");
       if (generation.isNewerThan(fence) || (!takeover && !generation.equals(fence))) {
         throw new IllegalArgumentException("generation " + generation + " of a " + (takeover ? "takeover" : "fresh")
-            + " claim with fence " + fence + ": a fresh claim begins its own generation, a takeover keeps an older one");
+            + " claim with fence " + fence + ": a fresh claim begins its own generation, a takeover keeps an older"
+            + " one");
       }
     }
 

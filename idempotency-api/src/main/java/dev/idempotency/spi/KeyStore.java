@@ -22,8 +22,9 @@ import java.util.Set;
  * claims of one record, at most one returns {@link ClaimOutcome.Claimed}; each claim returns a
  * {@link FenceToken} strictly greater than every token issued before for that record, even after the record was
  * released, expired or purged. Every later write of the owner ({@link #heartbeat}, {@link #heartbeatAll},
- * {@link #checkpoint}, {@link #complete}, {@link #release}) takes effect only while the owner's token is still the record's current one
- * and the record is still {@code IN_FLIGHT}; otherwise it changes nothing and throws {@link LeaseLostException}.
+ * {@link #checkpoint}, {@link #complete}, {@link #release}) takes effect only while the owner's token is still the
+ * record's current one and the record is still {@code IN_FLIGHT}; otherwise it changes nothing and throws
+ * {@link LeaseLostException} ({@link #heartbeatAll} reports the record as refused instead).
  *
  * <h2>Atomicity and visibility</h2>
  * Every method is atomic and linearizable per record: each call takes effect at one instant between its

@@ -156,8 +156,8 @@ public final class InMemoryKeyStore implements KeyStore {
     Objects.requireNonNull(now, "now");
     requirePositive(lease, "lease");
     Instant leaseEnd = now.plus(lease);
-    fencedUpdate(id, fence, StateTransition.HEARTBEAT, r -> new Rec(KeyState.IN_FLIGHT, r.fingerprint, r.fence, r.generation,
-        leaseEnd, r.recoveryPoint, null, null));
+    fencedUpdate(id, fence, StateTransition.HEARTBEAT, r -> new Rec(KeyState.IN_FLIGHT, r.fingerprint, r.fence,
+        r.generation, leaseEnd, r.recoveryPoint, null, null));
   }
 
   @Override
@@ -166,16 +166,16 @@ public final class InMemoryKeyStore implements KeyStore {
     Objects.requireNonNull(now, "now");
     requirePositive(lease, "lease");
     Instant leaseEnd = now.plus(lease);
-    fencedUpdate(id, fence, StateTransition.CHECKPOINT, r -> new Rec(KeyState.IN_FLIGHT, r.fingerprint, r.fence, r.generation,
-        leaseEnd, point, null, null));
+    fencedUpdate(id, fence, StateTransition.CHECKPOINT, r -> new Rec(KeyState.IN_FLIGHT, r.fingerprint, r.fence,
+        r.generation, leaseEnd, point, null, null));
   }
 
   @Override
   public void complete(RecordId id, FenceToken fence, StoredResponse response, Instant now) {
     Objects.requireNonNull(response, "response");
     Objects.requireNonNull(now, "now");
-    fencedUpdate(id, fence, StateTransition.COMPLETE, r -> new Rec(KeyState.COMPLETE, r.fingerprint, r.fence, r.generation,
-        r.leaseExpiresAt, r.recoveryPoint, response, now));
+    fencedUpdate(id, fence, StateTransition.COMPLETE, r -> new Rec(KeyState.COMPLETE, r.fingerprint, r.fence,
+        r.generation, r.leaseExpiresAt, r.recoveryPoint, response, now));
   }
 
   @Override

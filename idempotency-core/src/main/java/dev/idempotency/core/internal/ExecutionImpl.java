@@ -39,7 +39,8 @@ public final class ExecutionImpl implements Execution {
   private volatile boolean leaseLost;
   // a fenced write under this fence was refused: another owner has the record, renewing is pointless
   private volatile boolean refused;
-  // the end of the lease as last confirmed by the store, by the engine's clock read before the confirming call
+  // the end of the lease as last confirmed by the store, by the lease clock (Heartbeats.leaseTime) read before the
+  // confirming call
   private volatile Instant confirmedUntil;
   // transactional phases open now (normally 0 or 1): their fenced write renews the lease, renewals stay away
   private final AtomicInteger openPhases = new AtomicInteger();
@@ -49,8 +50,8 @@ public final class ExecutionImpl implements Execution {
   /**
    * Creates the execution of one won claim.
    *
-   * @param claimedAt the engine's time read before the claim: the lease it won ends no earlier than this plus the
-   *     lease
+   * @param claimedAt the lease clock's time ({@link Heartbeats#leaseTime}) read before the claim: the lease it won
+   *     ends no earlier than this plus the lease
    */
   public ExecutionImpl(KeyStore store, RecordId id, ClaimOutcome.Claimed won, InstantSource clock, Duration lease,
       Instant claimedAt, Heartbeats heartbeats) {

@@ -30,8 +30,8 @@ import java.util.function.Consumer;
  *       Refused fences mark their owners lost. Operations whose transactional phase is open are left out (the
  *       phase's fenced write renews the lease; a renewal racing it would make it fail at REPEATABLE READ).
  *   <li><b>Watch</b>: on a second thread, so that a renewal blocked on a starved connection pool or a stalled
- *       store cannot silence it, every quarter of the {@linkplain dev.idempotency.core.IdempotencyConfig#leaseSafetyMargin
- *       safety margin}, it tells each owner whose confirmed lease ends within that margin
+ *       store cannot silence it, every quarter of the
+ *       {@linkplain dev.idempotency.core.IdempotencyConfig#leaseSafetyMargin safety margin}, it tells each owner whose confirmed lease ends within that margin
  *       ({@code Execution.leaseLost()}, event {@code LeaseUnconfirmed}): before the lapse, never after.
  *   <li><b>Bound</b>: an operation running past {@code maxOperationTime} is no longer renewed, and its owner is told
  *       ({@code OperationTimedOut}): a hung operation cannot hold its key in flight forever.
@@ -98,11 +98,6 @@ public final class Heartbeats implements AutoCloseable {
   /** {@link #leaseTime} now. */
   Instant leaseTime() {
     return monotonic ? Instant.EPOCH.plusNanos(System.nanoTime()) : clock.instant();
-  }
-
-  /** The lease length. */
-  Duration lease() {
-    return lease;
   }
 
   /** Tells every running owner to stop: no renewal will keep its lease. */
