@@ -76,6 +76,10 @@ import java.util.TreeSet;
  * </table>
  *
  * <p>Immutable and thread-safe.
+ *
+ * <p>One class of about 900 lines: the request pipeline, plus its builder, the outcome-to-problem mapping and the
+ * status endpoint with its percent codec. Those three are the seams along which it splits into {@code internal}
+ * classes; the pipeline stays here.
  */
 public final class IdempotencyHttp {
   private static final System.Logger LOG = System.getLogger(IdempotencyHttp.class.getName());

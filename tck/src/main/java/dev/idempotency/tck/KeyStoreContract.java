@@ -82,6 +82,11 @@ import org.junit.jupiter.api.Timeout;
  * see SPEC.md, "Deadlines".
  *
  * <p>Not thread-safe: JUnit creates one instance per test.
+ *
+ * <p>One file of about 1,500 lines: every SPEC section is a JUnit {@code @Nested} class here, so that an implementer
+ * extends one class with one factory and gets every rule. The helpers at the top are the fixture the sections
+ * share; moving each section into a file of its own (test interfaces over that fixture) keeps the single extension
+ * point and is the seam along which it splits.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 public abstract class KeyStoreContract {

@@ -58,6 +58,11 @@ import javax.sql.DataSource;
  * {@link Builder#clockSource(ClockSource) clockSource(ENGINE)} is set.
  *
  * <p>Thread-safe and immutable; share one instance per table.
+ *
+ * <p>One class of about 750 lines: it is the store's only public entry point, and each SPI method is a few lines
+ * over shared plumbing. The parts that are jobs of their own, the transaction loop of {@code inPhase} and
+ * {@code completeWith}, schema creation and validation, and the typed parameters, are the seams along which it
+ * splits into {@code internal} classes; the SQL itself already lives in the dialects.
  */
 public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   /** The default of {@link Builder#statementTimeout}. */
@@ -164,10 +169,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   public void heartbeat(RecordId id, FenceToken fence, Instant now, Duration lease) {
     Map<String, Object> p = fencedParams(id, fence, now);
     p.put("lease", positive(lease, "lease"));
-    run(renewalDataSource, "heartbeat of " + id, (c, a) -> {
-      checkFenced(c, id, fence, p, sql.heartbeat(c, p));
-      return null;
-    });
+    fenced(renewalDataSource, "heartbeat", id, fence, p, sql::heartbeat);
   }
 
   /**
@@ -205,7 +207,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     Map<String, Object> p = fencedParams(id, fence, now);
     p.put("lease", positive(lease, "lease"));
     putPoint(p, point);
-    fenced("checkpoint", id, fence, p, sql::checkpoint);
+    fenced(dataSource, "checkpoint", id, fence, p, sql::checkpoint);
   }
 
   @Override
@@ -213,12 +215,12 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     Objects.requireNonNull(response, "response");
     Map<String, Object> p = fencedParams(id, fence, now);
     putResponse(p, response);
-    fenced("complete", id, fence, p, sql::complete);
+    fenced(dataSource, "complete", id, fence, p, sql::complete);
   }
 
   @Override
   public void release(RecordId id, FenceToken fence, Instant now) {
-    fenced("release", id, fence, fencedParams(id, fence, now), sql::release);
+    fenced(dataSource, "release", id, fence, fencedParams(id, fence, now), sql::release);
   }
 
   @Override
@@ -367,8 +369,9 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     p.put("body", response.body());
   }
 
-  private void fenced(String op, RecordId id, FenceToken fence, Map<String, Object> p, FencedSql write) {
-    run(dataSource, op + " of " + id, (c, a) -> {
+  private void fenced(DataSource from, String op, RecordId id, FenceToken fence, Map<String, Object> p,
+      FencedSql write) {
+    run(from, op + " of " + id, (c, a) -> {
       checkFenced(c, id, fence, p, write.run(c, p));
       return null;
     });
