@@ -15,6 +15,7 @@ import dev.idempotency.http.internal.ProblemJson;
 import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.spi.TransactionCallbacks;
 import dev.idempotency.spi.TransactionalKeyStore;
 import dev.idempotency.spi.TransactionalWork;
 import java.io.IOException;
@@ -390,7 +391,7 @@ public final class IdempotencyHttp {
       }
       StoredResponse marker = notStoredMarker(live.status(), stored.bodyLength());
       engine.store().complete(execution.recordId(), execution.fence(), marker, execution.now());
-      execution.completionCommitted(marker);
+      TransactionCallbacks.of(execution).completionCommitted(marker);
       return marker;
     }
     return stored;

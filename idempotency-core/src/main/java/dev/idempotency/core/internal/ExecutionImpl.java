@@ -9,6 +9,7 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spi.LeaseLostException;
+import dev.idempotency.spi.TransactionCallbacks;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -21,7 +22,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** The engine's {@link Execution}: one per won claim. */
-public final class ExecutionImpl implements Execution {
+public final class ExecutionImpl implements Execution, TransactionCallbacks {
   private final KeyStore store;
   private final RecordId id;
   private final FenceToken fence;
