@@ -20,6 +20,7 @@ import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /** The engine's {@link Execution}: one per won claim. */
 public final class ExecutionImpl implements Execution, TransactionCallbacks {
@@ -34,8 +35,8 @@ public final class ExecutionImpl implements Execution, TransactionCallbacks {
   private final Heartbeats heartbeats;
   private final Instant startedAt;
   // written by the operation's thread (or a store it called), read by the engine after the operation returned
-  private volatile RecoveryPoint committedPoint;
-  private volatile StoredResponse committedResponse;
+  private volatile @Nullable RecoveryPoint committedPoint;
+  private volatile @Nullable StoredResponse committedResponse;
   // set by the heartbeat threads or a refused checkpoint, read by the operation: told to stop (sticky)
   private volatile boolean leaseLost;
   // a fenced write under this fence was refused: another owner has the record, renewing is pointless
@@ -46,7 +47,7 @@ public final class ExecutionImpl implements Execution, TransactionCallbacks {
   // transactional phases open now (normally 0 or 1): their fenced write renews the lease, renewals stay away
   private final AtomicInteger openPhases = new AtomicInteger();
   // when the last phase opened, by the lease clock: its fenced write renewed the lease no earlier
-  private volatile Instant phaseOpenedAt;
+  private volatile @Nullable Instant phaseOpenedAt;
 
   /**
    * Creates the execution of one won claim.
