@@ -154,6 +154,6 @@ interface ContractFixture {
   /** A replay of {@code expected}, byte for byte (rule 5.1). */
   default void replays(ClaimOutcome outcome, StoredResponse expected, Rule rule, String situation) {
     ClaimOutcome.Completed c = verify().completed(outcome, rule, situation);
-    verify().identical(c.response(), expected, Rule.R5_1, situation + ": the replay");
+    verify().identical(c.response(), expected, Rule.R5_1, situation + ", the replayed response");
   }
 }

@@ -1,5 +1,7 @@
 package dev.idempotency.tck;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
@@ -7,6 +9,7 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.tck.internal.Describe;
+import dev.idempotency.tck.internal.RecordFacts;
 import dev.idempotency.tck.internal.Rule;
 import dev.idempotency.tck.internal.Samples;
 import dev.idempotency.tck.internal.Timeline;
@@ -30,15 +33,11 @@ interface Section1ClaimOutcomes extends ContractFixture {
     Instant t0 = now();
     ClaimOutcome.Claimed c = claimNew(id, FP_A, timing().stableLease());
     RecordSnapshot s = present(id, Rule.R1_1, "after a won claim");
-    verify().check(s.state() == KeyState.IN_FLIGHT && s.fingerprint().equals(FP_A) && s.fence().equals(c.fence())
-        && s.recoveryPoint().isEmpty() && s.response().isEmpty() && s.completedAt().isEmpty()
-        && s.leaseExpiresAt().isPresent(), Rule.R1_1, () -> "after " + Describe.outcome(c) + " lookup shows "
-        + Describe.snapshot(s) + ", expected IN_FLIGHT with the request's fingerprint, " + c.fence()
-        + ", a lease and no recovery point");
+    RecordFacts record = verify().record(s, Rule.R1_1, "after the won claim " + Describe.outcome(c))
+        .state(KeyState.IN_FLIGHT).fingerprint(FP_A).fence(c.fence()).leased().noRecoveryPoint().noResponse()
+        .notCompleted();
     if (!timing().isRealTime()) {
-      verify().check(s.leaseExpiresAt().get().equals(t0.plus(timing().stableLease())), Rule.R1_1,
-          () -> "the lease of a claim at " + t0 + " for " + timing().stableLease() + " should expire at "
-              + t0.plus(timing().stableLease()) + ", but lookup shows " + s.leaseExpiresAt().get());
+      record.leaseExpiresAt(t0.plus(timing().stableLease()));
     }
   }
 
@@ -63,15 +62,15 @@ interface Section1ClaimOutcomes extends ContractFixture {
     claimNew(id, FP_A, lease);
     if (timing().isRealTime()) {
       tl.justBefore(lease);
-      ClaimOutcome.InFlight f = verify().inFlight(claim(store(), id, FP_A, lease, timing().stableWindow()), Rule.R1_2,
-          "a second claim while the lease is live");
-      verify().check(!f.leaseRemaining().isZero() && f.leaseRemaining().compareTo(lease) <= 0, Rule.R1_3,
-          () -> "InFlight right after a claim with lease " + lease + " reports " + f.leaseRemaining()
-              + " remaining, expected more than 0 and at most " + lease);
+      ClaimOutcome.InFlight f = verify().inFlight(claim(store(), id, FP_A, lease, timing().stableWindow()),
+          Rule.R1_2, "a second claim while the lease is live");
+      String situation = "InFlight right after a claim with lease " + lease + ", its leaseRemaining";
+      verify().fact(Rule.R1_3, situation, () -> assertThat(f.leaseRemaining()).isPositive());
+      verify().fact(Rule.R1_3, situation, () -> assertThat(f.leaseRemaining()).isLessThanOrEqualTo(lease));
     } else {
       clock().set(tl.start().plusMillis(12_345));
-      ClaimOutcome.InFlight f = verify().inFlight(claim(store(), id, FP_A, lease, timing().stableWindow()), Rule.R1_2,
-          "a second claim 12.345 s into a " + lease + " lease");
+      ClaimOutcome.InFlight f = verify().inFlight(claim(store(), id, FP_A, lease, timing().stableWindow()),
+          Rule.R1_2, "a second claim 12.345 s into a " + lease + " lease");
       Duration expected = lease.minusMillis(12_345);
       verify().check(f.leaseRemaining().equals(expected), Rule.R1_3, () -> "12.345 s into a " + lease
           + " lease, InFlight reports " + f.leaseRemaining() + " remaining, expected " + expected);
@@ -121,14 +120,14 @@ interface Section1ClaimOutcomes extends ContractFixture {
     ClaimOutcome.Claimed c = claimNew(id, FP_A, lease);
     tl.at(lease);
     Optional<RecordSnapshot> before = lookup(id);
-    ClaimOutcome.Mismatch m = verify().mismatch(claim(store(), id, FP_B, timing().stableLease(), timing().stableWindow()),
-        Rule.R1_5, "a claim with another fingerprint of " + id + " after its lease expired");
+    ClaimOutcome.Mismatch m = verify().mismatch(claim(store(), id, FP_B, timing().stableLease(),
+        timing().stableWindow()), Rule.R1_5, "a claim with another fingerprint of " + id + " after its lease expired");
     verify().check(m.existingState() == KeyState.IN_FLIGHT, Rule.R1_5, () -> "the mismatch reports "
         + m.existingState() + ", expected IN_FLIGHT");
     unchanged(id, before, Rule.R1_5, "a mismatched claim of an expired lease");
-    ClaimOutcome.Claimed t = verify().claimed(claim(id, FP_A), Rule.R4_2, "the same request after the lease expired");
-    verify().check(t.takeover() && t.fence().isNewerThan(c.fence()), Rule.R4_2, () -> "the same request after the"
-        + " lease expired returned " + Describe.outcome(t) + ", expected a takeover with a fence > " + c.fence());
+    String retry = "the same request after the lease expired";
+    ClaimOutcome.Claimed t = verify().claimed(claim(id, FP_A), Rule.R4_2, retry);
+    verify().won(t, Rule.R4_2, retry).takeover().fenceAbove(c.fence());
   }
 
   @Test
@@ -158,27 +157,25 @@ interface Section1ClaimOutcomes extends ContractFixture {
     ClaimOutcome.Claimed co = claimNew(open, FP_A, lease);
     RecoveryPoint point = Samples.point("charged");
     Instant t0 = tl.start();
-    verify().succeeds(Rule.R1_7, "the owner's checkpoint", () -> store().checkpoint(open, co.fence(), point, t0, lease));
+    verify().succeeds(Rule.R1_7, "the owner's checkpoint",
+        () -> store().checkpoint(open, co.fence(), point, t0, lease));
     ClaimOutcome.Claimed cd = claimNew(done, FP_B, lease);
     StoredResponse response = Samples.response("done");
     complete(done, cd.fence(), response, Rule.R1_7);
     RecordSnapshot o1 = present(open, Rule.R1_7, "an in-flight record");
     RecordSnapshot d1 = present(done, Rule.R1_7, "a completed record");
-    verify().check(o1.state() == KeyState.IN_FLIGHT && o1.fence().equals(co.fence()) && o1.fingerprint().equals(FP_A)
-        && o1.recoveryPoint().equals(Optional.of(point)) && o1.leaseExpiresAt().isPresent(), Rule.R1_7,
-        () -> "lookup of the in-flight record shows " + Describe.snapshot(o1) + ", expected IN_FLIGHT, "
-            + co.fence() + ", its fingerprint and recovery point " + point.name());
-    verify().check(d1.state() == KeyState.COMPLETE && d1.fence().equals(cd.fence()) && d1.fingerprint().equals(FP_B)
-        && d1.response().isPresent() && Samples.identical(d1.response().get(), response)
-        && d1.completedAt().isPresent(), Rule.R1_7, () -> "lookup of the completed record shows "
-        + Describe.snapshot(d1) + ", expected COMPLETE with " + cd.fence() + " and " + Describe.response(response));
+    verify().record(o1, Rule.R1_7, "lookup of the in-flight record").state(KeyState.IN_FLIGHT).fence(co.fence())
+        .fingerprint(FP_A).recoveryPoint(point).leased();
+    verify().record(d1, Rule.R1_7, "lookup of the completed record").state(KeyState.COMPLETE).fence(cd.fence())
+        .fingerprint(FP_B).response(response).completed();
     if (!timing().isRealTime()) {
-      verify().check(o1.leaseExpiresAt().get().equals(t0.plus(lease)) && d1.completedAt().get().equals(t0),
-          Rule.R4_7, () -> "lookup shows lease expiry " + o1.leaseExpiresAt().get() + " and completion time "
-              + d1.completedAt().get() + ", expected " + t0.plus(lease) + " and " + t0);
+      verify().record(o1, Rule.R4_7, "lookup of the in-flight record").leaseExpiresAt(t0.plus(lease));
+      verify().record(d1, Rule.R4_7, "lookup of the completed record").completedAt(t0);
     }
-    verify().check(lookup(open).equals(Optional.of(o1)) && lookup(done).equals(Optional.of(d1)), Rule.R1_7,
-        () -> "two lookups in a row differ");
+    verify().fact(Rule.R1_7, "a second lookup of the in-flight record",
+        () -> assertThat(lookup(open)).contains(o1));
+    verify().fact(Rule.R1_7, "a second lookup of the completed record",
+        () -> assertThat(lookup(done)).contains(d1));
     tl.at(timing().window().compareTo(lease) > 0 ? timing().window() : lease);
     verify().check(lookup(open).equals(Optional.of(o1)), Rule.R1_7, () -> "past its lease, lookup of the in-flight"
         + " record shows " + Describe.snapshot(lookup(open)) + ", expected it unchanged: " + Describe.snapshot(o1));

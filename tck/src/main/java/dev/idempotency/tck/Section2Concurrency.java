@@ -28,8 +28,8 @@ interface Section2Concurrency extends ContractFixture {
   default void required_2_2_peersSeeEachOthersWrites() throws Exception {
     List<KeyStore> all = instances();
     RecordId a = id("a");
-    ClaimOutcome.Claimed c = verify().claimed(claim(all.get(0), a, FP_A, timing().stableLease(), timing().stableWindow()),
-        Rule.R1_1, "the first claim of " + a);
+    ClaimOutcome.Claimed c = verify().claimed(claim(all.get(0), a, FP_A, timing().stableLease(),
+        timing().stableWindow()), Rule.R1_1, "the first claim of " + a);
     for (int i = 1; i < all.size(); i++) {
       verify().inFlight(claim(all.get(i), a, FP_A, timing().stableLease(), timing().stableWindow()), Rule.R2_2,
           "a claim through instance " + i + " right after instance 0 won " + a);

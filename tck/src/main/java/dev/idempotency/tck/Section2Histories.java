@@ -2,7 +2,6 @@ package dev.idempotency.tck;
 
 import dev.idempotency.tck.internal.ConcurrentHistories;
 import dev.idempotency.tck.internal.Knobs;
-import dev.idempotency.tck.internal.Rule;
 import dev.idempotency.tck.internal.SequentialHistories;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;

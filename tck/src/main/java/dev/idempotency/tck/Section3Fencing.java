@@ -232,8 +232,7 @@ interface Section3Fencing extends ContractFixture {
     Duration lease = timing().lease();
     Timeline tl = timeline();
     ClaimOutcome.Claimed first = claimNew(id, FP_A, lease);
-    verify().check(first.generation().equals(first.fence()), Rule.R3_6,
-        () -> "a fresh claim's generation is " + first.generation() + ", expected its fence " + first.fence());
+    verify().won(first, Rule.R3_6, "the first claim").generation(first.fence());
     tl.at(lease);
     ClaimOutcome.Claimed second = verify().claimed(claim(store(), id, FP_A, lease, timing().window()), Rule.R4_2,
         "a claim after the lease expired");
@@ -242,14 +241,12 @@ interface Section3Fencing extends ContractFixture {
     ClaimOutcome.Claimed third = verify().claimed(claim(id, FP_A), Rule.R4_2, "a claim after the second lease"
         + " expired");
     for (ClaimOutcome.Claimed t : List.of(second, third)) {
-      verify().check(t.takeover() && t.generation().equals(first.fence()), Rule.R3_6, () -> "a takeover returned "
-          + Describe.outcome(t) + " with generation " + t.generation() + ", expected the first claim's fence "
-          + first.fence());
+      verify().won(t, Rule.R3_6, "a takeover (the request began with " + first.fence() + ")").takeover()
+          .generation(first.fence());
     }
     verify().succeeds(Rule.R5_3, "the owner's release", () -> store().release(id, third.fence(), now()));
     ClaimOutcome.Claimed again = verify().claimed(claim(id, FP_A), Rule.R5_3, "a claim after the release");
-    verify().check(!again.takeover() && again.generation().equals(again.fence()), Rule.R3_6, () -> "a claim after"
-        + " a release has generation " + again.generation() + ", expected its own fence " + again.fence());
+    verify().won(again, Rule.R3_6, "a claim after the release").notTakeover().generation(again.fence());
   }
 
   private void writesRefused(RecordId id, FenceToken fence, String what) {

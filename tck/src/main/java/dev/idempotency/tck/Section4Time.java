@@ -1,5 +1,7 @@
 package dev.idempotency.tck;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
@@ -7,6 +9,7 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.tck.internal.Describe;
+import dev.idempotency.tck.internal.RecordFacts;
 import dev.idempotency.tck.internal.Rule;
 import dev.idempotency.tck.internal.Samples;
 import dev.idempotency.tck.internal.Timeline;
@@ -35,8 +38,7 @@ interface Section4Time extends ContractFixture {
     tl.at(lease);
     ClaimOutcome.Claimed t = verify().claimed(claim(id, FP_A), Rule.R4_1, "a claim at the instant the lease ends"
         + (timing().isRealTime() ? " (plus " + timing().margin() + ")" : ""));
-    verify().check(t.takeover() && t.fence().isNewerThan(c.fence()), Rule.R4_2, () -> "the claim after the lease"
-        + " ended returned " + Describe.outcome(t) + ", expected a takeover with a fence > " + c.fence());
+    verify().won(t, Rule.R4_2, "the claim after the lease ended").takeover().fenceAbove(c.fence());
   }
 
   @Test
@@ -57,24 +59,18 @@ interface Section4Time extends ContractFixture {
     tl.at(lease);
     Instant takeoverAt = now();
     ClaimOutcome.Claimed t = verify().claimed(claim(withPoint, FP_A), Rule.R4_1, "a claim after the lease expired");
-    verify().check(t.takeover() && t.resumeFrom().equals(Optional.of(p2)), Rule.R4_2, () -> "the takeover returned "
-        + Describe.outcome(t) + ", expected takeover=true and resumeFrom=" + p2.name());
-    verify().check(t.fence().isNewerThan(c.fence()), Rule.R3_1, () -> "the takeover's fence " + t.fence()
-        + " is not greater than " + c.fence());
+    verify().won(t, Rule.R4_2, "the takeover").takeover().resumesFrom(p2);
+    verify().won(t, Rule.R3_1, "the takeover").fenceAbove(c.fence());
     RecordSnapshot s = present(withPoint, Rule.R4_2, "after the takeover");
-    verify().check(s.state() == KeyState.IN_FLIGHT && s.fence().equals(t.fence()) && s.fingerprint().equals(FP_A)
-        && s.recoveryPoint().equals(Optional.of(p2)), Rule.R4_2, () -> "after the takeover lookup shows "
-        + Describe.snapshot(s) + ", expected IN_FLIGHT with " + t.fence() + ", the same fingerprint and " + p2.name());
+    RecordFacts record = verify().record(s, Rule.R4_2, "after the takeover at " + takeoverAt)
+        .state(KeyState.IN_FLIGHT).fence(t.fence()).fingerprint(FP_A).recoveryPoint(p2);
     if (!timing().isRealTime()) {
-      verify().check(s.leaseExpiresAt().equals(Optional.of(takeoverAt.plus(timing().stableLease()))), Rule.R4_2,
-          () -> "the takeover at " + takeoverAt + " should hold a lease until "
-              + takeoverAt.plus(timing().stableLease()) + ", but lookup shows " + s.leaseExpiresAt());
+      record.leaseExpiresAt(takeoverAt.plus(timing().stableLease()));
     }
     ClaimOutcome.Claimed tp = verify().claimed(claim(withoutPoint, FP_A), Rule.R4_1,
         "a claim after the lease (without a recovery point) expired");
-    verify().check(tp.takeover() && tp.resumeFrom().isEmpty() && tp.fence().isNewerThan(plain.fence()), Rule.R4_2,
-        () -> "the takeover of a record without a recovery point returned " + Describe.outcome(tp)
-            + ", expected takeover=true, no resumeFrom and a fence > " + plain.fence());
+    verify().won(tp, Rule.R4_2, "the takeover of a record without a recovery point").takeover().noResumeFrom()
+        .fenceAbove(plain.fence());
   }
 
   @Test
@@ -101,9 +97,8 @@ interface Section4Time extends ContractFixture {
     fresh(claim(store(), same, FP_A, timing().stableLease(), window), cs.fence(), Rule.R4_3,
         "the same request once the window passed");
     RecordSnapshot s = present(other, Rule.R4_3, "after the key was reused");
-    verify().check(s.state() == KeyState.IN_FLIGHT && s.fingerprint().equals(FP_B) && s.response().isEmpty(),
-        Rule.R4_3, () -> "after the key was reused past the window lookup shows " + Describe.snapshot(s)
-            + ", expected IN_FLIGHT with the new request's fingerprint and no response");
+    verify().record(s, Rule.R4_3, "after the key was reused past the window").state(KeyState.IN_FLIGHT)
+        .fingerprint(FP_B).noResponse();
   }
 
   @Test
@@ -178,8 +173,7 @@ interface Section4Time extends ContractFixture {
     point.at(lease);
     ClaimOutcome.Claimed t = verify().claimed(claim(id, FP_A), Rule.R4_6, "a claim once the checkpoint's lease"
         + " ended");
-    verify().check(t.takeover() && t.resumeFrom().equals(Optional.of(p2)), Rule.R4_2, () -> "expected a takeover"
-        + " resuming from p2, got " + Describe.outcome(t));
+    verify().won(t, Rule.R4_2, "a claim once the checkpoint's lease ended").takeover().resumesFrom(p2);
   }
 
   @Test
@@ -212,8 +206,8 @@ interface Section4Time extends ContractFixture {
     RecordSnapshot s2 = present(id, Rule.R4_7, "after completion");
     ClaimOutcome.Completed replay = verify().completed(claim(id, FP_A), Rule.R1_4, "a retry after completion");
     Instant expected = timing().isRealTime() ? s2.completedAt().orElseThrow() : t2;
-    verify().check(s2.completedAt().equals(Optional.of(expected)) && replay.completedAt().equals(expected),
-        Rule.R4_7, () -> "a completion at " + t2 + " shows completedAt " + s2.completedAt() + " in lookup and "
-            + replay.completedAt() + " in the replay, expected " + expected + " in both");
+    verify().record(s2, Rule.R4_7, "after a completion at " + t2).completedAt(expected);
+    verify().fact(Rule.R4_7, "the replay after a completion at " + t2 + ", Completed.completedAt",
+        () -> assertThat(replay.completedAt()).isEqualTo(expected));
   }
 }

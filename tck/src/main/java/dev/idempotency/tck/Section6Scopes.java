@@ -57,11 +57,11 @@ interface Section6Scopes extends ContractFixture {
     for (int i = 0; i < ids.size(); i++) {
       RecordId id = ids.get(i);
       ClaimOutcome outcome = claim(id, Samples.fingerprint("request " + i));
-      int index = i;
-      verify().check(outcome instanceof ClaimOutcome.Claimed c && !c.takeover(), Rule.R6_2, () -> "the first claim"
-          + " of " + quote(id) + " returned " + Describe.outcome(outcome) + ": it collides with one of "
-          + ids.subList(0, index).stream().map(Section6Scopes::quote).toList());
-      fences.add(((ClaimOutcome.Claimed) outcome).fence());
+      String situation = "the first claim of " + quote(id) + " (a claim that is not a fresh win collides with one"
+          + " of " + ids.subList(0, i).stream().map(Section6Scopes::quote).toList() + ")";
+      ClaimOutcome.Claimed c = verify().claimed(outcome, Rule.R6_2, situation);
+      verify().won(c, Rule.R6_2, situation).notTakeover();
+      fences.add(c.fence());
     }
     for (int i = 0; i < ids.size(); i++) {
       complete(ids.get(i), fences.get(i), Samples.response(ids.get(i).scope().value() + "|" + ids.get(i).key()),

@@ -1,5 +1,7 @@
 package dev.idempotency.tck;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
 import dev.idempotency.spi.ClaimOutcome;
@@ -11,7 +13,6 @@ import dev.idempotency.tck.internal.Timeline;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -140,27 +141,30 @@ interface Section7Retention extends ContractFixture {
         + Describe.snapshots(none));
     tl.at(lease);
     List<RecordSnapshot> one = store().findAbandoned(now(), 10);
-    verify().check(one.size() == 1 && one.get(0).id().equals(early), Rule.R7_5, () -> "once the lease of " + early
-        + " expired" + (timing().isRealTime() ? "" : " (exactly now)") + " findAbandoned returned "
-        + Describe.snapshots(one) + ", expected only " + early);
+    verify().fact(Rule.R7_5, "once the lease of " + early + " expired" + (timing().isRealTime() ? "" : " (exactly now)")
+        + ", the records findAbandoned returned, " + Describe.snapshots(one), () -> assertThat(idsOf(one))
+        .containsExactly(early));
     RecordSnapshot snap = one.get(0);
-    verify().check(snap.equals(present(early, Rule.R7_5, "an abandoned record")) && snap.state() == KeyState.IN_FLIGHT
-        && snap.fence().equals(ce.fence()) && snap.fingerprint().equals(FP_B)
-        && snap.recoveryPoint().equals(Optional.of(Samples.point("p"))), Rule.R7_5, () -> "findAbandoned's snapshot "
-        + Describe.snapshot(snap) + " differs from lookup " + Describe.snapshot(lookup(early)));
+    verify().record(snap, Rule.R7_5, "findAbandoned's snapshot of " + early).state(KeyState.IN_FLIGHT)
+        .fence(ce.fence()).fingerprint(FP_B).recoveryPoint(Samples.point("p"));
+    RecordSnapshot looked = present(early, Rule.R7_5, "an abandoned record");
+    verify().fact(Rule.R7_5, "findAbandoned's snapshot of " + early + " against lookup's",
+        () -> assertThat(snap).isEqualTo(looked));
     tl.at(lease.multipliedBy(2));
     RecordId live = id("live");
     claimNew(live);
     List<RecordSnapshot> two = store().findAbandoned(now(), 10);
-    verify().check(two.size() == 2 && two.get(0).id().equals(early) && two.get(1).id().equals(late), Rule.R7_5,
-        () -> "with two expired leases findAbandoned returned " + Describe.snapshots(two) + ", expected [" + early
-            + ", " + late + "], oldest lease first");
+    verify().fact(Rule.R7_5, "with two expired leases, the records findAbandoned returned (oldest lease first), "
+        + Describe.snapshots(two), () -> assertThat(idsOf(two)).containsExactly(early, late));
     List<RecordSnapshot> first = store().findAbandoned(now(), 1);
-    verify().check(first.size() == 1 && first.get(0).id().equals(early), Rule.R7_5, () -> "findAbandoned(limit=1)"
-        + " returned " + Describe.snapshots(first) + ", expected only the oldest, " + early);
+    verify().fact(Rule.R7_5, "the records findAbandoned(limit=1) returned (only the oldest), "
+        + Describe.snapshots(first), () -> assertThat(idsOf(first)).containsExactly(early));
     ClaimOutcome.Claimed t = verify().claimed(claim(late, FP_A), Rule.R7_5, "a takeover of a record findAbandoned"
         + " returned (findAbandoned only reads)");
-    verify().check(t.takeover() && t.fence().isNewerThan(cl.fence()), Rule.R4_2, () -> "expected a takeover, got "
-        + Describe.outcome(t));
+    verify().won(t, Rule.R4_2, "a claim of " + late + " after its lease expired").takeover().fenceAbove(cl.fence());
+  }
+
+  private static List<RecordId> idsOf(List<RecordSnapshot> snapshots) {
+    return snapshots.stream().map(RecordSnapshot::id).toList();
   }
 }

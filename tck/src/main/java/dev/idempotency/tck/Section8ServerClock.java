@@ -34,8 +34,9 @@ interface Section8ServerClock extends ContractFixture {
     StoredResponse response = Samples.response("done");
     complete(done, cd.fence(), response, Rule.R8_1);
     Instant future = now().plus(Duration.ofDays(400));
-    verify().inFlight(store().claim(new ClaimRequest(open, FP_A, future, timing().stableLease(), timing().stableWindow())),
-        Rule.R8_1, "a claim whose now is 400 days ahead of the server's clock, while the lease is live by it");
+    verify().inFlight(store().claim(new ClaimRequest(open, FP_A, future, timing().stableLease(),
+        timing().stableWindow())), Rule.R8_1, "a claim whose now is 400 days ahead of the server's clock, while the"
+        + " lease is live by it");
     replays(store().claim(new ClaimRequest(done, FP_A, future, timing().stableLease(), timing().stableWindow())),
         response, Rule.R8_1, "a retry whose now is 400 days ahead, within the window by the server's clock");
     List<RecordSnapshot> found = store().findAbandoned(future, 10);
@@ -47,8 +48,8 @@ interface Section8ServerClock extends ContractFixture {
     present(done, Rule.R8_1, "after deleteExpired with a future now");
     RecordId past = id("past");
     Instant longAgo = Instant.parse("1999-12-31T23:59:59Z");
-    verify().claimed(store().claim(new ClaimRequest(past, FP_A, longAgo, timing().stableLease(), timing().stableWindow())),
-        Rule.R1_1, "a claim whose now is in 1999");
+    verify().claimed(store().claim(new ClaimRequest(past, FP_A, longAgo, timing().stableLease(),
+        timing().stableWindow())), Rule.R1_1, "a claim whose now is in 1999");
     RecordSnapshot s = present(past, Rule.R8_1, "a claim with a now in 1999");
     verify().check(s.leaseExpiresAt().orElseThrow().isAfter(longAgo.plus(Duration.ofDays(365))), Rule.R8_1,
         () -> "a claim with a now in 1999 holds a lease until " + s.leaseExpiresAt().orElseThrow()

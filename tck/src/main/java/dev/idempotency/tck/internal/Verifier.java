@@ -93,11 +93,11 @@ public final class Verifier {
    * names and values in order, the body's bytes ({@link Samples#identical} as three assertions).
    */
   public void identical(StoredResponse actual, StoredResponse expected, Rule rule, String situation) {
-    fact(rule, situation + ", the response's status", () -> assertThat(actual.status()).isEqualTo(expected.status()));
-    fact(rule, situation + ", the response's headers (names and values, in order)",
+    fact(rule, situation + ": its status", () -> assertThat(actual.status()).isEqualTo(expected.status()));
+    fact(rule, situation + ": its headers (names and values, in order)",
         () -> assertThat(List.copyOf(actual.headers().entrySet()))
             .containsExactlyElementsOf(List.copyOf(expected.headers().entrySet())));
-    fact(rule, situation + ", the response's body (" + Describe.body(expected.body()) + " expected)",
+    fact(rule, situation + ": its body (" + Describe.body(expected.body()) + " expected)",
         () -> assertThat(actual.body()).isEqualTo(expected.body()));
   }
 
