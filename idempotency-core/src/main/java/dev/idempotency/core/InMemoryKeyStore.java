@@ -6,7 +6,6 @@ import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StateTransition;
-import dev.idempotency.StateTransition.TransitionCause;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
@@ -110,7 +109,6 @@ public final class InMemoryKeyStore implements KeyStore {
     Rec current = records.get(id);
     while (true) {
       if (current == null) {
-        StateTransition.of(KeyState.ABSENT, KeyState.IN_FLIGHT, TransitionCause.CLAIM);
         // The fence is drawn inside computeIfAbsent, at the moment the record is installed: a fence drawn before
         // the install could be overtaken by a claim that draws a later fence, installs and releases its record in
         // between, and fences would then not grow (rule 3.1). A claim whose function did not run sees someone
@@ -133,7 +131,6 @@ public final class InMemoryKeyStore implements KeyStore {
         Rec claimed = new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence, fence, now.plus(request.lease()),
             null, null, null);
         if (records.replace(id, current, claimed)) {
-          StateTransition.of(KeyState.ABSENT, KeyState.IN_FLIGHT, TransitionCause.CLAIM);
           return ClaimOutcome.Claimed.fresh(fence);
         }
         current = records.get(id);
@@ -148,7 +145,6 @@ public final class InMemoryKeyStore implements KeyStore {
       if (now.isBefore(current.leaseExpiresAt)) {
         return new ClaimOutcome.InFlight(Duration.between(now, current.leaseExpiresAt));
       }
-      StateTransition.of(KeyState.IN_FLIGHT, KeyState.IN_FLIGHT, TransitionCause.CLAIM);
       FenceToken fence = nextFence();
       Rec takenOver = new Rec(KeyState.IN_FLIGHT, current.fingerprint, fence, current.generation,
           now.plus(request.lease()), current.recoveryPoint, null, null);
@@ -267,7 +263,6 @@ public final class InMemoryKeyStore implements KeyStore {
           : !r.leaseExpiresAt.isAfter(cutoff);
       // remove(key, value) deletes only the exact record judged expired, never one that changed meanwhile
       if (expired && records.remove(e.getKey(), r)) {
-        StateTransition.of(r.state, KeyState.ABSENT, TransitionCause.PURGE);
         deleted++;
       }
     }
