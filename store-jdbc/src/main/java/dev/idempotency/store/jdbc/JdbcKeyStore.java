@@ -684,8 +684,8 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   /**
    * H2 writes a file database's commits to disk up to {@code WRITE_DELAY} ms (default 500) after the commit, and
    * has no redo log: a process killed in that time loses them, completed records included, and a client that already
-   * holds the response then gets its retry executed again (the crash tests showed it on every kill). Said at
-   * start-up, naming the setting; not an error, because a development database may accept it.
+   * holds the response then gets its retry executed again. Said at start-up, naming the setting; not an error,
+   * because a development database may accept it. An in-memory database (no path) has nothing to lose this way.
    */
   private void warnIfCommitsAreDelayed(Connection c) throws SQLException {
     String path;

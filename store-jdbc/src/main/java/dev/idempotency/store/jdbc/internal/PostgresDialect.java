@@ -13,7 +13,8 @@ import java.util.Map;
  * {@code INSERT … ON CONFLICT DO NOTHING} when there is none, and a conditional {@code UPDATE} when it is claimable.
  * Replays, mismatches and in-flight answers are decided from the snapshot and write nothing. A row inserted by a
  * concurrent transaction after the snapshot makes the statement return nothing, and the caller reads again (the
- * one case of two round trips).
+ * one case of two round trips). An attempt after one that did not settle runs the same statement with the existing
+ * row read {@code FOR UPDATE}, so that it decides on the newest row under its lock.
  */
 final class PostgresDialect extends SqlDialect {
   private final NamedSql claim;
@@ -37,8 +38,8 @@ final class PostgresDialect extends SqlDialect {
     // The same statement with the existing row locked: used once an attempt did not settle, so that the claim
     // cannot lose again. Without the lock, a claim that meets a released row whose UPDATE another claim wins, and
     // that then reads the row released again, starts over; under a churn of claims and releases on one key it can
-    // lose every round (the TCK's claim/release cycles saw 16 in a row). Not the first attempt: replays and
-    // in-flight answers stay plain reads that take no row lock.
+    // lose every round until it runs out of attempts. Not the first attempt: replays and in-flight answers stay
+    // plain reads that take no row lock.
     claimLocked = NamedSql.parse(claimSql(t, n, seq, true));
   }
 
