@@ -275,6 +275,10 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
    * reads the latest committed row in every dialect at {@code READ COMMITTED} or above. A serialization failure
    * or deadlock (SQLState 40001, 40P01) rolls back and runs the work again, up to
    * {@link Builder#maxTransactionAttempts(int)} times; the work must therefore touch only this connection.
+   *
+   * <p>The work's connection is a view of the pool's that sets the {@linkplain Builder#statementTimeout statement
+   * timeout} on every statement the work creates; it implements {@link Connection} only, so reach a driver's own
+   * interface (PostgreSQL's {@code PGConnection}, say) through {@link Connection#unwrap}, not a cast.
    */
   @Override
   public <R> R inPhase(Execution execution, RecoveryPoint next, TransactionalWork<Connection, R> work)

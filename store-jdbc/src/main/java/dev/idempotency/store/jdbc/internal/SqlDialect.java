@@ -6,14 +6,11 @@ import dev.idempotency.Scope;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreUnavailableException;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -130,22 +127,11 @@ public abstract class SqlDialect {
   /**
    * {@code c} as handed to a phase's work: every statement the work creates gets the store's query timeout, so work
    * blocked on a lock (one its own caller holds in another open transaction, say) ends as an error instead of
-   * holding the phase, and the record with it, forever. The work may set its own timeout on a statement.
+   * holding the phase, and the record with it, forever. The work may set its own timeout on a statement. See
+   * {@link TimeoutConnection} for what the returned connection is.
    */
   public Connection withStatementTimeout(Connection c) {
-    return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-        (proxy, method, args) -> {
-          Object result;
-          try {
-            result = method.invoke(c, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
-          if (result instanceof Statement st) { // createStatement, prepareStatement, prepareCall
-            st.setQueryTimeout(queryTimeoutSeconds);
-          }
-          return result;
-        });
+    return TimeoutConnection.wrap(c, queryTimeoutSeconds);
   }
 
   /** The database clock as epoch nanoseconds, constant within one statement. */
