@@ -38,7 +38,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 
 /**
@@ -153,7 +152,6 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     p.put("fp", fp);
     p.put("lease", Nanos.of(request.lease()));
     p.put("window", window);
-    p.put("nonce", ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE));
     ClaimOutcome outcome = run(dataSource, "claim of " + request.id(),
         (c, autoCommit) -> sql.claim(c, autoCommit, p, fp, window));
     // With the database clock each statement judges by its own start time; a claim that started before the

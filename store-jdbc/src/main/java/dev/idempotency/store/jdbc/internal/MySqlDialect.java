@@ -12,12 +12,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * MySQL 8 and MariaDB 10.11: {@code INSERT … ON DUPLICATE KEY UPDATE} with conditional assignments.
  *
  * <p>MySQL evaluates the assignments left to right and each one sees the columns already assigned, so the first
- * assignment decides on the old row and marks the decision with this call's random {@code claim_nonce}
+ * assignment decides on the old row and marks the decision with this statement's random {@code claim_nonce}
  * ({@code +nonce}: claimed here, {@code -nonce}: not); every later assignment asks whether the nonce is ours, and
  * {@code state}, which the decision reads, is assigned last. MariaDB's {@code SIMULTANEOUS_ASSIGNMENT} mode (also
  * part of {@code sql_mode=ORACLE}) shows every assignment the old row instead, where the nonce is still an earlier
@@ -109,10 +110,16 @@ final class MySqlDialect extends SqlDialect {
         + names.table() + " WHERE 1 = 0");
   }
 
-  // lostBefore changes nothing here: the statement decides under the row lock it takes, on the newest row.
+  /**
+   * The claim statement; {@code lostBefore} changes nothing here, because the statement decides under the row lock
+   * it takes, on the newest row. Each statement draws a nonce of its own, so that a later attempt of the same claim
+   * cannot find its own earlier refusal ({@code -nonce}) on the row, which under {@code SIMULTANEOUS_ASSIGNMENT}
+   * would make every assignment keep the old row while the decision reported the row claimed.
+   */
   @Override
   ClaimOutcome claimOnce(Connection c, Map<String, Object> p, byte[] fp, long window, boolean lostBefore)
       throws SQLException {
+    p.put("nonce", ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE));
     int count;
     long code;
     try (PreparedStatement ps = prepareWithKeys(claim, c, p)) {
