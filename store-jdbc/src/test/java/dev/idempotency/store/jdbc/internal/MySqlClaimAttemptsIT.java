@@ -17,8 +17,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -51,24 +49,25 @@ class MySqlClaimAttemptsIT {
       store.complete(id, owner.fence(), StoredResponse.ofUtf8(201, "done"), T0);
 
       MySqlDialect dialect = new MySqlDialect(Names.of(table), false, 5);
-      Map<String, Object> p = new HashMap<>();
-      p.put("scope", dialect.scopeParam(id.scope()));
-      p.put("key", id.key().value());
-      p.put("now", Nanos.of(T0.plusSeconds(1)));
-      p.put("fp", FP.bytes());
-      p.put("lease", Nanos.of(LEASE));
-      p.put("window", Nanos.of(WINDOW));
       try (Connection c = pool.getConnection()) {
         c.setAutoCommit(true);
-        assertThat(dialect.claimOnce(c, p, FP.bytes(), Nanos.of(WINDOW), false))
+        assertThat(dialect.claimOnce(c, claimValues(dialect, id, T0.plusSeconds(1)), false))
             .as("the first attempt, within the window: completed, read the response").isNull();
-        p.put("now", Nanos.of(T0.plus(WINDOW).plusSeconds(1)));
-        ClaimOutcome later = dialect.claimOnce(c, p, FP.bytes(), Nanos.of(WINDOW), true);
+        ParamValues p = claimValues(dialect, id, T0.plus(WINDOW).plusSeconds(1));
+        ClaimOutcome later = dialect.claimOnce(c, p, true);
         assertThat(later).as("the later attempt, past the window").isInstanceOf(ClaimOutcome.Claimed.class);
         Row row = dialect.read(c, p).orElseThrow();
         assertThat(row.state()).as("the row the later attempt reported claimed").isEqualTo('I');
         assertThat(row.fence()).as("the row's fence").isEqualTo(((ClaimOutcome.Claimed) later).fence().value());
       }
     }
+  }
+
+  /**
+   * The values JdbcKeyStore binds for a claim at {@code now}. The two attempts get values of their own here
+   * because the test moves the engine's clock between them; within one claim the attempts share them.
+   */
+  private static ParamValues claimValues(SqlDialect dialect, RecordId id, Instant now) {
+    return dialect.values(now).record(id).fingerprint(FP.bytes()).lease(Nanos.of(LEASE)).window(Nanos.of(WINDOW));
   }
 }
