@@ -10,7 +10,11 @@ import java.util.Locale;
  * {@link DatabaseMetaData#getDatabaseProductName() product name} unless one is named explicitly.
  */
 public enum Dialect {
-  /** PostgreSQL 15 and later: {@code INSERT … ON CONFLICT DO UPDATE … WHERE}, a sequence for fences. */
+  /**
+   * PostgreSQL 15 and later: one statement of three CTEs (the existing row, {@code INSERT … ON CONFLICT DO NOTHING}
+   * when there is none, a conditional {@code UPDATE} when it is claimable); the first attempt reads the existing row
+   * without a lock, a later attempt reads it {@code FOR UPDATE}. A sequence for fences.
+   */
   POSTGRESQL("postgresql"),
   /**
    * MySQL 8 and MariaDB 10.11 (either driver): {@code INSERT … ON DUPLICATE KEY UPDATE} with conditional

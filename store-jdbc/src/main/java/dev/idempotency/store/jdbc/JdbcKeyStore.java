@@ -8,7 +8,6 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.StoreUnavailableException;
@@ -17,28 +16,25 @@ import dev.idempotency.spi.TransactionalKeyStore;
 import dev.idempotency.spi.TransactionalWork;
 import dev.idempotency.store.jdbc.internal.Names;
 import dev.idempotency.store.jdbc.internal.Nanos;
-import dev.idempotency.store.jdbc.internal.ResponseCodec;
+import dev.idempotency.store.jdbc.internal.ParamValues;
+import dev.idempotency.store.jdbc.internal.Schema;
 import dev.idempotency.store.jdbc.internal.SqlDialect;
 import dev.idempotency.store.jdbc.internal.SqlErrors;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
+import dev.idempotency.store.jdbc.internal.Transactions;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
@@ -59,17 +55,10 @@ import javax.sql.DataSource;
  * {@link Builder#clockSource(ClockSource) clockSource(ENGINE)} is set.
  *
  * <p>Thread-safe and immutable; share one instance per table.
- *
- * <p>One class of about 750 lines: it is the store's only public entry point, and each SPI method is a few lines
- * over shared plumbing. The parts that are jobs of their own, the transaction loop of {@code inPhase} and
- * {@code completeWith}, schema creation and validation, and the typed parameters, are the seams along which it
- * splits into {@code internal} classes; the SQL itself already lives in the dialects.
  */
 public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   /** The default of {@link Builder#statementTimeout}. */
   public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
-
-  private static final System.Logger LOG = System.getLogger(JdbcKeyStore.class.getName());
 
   private final DataSource dataSource;
   private final DataSource renewalDataSource;
@@ -77,7 +66,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   private final ClockSource clockSource;
   private final Names names;
   private final SqlDialect sql;
-  private final int maxTransactionAttempts;
+  private final Transactions transactions;
   private final Set<StoreCapability> capabilities;
 
   private JdbcKeyStore(Builder b, Dialect dialect) {
@@ -88,7 +77,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     this.names = b.names;
     this.sql = SqlDialect.of(dialect.name(), names, clockSource == ClockSource.DATABASE,
         (int) b.statementTimeout.toSeconds());
-    this.maxTransactionAttempts = b.maxTransactionAttempts;
+    this.transactions = new Transactions(sql, names.table(), b.maxTransactionAttempts);
     EnumSet<StoreCapability> caps = EnumSet.of(StoreCapability.SHARED, StoreCapability.TRANSACTIONAL);
     if (clockSource == ClockSource.DATABASE) {
       caps.add(StoreCapability.SERVER_CLOCK);
@@ -113,15 +102,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
    * @throws IllegalArgumentException if the table name is not {@code [schema.]name} of letters, digits, underscores
    */
   public static String schemaDdl(Dialect dialect, String tableName) {
-    Names n = Names.of(tableName);
-    try (InputStream in = JdbcKeyStore.class.getResourceAsStream("/" + dialect.schemaResource())) {
-      if (in == null) {
-        throw new KeyStoreException("schema resource " + dialect.schemaResource() + " is missing from the jar");
-      }
-      return n.render(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-    } catch (IOException e) {
-      throw new KeyStoreException("cannot read " + dialect.schemaResource() + ": " + e, e);
-    }
+    return Schema.ddl(dialect.schemaResource(), Names.of(tableName));
   }
 
   /** The dialect in use. */
@@ -147,15 +128,10 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   @Override
   public ClaimOutcome claim(ClaimRequest request) {
     Objects.requireNonNull(request, "request");
-    Map<String, Object> p = params(request.id(), request.now());
-    byte[] fp = request.fingerprint().bytes();
-    long window = Nanos.of(request.replayWindow());
-    p.put("fp", fp);
-    p.put("lease", Nanos.of(request.lease()));
-    p.put("window", window);
-    p.put("nonce", ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE));
-    ClaimOutcome outcome = run(dataSource, "claim of " + request.id(),
-        (c, autoCommit) -> sql.claim(c, autoCommit, p, fp, window));
+    ParamValues p = sql.values(request.now()).record(request.id()).fingerprint(request.fingerprint().bytes())
+        .lease(Nanos.of(request.lease())).window(Nanos.of(request.replayWindow()));
+    ClaimOutcome outcome = transactions.run(dataSource, "claim of " + request.id(),
+        (c, autoCommit) -> sql.claim(c, autoCommit, p));
     // With the database clock each statement judges by its own start time; a claim that started before the
     // owner's claim and waited for its row lock would report more lease left than the lease. It is a hint:
     // never more than the asking claim's lease.
@@ -168,9 +144,8 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
 
   @Override
   public void heartbeat(RecordId id, FenceToken fence, Instant now, Duration lease) {
-    Map<String, Object> p = fencedParams(id, fence, now);
-    p.put("lease", positive(lease, "lease"));
-    fenced(renewalDataSource, "heartbeat", id, fence, p, sql::heartbeat);
+    ParamValues p = fencedValues(id, fence, now).lease(positive(lease, "lease"));
+    fenced(renewalDataSource, "heartbeat", id, p, sql::heartbeat);
   }
 
   /**
@@ -181,21 +156,19 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   @Override
   public Set<RecordId> heartbeatAll(Map<RecordId, FenceToken> leases, Instant now, Duration lease) {
     Objects.requireNonNull(leases, "leases");
-    Map<String, Object> p = new HashMap<>();
-    p.put("now", nowParam(now));
-    p.put("lease", positive(lease, "lease"));
+    ParamValues p = sql.values(now).lease(positive(lease, "lease"));
     List<RecordId> ids = new ArrayList<>(leases.size());
     List<SqlDialect.OwnedLease> owned = new ArrayList<>(leases.size());
     leases.forEach((id, fence) -> {
       Objects.requireNonNull(id, "leases: a record id");
       Objects.requireNonNull(fence, "leases: the fence of " + id);
       ids.add(id);
-      owned.add(new SqlDialect.OwnedLease(sql.scopeParam(id.scope()), id.key().value(), fence.value()));
+      owned.add(new SqlDialect.OwnedLease(id.scope().value(), id.key().value(), fence.value()));
     });
     if (owned.isEmpty()) {
       return Set.of();
     }
-    Set<Integer> refused = run(renewalDataSource, "renewal of " + owned.size() + " leases",
+    Set<Integer> refused = transactions.run(renewalDataSource, "renewal of " + owned.size() + " leases",
         (c, a) -> sql.renewAll(c, owned, p));
     Set<RecordId> lost = new HashSet<>();
     refused.forEach(i -> lost.add(ids.get(i)));
@@ -205,68 +178,40 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   @Override
   public void checkpoint(RecordId id, FenceToken fence, RecoveryPoint point, Instant now, Duration lease) {
     Objects.requireNonNull(point, "point");
-    Map<String, Object> p = fencedParams(id, fence, now);
-    p.put("lease", positive(lease, "lease"));
-    putPoint(p, point);
-    fenced(dataSource, "checkpoint", id, fence, p, sql::checkpoint);
+    ParamValues p = fencedValues(id, fence, now).lease(positive(lease, "lease")).recoveryPoint(point);
+    fenced(dataSource, "checkpoint", id, p, sql::checkpoint);
   }
 
   @Override
   public void complete(RecordId id, FenceToken fence, StoredResponse response, Instant now) {
     Objects.requireNonNull(response, "response");
-    Map<String, Object> p = fencedParams(id, fence, now);
-    putResponse(p, response);
-    fenced(dataSource, "complete", id, fence, p, sql::complete);
+    fenced(dataSource, "complete", id, fencedValues(id, fence, now).response(response), sql::complete);
   }
 
   @Override
   public void release(RecordId id, FenceToken fence, Instant now) {
-    fenced(dataSource, "release", id, fence, fencedParams(id, fence, now), sql::release);
+    fenced(dataSource, "release", id, fencedValues(id, fence, now), sql::release);
   }
 
   @Override
   public Optional<RecordSnapshot> lookup(RecordId id) {
     Objects.requireNonNull(id, "id");
-    Map<String, Object> p = params(id, Instant.EPOCH);
-    return run(dataSource, "lookup of " + id, (c, a) -> sql.lookup(c, p));
+    ParamValues p = sql.values(Instant.EPOCH).record(id);
+    return transactions.run(dataSource, "lookup of " + id, (c, a) -> sql.lookup(c, p));
   }
 
   @Override
   public List<RecordSnapshot> findAbandoned(Instant now, int limit) {
     Objects.requireNonNull(now, "now");
-    if (limit <= 0) {
-      throw new IllegalArgumentException("limit must be > 0, but was " + limit);
-    }
-    Map<String, Object> p = new HashMap<>();
-    p.put("now", nowParam(now));
-    p.put("limit", limit);
-    return run(dataSource, "findAbandoned", (c, a) -> sql.findAbandoned(c, p));
+    ParamValues p = sql.values(now).limit(positiveLimit(limit));
+    return transactions.run(dataSource, "findAbandoned", (c, a) -> sql.findAbandoned(c, p));
   }
 
   @Override
   public int deleteExpired(Instant now, Duration retention, int limit) {
     Objects.requireNonNull(now, "now");
-    if (limit <= 0) {
-      throw new IllegalArgumentException("limit must be > 0, but was " + limit);
-    }
-    Map<String, Object> p = new HashMap<>();
-    p.put("now", nowParam(now));
-    p.put("retention", positive(retention, "retention"));
-    p.put("limit", limit);
-    return run(dataSource, "deleteExpired", (c, a) -> {
-      // MySQL/MariaDB: a ranged DELETE under REPEATABLE READ takes gap locks that would block concurrent claims;
-      // the batch needs no more than READ COMMITTED.
-      if (dialect != Dialect.MYSQL || c.getTransactionIsolation() == Connection.TRANSACTION_READ_COMMITTED) {
-        return sql.deleteExpired(c, p);
-      }
-      int previous = c.getTransactionIsolation();
-      c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-      try {
-        return sql.deleteExpired(c, p);
-      } finally {
-        c.setTransactionIsolation(previous);
-      }
-    });
+    ParamValues p = sql.values(now).limit(positiveLimit(limit)).retention(positive(retention, "retention"));
+    return transactions.run(dataSource, "deleteExpired", (c, a) -> sql.deleteExpired(c, p));
   }
 
   /**
@@ -275,17 +220,17 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
    * reads the latest committed row in every dialect at {@code READ COMMITTED} or above. A serialization failure
    * or deadlock (SQLState 40001, 40P01) rolls back and runs the work again, up to
    * {@link Builder#maxTransactionAttempts(int)} times; the work must therefore touch only this connection.
+   *
+   * <p>The work's connection is a view of the pool's that sets the {@linkplain Builder#statementTimeout statement
+   * timeout} on every statement the work creates; it implements {@link Connection} only, so reach a driver's own
+   * interface (PostgreSQL's {@code PGConnection}, say) through {@link Connection#unwrap}, not a cast.
    */
   @Override
   public <R> R inPhase(Execution execution, RecoveryPoint next, TransactionalWork<Connection, R> work)
       throws Exception {
     Objects.requireNonNull(next, "next");
-    R result = inTransaction("phase " + next.name(), execution, work, r -> {
-      Map<String, Object> p = fencedParams(execution.recordId(), execution.fence(), execution.now());
-      p.put("lease", positive(execution.lease(), "lease"));
-      putPoint(p, next);
-      return p;
-    }, sql::checkpoint);
+    R result = phase("phase " + next.name(), execution, work, r -> fencedValues(execution)
+        .lease(positive(execution.lease(), "lease")).recoveryPoint(next), sql::checkpoint);
     TransactionCallbacks.of(execution).phaseCommitted(next);
     return result;
   }
@@ -294,12 +239,8 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   @Override
   public StoredResponse completeWith(Execution execution, TransactionalWork<Connection, StoredResponse> work)
       throws Exception {
-    StoredResponse response = inTransaction("completion", execution, work, r -> {
-      Objects.requireNonNull(r, "the work's response");
-      Map<String, Object> p = fencedParams(execution.recordId(), execution.fence(), execution.now());
-      putResponse(p, r);
-      return p;
-    }, sql::complete);
+    StoredResponse response = phase("completion", execution, work,
+        r -> fencedValues(execution).response(Objects.requireNonNull(r, "the work's response")), sql::complete);
     TransactionCallbacks.of(execution).completionCommitted(response);
     return response;
   }
@@ -309,46 +250,36 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     return "JdbcKeyStore[" + dialect + ", table=" + names.table() + ", clock=" + clockSource + "]";
   }
 
-  // ------------------------------------------------------------------------------------------------ plumbing
-
-  @FunctionalInterface
-  private interface SqlWork<R> {
-    R run(Connection c, boolean autoCommit) throws SQLException;
+  /** A transaction of {@code execution}'s, announced to the engine while it is open. */
+  private <R> R phase(String what, Execution execution, TransactionalWork<Connection, R> work,
+      Function<R, ParamValues> valuesFor, Transactions.FencedWrite write) throws Exception {
+    Objects.requireNonNull(execution, "execution");
+    Objects.requireNonNull(work, "work");
+    TransactionCallbacks callbacks = TransactionCallbacks.of(execution);
+    // the engine stops renewing this lease until the phase closes: a renewal committed while the transaction is
+    // open would make its fenced write fail at REPEATABLE READ and SERIALIZABLE (a concurrent update of the row)
+    callbacks.phaseOpening();
+    try {
+      return transactions.inTransaction(dataSource, what + " of " + execution.recordId(), work, valuesFor, write);
+    } finally {
+      callbacks.phaseClosed();
+    }
   }
 
-  @FunctionalInterface
-  private interface FencedSql {
-    int run(Connection c, Map<String, Object> p) throws SQLException;
-  }
-
-  @FunctionalInterface
-  private interface ParamsFor<R> {
-    Map<String, Object> of(R result);
-  }
-
-  private Map<String, Object> params(RecordId id, Instant now) {
-    Objects.requireNonNull(id, "id");
-    Map<String, Object> p = new HashMap<>();
-    p.put("scope", sql.scopeParam(id.scope()));
-    p.put("key", id.key().value());
-    p.put("now", nowParam(now));
-    return p;
-  }
-
-  private Map<String, Object> fencedParams(RecordId id, FenceToken fence, Instant now) {
+  private ParamValues fencedValues(RecordId id, FenceToken fence, Instant now) {
     Objects.requireNonNull(fence, "fence");
-    Map<String, Object> p = params(id, now);
-    p.put("fence", fence.value());
-    // outside a phase the database clock is read by the write itself (H2, see H2Dialect)
-    p.put("pinned", 0L);
-    p.put("elapsed", 0L);
-    p.put("wallNow", 0L);
-    return p;
+    return sql.values(now).record(id).fence(fence);
   }
 
-  private long nowParam(Instant now) {
-    Objects.requireNonNull(now, "now");
-    return clockSource == ClockSource.ENGINE ? Nanos.of(now) : 0L; // with the database clock it is not in the SQL
+  private ParamValues fencedValues(Execution execution) {
+    return fencedValues(execution.recordId(), execution.fence(), execution.now());
+  }
+
+  private void fenced(DataSource from, String op, RecordId id, ParamValues p, Transactions.FencedWrite write) {
+    transactions.run(from, op + " of " + id, (c, a) -> {
+      write.run(c, p);
+      return null;
+    });
   }
 
   private static long positive(Duration d, String name) {
@@ -359,158 +290,11 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     return Nanos.of(d);
   }
 
-  private static void putPoint(Map<String, Object> p, RecoveryPoint point) {
-    p.put("rpName", point.name());
-    p.put("rpData", point.data());
-  }
-
-  private static void putResponse(Map<String, Object> p, StoredResponse response) {
-    p.put("status", response.status());
-    p.put("headers", ResponseCodec.encodeHeaders(response));
-    p.put("body", response.body());
-  }
-
-  private void fenced(DataSource from, String op, RecordId id, FenceToken fence, Map<String, Object> p,
-      FencedSql write) {
-    run(from, op + " of " + id, (c, a) -> {
-      checkFenced(c, id, fence, p, write.run(c, p));
-      return null;
-    });
-  }
-
-  private void checkFenced(Connection c, RecordId id, FenceToken fence, Map<String, Object> p, int count)
-      throws SQLException {
-    if (count == 0) {
-      throw new LeaseLostException(id, fence, sql.describe(c, p));
+  private static int positiveLimit(int limit) {
+    if (limit <= 0) {
+      throw new IllegalArgumentException("limit must be > 0, but was " + limit);
     }
-    if (count != 1) {
-      throw new KeyStoreException("a fenced write on " + id + " changed " + count + " rows of " + names.table()
-          + "; is its primary key (scope, idem_key)?");
-    }
-  }
-
-  private static Connection connect(DataSource from, String what) {
-    try {
-      return from.getConnection();
-    } catch (SQLException e) {
-      throw SqlErrors.mapConnect(what, e);
-    }
-  }
-
-  /** One SPI call: its own connection and transaction; retried on a deadlock or serialization failure. */
-  private <R> R run(DataSource from, String what, SqlWork<R> work) {
-    for (int attempt = 1; ; attempt++) {
-      Connection c = connect(from, what);
-      try {
-        boolean autoCommit = c.getAutoCommit();
-        try {
-          R result = work.run(c, autoCommit);
-          if (!autoCommit) {
-            c.commit();
-          }
-          return result;
-        } catch (SQLException | RuntimeException e) {
-          if (!autoCommit) {
-            rollbackQuietly(c, e);
-          }
-          throw e;
-        }
-      } catch (SQLException e) {
-        if (SqlErrors.isRetryable(e) && attempt < maxTransactionAttempts) {
-          continue;
-        }
-        throw SqlErrors.map(what + " on " + names.table(), names.table(), e);
-      } finally {
-        closeQuietly(c);
-      }
-    }
-  }
-
-  private <R> R inTransaction(String what, Execution execution, TransactionalWork<Connection, R> work,
-      ParamsFor<R> paramsFor, FencedSql write) throws Exception {
-    Objects.requireNonNull(execution, "execution");
-    Objects.requireNonNull(work, "work");
-    TransactionCallbacks callbacks = TransactionCallbacks.of(execution);
-    String label = what + " of " + execution.recordId();
-    // the engine stops renewing this lease until the phase closes: a renewal committed while the transaction is
-    // open would make its fenced write fail at REPEATABLE READ and SERIALIZABLE (a concurrent update of the row)
-    callbacks.phaseOpening();
-    try {
-      for (int attempt = 1; ; attempt++) {
-        Connection c = connect(dataSource, label);
-        boolean restoreAutoCommit = false;
-        try {
-          SqlDialect.PinnedClock pinned;
-          try {
-            if (c.getAutoCommit()) {
-              c.setAutoCommit(false);
-              restoreAutoCommit = true;
-            }
-            pinned = sql.pinTransactionClock(c);
-          } catch (SQLException e) {
-            rollbackQuietly(c, e);
-            throw SqlErrors.map(label, names.table(), e);
-          }
-          R result;
-          try {
-            result = work.run(sql.withStatementTimeout(c));
-          } catch (Exception e) {
-            rollbackQuietly(c, e);
-            if (e instanceof SQLException s && SqlErrors.isRetryable(s) && attempt < maxTransactionAttempts) {
-              continue;
-            }
-            throw e;
-          }
-          try {
-            Map<String, Object> p = paramsFor.of(result);
-            if (pinned != null) {
-              p.put("pinned", pinned.databaseNanos());
-              p.put("elapsed", System.nanoTime() - pinned.nanoTime());
-              p.put("wallNow", Nanos.of(Instant.now()));
-            }
-            checkFenced(c, execution.recordId(), execution.fence(), p, write.run(c, p));
-            c.commit();
-            return result;
-          } catch (SQLException e) {
-            rollbackQuietly(c, e);
-            if (SqlErrors.isRetryable(e) && attempt < maxTransactionAttempts) {
-              continue;
-            }
-            throw SqlErrors.map(label + " on " + names.table(), names.table(), e);
-          } catch (RuntimeException e) {
-            rollbackQuietly(c, e);
-            throw e;
-          }
-        } finally {
-          if (restoreAutoCommit) {
-            try {
-              c.setAutoCommit(true);
-            } catch (SQLException ignored) {
-              // the connection is broken; closing it below hands it back to the pool, which discards it
-            }
-          }
-          closeQuietly(c);
-        }
-      }
-    } finally {
-      callbacks.phaseClosed();
-    }
-  }
-
-  private static void rollbackQuietly(Connection c, Throwable cause) {
-    try {
-      c.rollback();
-    } catch (SQLException e) {
-      cause.addSuppressed(e);
-    }
-  }
-
-  private static void closeQuietly(Connection c) {
-    try {
-      c.close();
-    } catch (SQLException ignored) {
-      // nothing to do: the statement's outcome is already decided
-    }
+    return limit;
   }
 
   /**
@@ -652,14 +436,12 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
           }
           JdbcKeyStore store = new JdbcKeyStore(this, d);
           if (createSchema) {
-            store.createSchema(c);
+            Schema.create(c, schemaDdl(d, names.table()));
           }
           if (validateSchema) {
-            store.validateSchema(c);
+            Schema.validate(c, store.sql, names.table());
           }
-          if (d == Dialect.H2) {
-            store.warnIfCommitsAreDelayed(c);
-          }
+          store.sql.warnAboutSettings(c);
           return store;
         } catch (SQLException e) {
           throw SqlErrors.map("start-up", names.table(), e);
@@ -667,83 +449,5 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
       }
       return new JdbcKeyStore(this, d);
     }
-  }
-
-  private void createSchema(Connection c) throws SQLException {
-    boolean autoCommit = c.getAutoCommit();
-    try (Statement s = c.createStatement()) {
-      for (String ddl : statements(schemaDdl(dialect, names.table()))) {
-        s.execute(ddl);
-      }
-      if (!autoCommit) {
-        c.commit();
-      }
-    }
-  }
-
-  /**
-   * H2 writes a file database's commits to disk up to {@code WRITE_DELAY} ms (default 500) after the commit, and
-   * has no redo log: a process killed in that time loses them, completed records included, and a client that already
-   * holds the response then gets its retry executed again (the crash tests showed it on every kill). Said at
-   * start-up, naming the setting; not an error, because a development database may accept it.
-   */
-  private void warnIfCommitsAreDelayed(Connection c) throws SQLException {
-    String path;
-    List<String> delays = new ArrayList<>();
-    try (Statement s = c.createStatement()) {
-      try (ResultSet rs = s.executeQuery("SELECT DATABASE_PATH()")) {
-        path = rs.next() ? rs.getString(1) : null;
-      }
-      try (ResultSet rs = s.executeQuery(
-          "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'")) {
-        while (rs.next()) {
-          delays.add(rs.getString(1));
-        }
-      }
-    }
-    if (!c.getAutoCommit()) {
-      c.rollback();
-    }
-    if (path != null && delays.stream().anyMatch(v -> !"0".equals(v))) {
-      LOG.log(System.Logger.Level.WARNING, "The H2 database " + path + " writes commits to disk up to WRITE_DELAY="
-          + String.join("/", delays) + " ms after they return: a process killed in that time loses them, and"
-          + " idempotency records with them (a completed request would run again on its retry). Add"
-          + " ;WRITE_DELAY=0 to the JDBC URL of a file database whose records must survive a crash.");
-    }
-  }
-
-  private void validateSchema(Connection c) throws SQLException {
-    for (String check : sql.validationStatements()) {
-      try (Statement s = c.createStatement()) {
-        s.execute(check);
-      } catch (SQLException e) {
-        if (!c.getAutoCommit()) {
-          rollbackQuietly(c, e);
-        }
-        if (SqlErrors.isSchemaProblem(e)) {
-          throw new KeyStoreException(SqlErrors.schemaMessage(names.table(), e), e);
-        }
-        throw e;
-      }
-    }
-    if (!c.getAutoCommit()) {
-      c.rollback();
-    }
-  }
-
-  private static List<String> statements(String script) {
-    StringBuilder sb = new StringBuilder();
-    for (String line : script.split("\n")) {
-      if (!line.strip().startsWith("--")) {
-        sb.append(line).append('\n');
-      }
-    }
-    List<String> out = new ArrayList<>();
-    for (String s : sb.toString().split(";")) {
-      if (!s.isBlank()) {
-        out.add(s.strip());
-      }
-    }
-    return out;
   }
 }

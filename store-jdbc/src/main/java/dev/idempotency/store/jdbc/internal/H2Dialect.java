@@ -1,12 +1,22 @@
 package dev.idempotency.store.jdbc.internal;
 
+import static dev.idempotency.store.jdbc.internal.Param.ELAPSED;
+import static dev.idempotency.store.jdbc.internal.Param.FINGERPRINT;
+import static dev.idempotency.store.jdbc.internal.Param.KEY;
+import static dev.idempotency.store.jdbc.internal.Param.LEASE;
+import static dev.idempotency.store.jdbc.internal.Param.PINNED;
+import static dev.idempotency.store.jdbc.internal.Param.RETENTION;
+import static dev.idempotency.store.jdbc.internal.Param.SCOPE;
+import static dev.idempotency.store.jdbc.internal.Param.WALL_NOW;
+import static dev.idempotency.store.jdbc.internal.Param.WINDOW;
+
 import dev.idempotency.spi.ClaimOutcome;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,6 +30,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * fails with a duplicate key, and reads again.
  */
 final class H2Dialect extends SqlDialect {
+  /** The store's logger, named after the public class by which users configure logging. */
+  private static final System.Logger LOG = System.getLogger("dev.idempotency.store.jdbc.JdbcKeyStore");
+
   private final NamedSql claim;
   private final String expiredKeys;
   private final Map<String, NamedSql> expiredKeysSql = new ConcurrentHashMap<>();
@@ -30,12 +43,13 @@ final class H2Dialect extends SqlDialect {
     String t = names.table();
     String n = now();
     String seq = "NEXT VALUE FOR " + names.sequence();
-    String absent = "(r.state = 'R' OR (r.state = 'C' AND r.completed_at_ns <= " + n + " - :window))";
+    String absent = "(r.state = 'R' OR (r.state = 'C' AND r.completed_at_ns <= " + n + " - " + WINDOW + "))";
     String takeover = "(r.state = 'I' AND r.lease_expires_at_ns <= " + n + " AND r.fingerprint = s.fp)";
     String won = "(" + absent + " OR " + takeover + ")";
     claim = NamedSql.parse("SELECT " + Row.COLUMNS + ", claim_kind, " + n + " AS db_now FROM FINAL TABLE ("
-        + "MERGE INTO " + t + " AS r USING (VALUES (CAST(:scope AS VARCHAR(255)), CAST(:key AS VARCHAR(255)),"
-        + " CAST(:fp AS VARBINARY(64)), CAST(:lease AS BIGINT))) AS s(scope, idem_key, fp, lease)"
+        + "MERGE INTO " + t + " AS r USING (VALUES (CAST(" + SCOPE + " AS VARCHAR(255)), CAST(" + KEY
+        + " AS VARCHAR(255)), CAST(" + FINGERPRINT + " AS VARBINARY(64)), CAST(" + LEASE + " AS BIGINT)))"
+        + " AS s(scope, idem_key, fp, lease)"
         + " ON r.scope = s.scope AND r.idem_key = s.idem_key"
         + " WHEN MATCHED THEN UPDATE SET"
         + " claim_kind = CASE WHEN " + absent + " THEN 'F' WHEN " + takeover + " THEN 'T' ELSE 'N' END,"
@@ -55,14 +69,15 @@ final class H2Dialect extends SqlDialect {
         + " state = CASE WHEN " + won + " THEN 'I' ELSE r.state END"
         + " WHEN NOT MATCHED THEN INSERT (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns,"
         + " completed_at_ns, retain_from_ns, claim_kind, row_version)"
-        + " VALUES (s.scope, s.idem_key, 'I', s.fp, " + seq + ", " + n + " + s.lease, NULL, " + n + " + s.lease, 'F', 1))");
+        + " VALUES (s.scope, s.idem_key, 'I', s.fp, " + seq + ", " + n + " + s.lease, NULL, " + n
+        + " + s.lease, 'F', 1))");
     // H2 2.5.252 miscounts a DELETE with FETCH FIRST, over-deletes with a limited IN subquery, and returns
     // duplicate and stale rows for "state IN (…) … ORDER BY … FETCH FIRST" over the (state, retain_from_ns) index
     // (2.3.232 does not), so the batch is chosen by a SELECT without the IN list and deleted by key, each delete
     // re-checking that the record is still past retention.
-    expiredKeys = "SELECT scope, idem_key FROM " + t + " WHERE retain_from_ns <= " + n + " - :retention AND ";
-    deleteOne = NamedSql.parse("DELETE FROM " + t + " WHERE scope = :scope AND idem_key = :key AND retain_from_ns <= " + n
-        + " - :retention");
+    expiredKeys = "SELECT scope, idem_key FROM " + t + " WHERE retain_from_ns <= " + n + " - " + RETENTION + " AND ";
+    deleteOne = NamedSql.parse("DELETE FROM " + t + " WHERE scope = " + SCOPE + " AND idem_key = " + KEY
+        + " AND retain_from_ns <= " + n + " - " + RETENTION);
   }
 
   @Override
@@ -83,8 +98,8 @@ final class H2Dialect extends SqlDialect {
   @Override
   String fencedNow() {
     return serverClock
-        ? "GREATEST(" + clockExpression() + ", CAST(:pinned AS BIGINT) + CAST(:elapsed AS BIGINT),"
-            + " CAST(:wallNow AS BIGINT))"
+        ? "GREATEST(" + clockExpression() + ", CAST(" + PINNED + " AS BIGINT) + CAST(" + ELAPSED + " AS BIGINT),"
+            + " CAST(" + WALL_NOW + " AS BIGINT))"
         : now();
   }
 
@@ -130,15 +145,15 @@ final class H2Dialect extends SqlDialect {
   }
 
   @Override
-  public int deleteExpired(Connection c, Map<String, Object> p) throws SQLException {
+  public int deleteExpired(Connection c, ParamValues p) throws SQLException {
     deleteBatch(c, p, "state = 'R'");
     return deleteBatch(c, p, "state <> 'R'");
   }
 
-  private int deleteBatch(Connection c, Map<String, Object> p, String states) throws SQLException {
+  private int deleteBatch(Connection c, ParamValues p, String states) throws SQLException {
     List<String[]> keys = new ArrayList<>();
     // parsed once per (states, limit): the limit is a literal here (see limitClause)
-    String tail = states + " ORDER BY retain_from_ns" + limitClause((Integer) p.get("limit"));
+    String tail = states + " ORDER BY retain_from_ns" + limitClause(p.limit());
     NamedSql select = expiredKeysSql.computeIfAbsent(tail, k -> NamedSql.parse(expiredKeys + k));
     try (PreparedStatement ps = prepare(select, c, p); ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
@@ -148,14 +163,43 @@ final class H2Dialect extends SqlDialect {
     int deleted = 0;
     try (PreparedStatement ps = withTimeout(c.prepareStatement(deleteOne.text()))) {
       for (String[] k : keys) {
-        Map<String, Object> q = new HashMap<>(p);
-        q.put("scope", k[0]);
-        q.put("key", k[1]);
-        deleteOne.bind(ps, q);
+        deleteOne.bind(ps, p.recordKey(k[0], k[1]));
         deleted += ps.executeUpdate();
       }
     }
     return deleted;
+  }
+
+  /**
+   * H2 writes a file database's commits to disk up to {@code WRITE_DELAY} ms (default 500) after the commit, and
+   * has no redo log: a process killed in that time loses them, completed records included, and a client that already
+   * holds the response then gets its retry executed again. Said at start-up, naming the setting; not an error,
+   * because a development database may accept it. An in-memory database (no path) has nothing to lose this way.
+   */
+  @Override
+  public void warnAboutSettings(Connection c) throws SQLException {
+    String path;
+    List<String> delays = new ArrayList<>();
+    try (Statement s = c.createStatement()) {
+      try (ResultSet rs = s.executeQuery("SELECT DATABASE_PATH()")) {
+        path = rs.next() ? rs.getString(1) : null;
+      }
+      try (ResultSet rs = s.executeQuery(
+          "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'")) {
+        while (rs.next()) {
+          delays.add(rs.getString(1));
+        }
+      }
+    }
+    if (!c.getAutoCommit()) {
+      c.rollback();
+    }
+    if (path != null && delays.stream().anyMatch(v -> !"0".equals(v))) {
+      LOG.log(System.Logger.Level.WARNING, "The H2 database " + path + " writes commits to disk up to WRITE_DELAY="
+          + String.join("/", delays) + " ms after they return: a process killed in that time loses them, and"
+          + " idempotency records with them (a completed request would run again on its retry). Add"
+          + " ;WRITE_DELAY=0 to the JDBC URL of a file database whose records must survive a crash.");
+    }
   }
 
   @Override
@@ -167,8 +211,7 @@ final class H2Dialect extends SqlDialect {
 
   // lostBefore changes nothing here: the statement decides under the row lock it takes, on the newest row.
   @Override
-  ClaimOutcome claimOnce(Connection c, Map<String, Object> p, byte[] fp, long window, boolean lostBefore)
-      throws SQLException {
+  ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore) throws SQLException {
     try (PreparedStatement ps = prepare(claim, c, p); ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
         return null;
@@ -176,9 +219,9 @@ final class H2Dialect extends SqlDialect {
       Row row = Row.read(rs, false);
       String kind = rs.getString("claim_kind");
       if ("F".equals(kind) || "T".equals(kind)) {
-        return claimed(row, "T".equals(kind));
+        return row.claimedOutcome("T".equals(kind));
       }
-      return interpret(row, rs.getLong("db_now"), fp, window);
+      return row.outcomeOfClaim(rs.getLong("db_now"), p.fingerprint(), p.window());
     }
   }
 }

@@ -1,5 +1,15 @@
 package dev.idempotency.store.jdbc.internal;
 
+import static dev.idempotency.store.jdbc.internal.Param.FINGERPRINT;
+import static dev.idempotency.store.jdbc.internal.Param.KEY;
+import static dev.idempotency.store.jdbc.internal.Param.LEASE;
+import static dev.idempotency.store.jdbc.internal.Param.LIMIT;
+import static dev.idempotency.store.jdbc.internal.Param.NONCE;
+import static dev.idempotency.store.jdbc.internal.Param.NOW;
+import static dev.idempotency.store.jdbc.internal.Param.RETENTION;
+import static dev.idempotency.store.jdbc.internal.Param.SCOPE;
+import static dev.idempotency.store.jdbc.internal.Param.WINDOW;
+
 import dev.idempotency.FenceToken;
 import dev.idempotency.KeyState;
 import dev.idempotency.spi.ClaimOutcome;
@@ -12,12 +22,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * MySQL 8 and MariaDB 10.11: {@code INSERT … ON DUPLICATE KEY UPDATE} with conditional assignments.
  *
  * <p>MySQL evaluates the assignments left to right and each one sees the columns already assigned, so the first
- * assignment decides on the old row and marks the decision with this call's random {@code claim_nonce}
+ * assignment decides on the old row and marks the decision with this statement's random {@code claim_nonce}
  * ({@code +nonce}: claimed here, {@code -nonce}: not); every later assignment asks whether the nonce is ours, and
  * {@code state}, which the decision reads, is assigned last. MariaDB's {@code SIMULTANEOUS_ASSIGNMENT} mode (also
  * part of {@code sql_mode=ORACLE}) shows every assignment the old row instead, where the nonce is still an earlier
@@ -38,7 +50,7 @@ final class MySqlDialect extends SqlDialect {
   private static final String CLOCK_MICROS = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
 
   private final NamedSql claim;
-  private final Map<String, NamedSql> deleteExpired = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, NamedSql> deleteExpired = new ConcurrentHashMap<>();
 
   MySqlDialect(Names names, boolean serverClock, int queryTimeoutSeconds) {
     super(names, serverClock, queryTimeoutSeconds);
@@ -48,16 +60,16 @@ final class MySqlDialect extends SqlDialect {
     // assignment has already set the nonce to +nonce or -nonce, which answers; with SIMULTANEOUS_ASSIGNMENT in
     // sql_mode (MariaDB, also part of sql_mode=ORACLE) every assignment sees the old row, whose nonce is an earlier
     // claim's, so the claimability is judged again on that old row (the same cases the decision below claims).
-    String claimable = "(state = 'R' OR (state = 'C' AND completed_at_ns <= " + n + " - :window)"
+    String claimable = "(state = 'R' OR (state = 'C' AND completed_at_ns <= " + n + " - " + WINDOW + ")"
         + " OR (state = 'I' AND fingerprint = VALUES(fingerprint) AND lease_expires_at_ns <= " + n + "))";
     String ours = "(claim_nonce = VALUES(claim_nonce) OR (claim_nonce <> -VALUES(claim_nonce) AND " + claimable + "))";
     claim = NamedSql.parse("INSERT INTO " + t + " (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns,"
         + " completed_at_ns, retain_from_ns, claim_kind, claim_nonce, row_version)"
-        + " VALUES (:scope, :key, 'I', :fp, LAST_INSERT_ID(" + CLOCK_MICROS + " * 8 + 1) DIV 8, " + n + " + :lease, NULL, "
-        + n + " + :lease, 'F', :nonce, 1)"
+        + " VALUES (" + SCOPE + ", " + KEY + ", 'I', " + FINGERPRINT + ", LAST_INSERT_ID(" + CLOCK_MICROS
+        + " * 8 + 1) DIV 8, " + n + " + " + LEASE + ", NULL, " + n + " + " + LEASE + ", 'F', " + NONCE + ", 1)"
         + " ON DUPLICATE KEY UPDATE"
         + " claim_nonce = IF(LAST_INSERT_ID(CASE"
-        + "   WHEN state = 'R' OR (state = 'C' AND completed_at_ns <= " + n + " - :window)"
+        + "   WHEN state = 'R' OR (state = 'C' AND completed_at_ns <= " + n + " - " + WINDOW + ")"
         + "     THEN GREATEST(fence + 1, VALUES(fence)) * 8 + 1"
         + "   WHEN fingerprint <> VALUES(fingerprint) THEN IF(state = 'C', 13, 5)"
         + "   WHEN state = 'I' AND lease_expires_at_ns <= " + n
@@ -89,7 +101,7 @@ final class MySqlDialect extends SqlDialect {
 
   @Override
   String engineNow() {
-    return "CAST(:now AS SIGNED)";
+    return "CAST(" + NOW + " AS SIGNED)";
   }
 
   @Override
@@ -100,7 +112,7 @@ final class MySqlDialect extends SqlDialect {
   @Override
   NamedSql deleteExpiredSql(String states) {
     return deleteExpired.computeIfAbsent(states, s -> NamedSql.parse("DELETE FROM " + names.table() + " WHERE " + s
-        + " AND retain_from_ns <= " + now() + " - :retention LIMIT :limit"));
+        + " AND retain_from_ns <= " + now() + " - " + RETENTION + " LIMIT " + LIMIT));
   }
 
   @Override
@@ -109,10 +121,35 @@ final class MySqlDialect extends SqlDialect {
         + names.table() + " WHERE 1 = 0");
   }
 
-  // lostBefore changes nothing here: the statement decides under the row lock it takes, on the newest row.
+  /**
+   * A ranged {@code DELETE} under {@code REPEATABLE READ} (InnoDB's default) takes gap locks that would block
+   * concurrent claims; the batch needs no more than {@code READ COMMITTED}, so it runs at that level and puts the
+   * connection's level back.
+   */
   @Override
-  ClaimOutcome claimOnce(Connection c, Map<String, Object> p, byte[] fp, long window, boolean lostBefore)
-      throws SQLException {
+  public int deleteExpired(Connection c, ParamValues p) throws SQLException {
+    int previous = c.getTransactionIsolation();
+    if (previous == Connection.TRANSACTION_READ_COMMITTED) {
+      return super.deleteExpired(c, p);
+    }
+    c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+    try {
+      return super.deleteExpired(c, p);
+    } finally {
+      c.setTransactionIsolation(previous);
+    }
+  }
+
+  /**
+   * The claim statement; {@code lostBefore} changes nothing here, because the statement decides under the row lock
+   * it takes, on the newest row. Each
+   * statement draws a nonce of its own, so that a later attempt of the same claim cannot find its own earlier
+   * refusal ({@code -nonce}) on the row, which under {@code SIMULTANEOUS_ASSIGNMENT} would make every assignment
+   * keep the old row while the decision reported the row claimed.
+   */
+  @Override
+  ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore) throws SQLException {
+    p.nonce(ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE));
     int count;
     long code;
     try (PreparedStatement ps = prepareWithKeys(claim, c, p)) {
@@ -143,8 +180,8 @@ final class MySqlDialect extends SqlDialect {
       case 6:
         return null; // completed: the caller reads the stored response
       default:
-        throw new KeyStoreException("the MySQL claim statement on " + names.table() + " returned no decision (insert id "
-            + code + "); the driver must report LAST_INSERT_ID() through getGeneratedKeys()");
+        throw new KeyStoreException("the MySQL claim statement on " + names.table() + " returned no decision"
+            + " (insert id " + code + "); the driver must report LAST_INSERT_ID() through getGeneratedKeys()");
     }
   }
 
@@ -155,10 +192,10 @@ final class MySqlDialect extends SqlDialect {
    * returns its claim, without a recovery point: with the row's generation when that is older than this claim's
    * fence (a later takeover of the same request kept it), else with a generation of its own.
    */
-  private ClaimOutcome tookOver(Connection c, Map<String, Object> p, FenceToken fence) throws SQLException {
+  private ClaimOutcome tookOver(Connection c, ParamValues p, FenceToken fence) throws SQLException {
     Optional<Row> row = read(c, p);
     if (row.isPresent() && row.get().fence() == fence.value()) {
-      return claimed(row.get(), true);
+      return row.get().claimedOutcome(true);
     }
     FenceToken generation = row.map(r -> FenceToken.of(r.generation())).filter(g -> fence.isNewerThan(g))
         .orElse(fence);

@@ -3,34 +3,37 @@ package dev.idempotency.store.jdbc.internal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Types;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
- * A SQL text with {@code :name} parameters, turned into positional {@code ?}s once and bound by name per call.
- * A name may occur several times. Immutable and thread-safe.
+ * A SQL text with {@code :name} parameters (written by concatenating {@link Param}s), turned into positional
+ * {@code ?}s once and bound from a call's {@link ParamValues}. A parameter may occur several times; a list
+ * parameter's element is {@code :name[i]}. Immutable and thread-safe.
  */
-public final class NamedSql {
-  /** A typed SQL {@code NULL} for a parameter. */
-  public record Null(int sqlType) {}
-
-  /** The binary {@code NULL}. */
-  public static final Null NULL_BYTES = new Null(Types.VARBINARY);
-
+final class NamedSql {
   private final String text;
-  private final List<String> names;
+  private final Param[] params;
+  /** The element of each list parameter; 0 for the others. */
+  private final int[] indexes;
 
-  private NamedSql(String text, List<String> names) {
+  private NamedSql(String text, Param[] params, int[] indexes) {
     this.text = text;
-    this.names = names;
+    this.params = params;
+    this.indexes = indexes;
   }
 
-  /** Parses {@code sql}; a parameter is a colon followed by a letter and word characters, outside quotes. */
-  public static NamedSql parse(String sql) {
+  /**
+   * Parses {@code sql}; a parameter is a colon followed by a letter and word characters, outside quotes and not
+   * after another colon (PostgreSQL's {@code ::} cast), optionally followed by {@code [index]}.
+   *
+   * @throws IllegalArgumentException if it names a parameter that is not a {@link Param}
+   */
+  static NamedSql parse(String sql) {
     StringBuilder out = new StringBuilder(sql.length());
-    List<String> names = new ArrayList<>();
+    List<Param> params = new ArrayList<>();
+    List<Integer> indexes = new ArrayList<>();
     boolean quoted = false;
     for (int i = 0; i < sql.length(); i++) {
       char c = sql.charAt(i);
@@ -43,54 +46,44 @@ public final class NamedSql {
         while (j < sql.length() && (Character.isLetterOrDigit(sql.charAt(j)) || sql.charAt(j) == '_')) {
           j++;
         }
-        names.add(sql.substring(i + 1, j));
+        params.add(Param.named(sql.substring(i + 1, j)));
+        int index = 0;
+        if (j < sql.length() && sql.charAt(j) == '[') {
+          int close = sql.indexOf(']', j);
+          index = Integer.parseInt(sql.substring(j + 1, close));
+          j = close + 1;
+        }
+        indexes.add(index);
         out.append('?');
         i = j - 1;
       } else {
         out.append(c);
       }
     }
-    return new NamedSql(out.toString(), List.copyOf(names));
+    return new NamedSql(out.toString(), params.toArray(Param[]::new),
+        indexes.stream().mapToInt(Integer::intValue).toArray());
   }
 
   /** The positional SQL text. */
-  public String text() {
+  String text() {
     return text;
   }
 
-  /** Prepares the statement and binds {@code params} by name. */
-  public PreparedStatement prepare(Connection c, Map<String, ?> params) throws SQLException {
-    return bind(c.prepareStatement(text), params);
+  /** Prepares the statement and binds {@code values}. */
+  PreparedStatement prepare(Connection c, ParamValues values) throws SQLException {
+    return bind(c.prepareStatement(text), values);
   }
 
-  /** Prepares the statement asking for generated keys, and binds {@code params} by name. */
-  public PreparedStatement prepareWithKeys(Connection c, Map<String, ?> params) throws SQLException {
-    return bind(c.prepareStatement(text, java.sql.Statement.RETURN_GENERATED_KEYS), params);
+  /** Prepares the statement asking for generated keys, and binds {@code values}. */
+  PreparedStatement prepareWithKeys(Connection c, ParamValues values) throws SQLException {
+    return bind(c.prepareStatement(text, Statement.RETURN_GENERATED_KEYS), values);
   }
 
-  /** Binds {@code params} by name to a statement prepared from {@link #text()}; closes it if binding fails. */
-  public PreparedStatement bind(PreparedStatement ps, Map<String, ?> params) throws SQLException {
+  /** Binds {@code values} to a statement prepared from {@link #text()}; closes it if binding fails. */
+  PreparedStatement bind(PreparedStatement ps, ParamValues values) throws SQLException {
     try {
-      for (int i = 0; i < names.size(); i++) {
-        String name = names.get(i);
-        if (!params.containsKey(name)) {
-          throw new IllegalStateException("no value for parameter :" + name);
-        }
-        Object v = params.get(name);
-        int p = i + 1;
-        if (v instanceof Long l) {
-          ps.setLong(p, l);
-        } else if (v instanceof Integer n) {
-          ps.setInt(p, n);
-        } else if (v instanceof String s) {
-          ps.setString(p, s);
-        } else if (v instanceof byte[] b) {
-          ps.setBytes(p, b);
-        } else if (v instanceof Null n) {
-          ps.setNull(p, n.sqlType());
-        } else {
-          throw new IllegalStateException("unsupported value for :" + name + ": " + v);
-        }
+      for (int i = 0; i < params.length; i++) {
+        values.bind(ps, i + 1, params[i], indexes[i]);
       }
       return ps;
     } catch (SQLException | RuntimeException e) {

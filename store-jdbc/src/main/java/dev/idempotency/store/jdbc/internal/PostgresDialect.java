@@ -1,5 +1,13 @@
 package dev.idempotency.store.jdbc.internal;
 
+import static dev.idempotency.store.jdbc.internal.Param.FINGERPRINT;
+import static dev.idempotency.store.jdbc.internal.Param.KEY;
+import static dev.idempotency.store.jdbc.internal.Param.LEASE;
+import static dev.idempotency.store.jdbc.internal.Param.LIMIT;
+import static dev.idempotency.store.jdbc.internal.Param.RETENTION;
+import static dev.idempotency.store.jdbc.internal.Param.SCOPE;
+import static dev.idempotency.store.jdbc.internal.Param.WINDOW;
+
 import dev.idempotency.spi.ClaimOutcome;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -7,18 +15,20 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * PostgreSQL: one statement of three CTE branches: the existing row as of the statement's snapshot, an
  * {@code INSERT … ON CONFLICT DO NOTHING} when there is none, and a conditional {@code UPDATE} when it is claimable.
  * Replays, mismatches and in-flight answers are decided from the snapshot and write nothing. A row inserted by a
  * concurrent transaction after the snapshot makes the statement return nothing, and the caller reads again (the
- * one case of two round trips).
+ * one case of two round trips). An attempt after one that did not settle runs the same statement with the existing
+ * row read {@code FOR UPDATE}, so that it decides on the newest row under its lock.
  */
 final class PostgresDialect extends SqlDialect {
   private final NamedSql claim;
   private final NamedSql claimLocked;
-  private final Map<String, NamedSql> deleteExpired = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, NamedSql> deleteExpired = new ConcurrentHashMap<>();
 
   PostgresDialect(Names names, boolean serverClock, int queryTimeoutSeconds) {
     super(names, serverClock, queryTimeoutSeconds);
@@ -37,8 +47,8 @@ final class PostgresDialect extends SqlDialect {
     // The same statement with the existing row locked: used once an attempt did not settle, so that the claim
     // cannot lose again. Without the lock, a claim that meets a released row whose UPDATE another claim wins, and
     // that then reads the row released again, starts over; under a churn of claims and releases on one key it can
-    // lose every round (the TCK's claim/release cycles saw 16 in a row). Not the first attempt: replays and
-    // in-flight answers stay plain reads that take no row lock.
+    // lose every round until it runs out of attempts. Not the first attempt: replays and in-flight answers stay
+    // plain reads that take no row lock.
     claimLocked = NamedSql.parse(claimSql(t, n, seq, true));
   }
 
@@ -54,26 +64,29 @@ final class PostgresDialect extends SqlDialect {
     String claimable = claimable("r.", n);
     return "WITH existing AS ("
         + "SELECT " + Row.COLUMNS + ", claim_kind, row_version, (" + claimable("", n) + ") AS claimable FROM " + t
-        + " WHERE scope = :scope AND idem_key = :key" + (locked ? " FOR UPDATE" : "") + "),"
+        + " WHERE scope = " + SCOPE + " AND idem_key = " + KEY + (locked ? " FOR UPDATE" : "") + "),"
         + " inserted AS ("
         + "INSERT INTO " + t + " (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns, completed_at_ns,"
         + " retain_from_ns, claim_kind, row_version)"
-        + " SELECT :scope, :key, 'I', :fp, " + seq + ", " + n + " + :lease, NULL, " + n + " + :lease, 'F', 1"
+        + " SELECT " + SCOPE + ", " + KEY + ", 'I', " + FINGERPRINT + ", " + seq + ", " + n + " + " + LEASE + ", NULL, "
+        + n + " + " + LEASE + ", 'F', 1"
         + " WHERE NOT EXISTS (SELECT 1 FROM existing)"
         + " ON CONFLICT (scope, idem_key) DO NOTHING"
         + " RETURNING " + Row.COLUMNS + ", claim_kind),"
         + " updated AS ("
-        + "UPDATE " + t + " AS r SET state = 'I', fingerprint = :fp,"
+        + "UPDATE " + t + " AS r SET state = 'I', fingerprint = " + FINGERPRINT + ","
         // nextval is drawn under the row lock, so it is greater than every fence issued before; GREATEST guards
         // against a sequence that was reset by hand
         + " fence = GREATEST(" + seq + ", r.fence + 1),"
-        + " lease_expires_at_ns = " + n + " + :lease, completed_at_ns = NULL, retain_from_ns = " + n + " + :lease,"
+        + " lease_expires_at_ns = " + n + " + " + LEASE + ", completed_at_ns = NULL, retain_from_ns = " + n + " + "
+        + LEASE + ","
         + " claim_kind = CASE WHEN r.state = 'I' THEN 'T' ELSE 'F' END, row_version = r.row_version + 1,"
         // a takeover continues the request: it keeps the generation; a fresh claim begins its own (NULL: = fence)
         + " generation_fence = CASE WHEN r.state = 'I' THEN COALESCE(r.generation_fence, r.fence) END,"
         + " rp_name = CASE WHEN r.state = 'I' THEN r.rp_name END, rp_data = CASE WHEN r.state = 'I' THEN r.rp_data END,"
         + " response_status = NULL, response_headers = NULL, response_body = NULL"
-        + " WHERE r.scope = :scope AND r.idem_key = :key AND EXISTS (SELECT 1 FROM existing WHERE claimable)"
+        + " WHERE r.scope = " + SCOPE + " AND r.idem_key = " + KEY
+        + " AND EXISTS (SELECT 1 FROM existing WHERE claimable)"
         + " AND " + (locked ? "r.row_version <= (SELECT row_version FROM existing)" : "(" + claimable + ")")
         + " RETURNING " + Row.COLUMNS + ", claim_kind)"
         + " SELECT " + Row.COLUMNS + ", claim_kind, TRUE AS won, " + n + " AS db_now FROM inserted"
@@ -84,9 +97,9 @@ final class PostgresDialect extends SqlDialect {
 
   /** Claimable by this request: released, completed with the window passed, or its own lease expired. */
   private static String claimable(String alias, String now) {
-    return alias + "state = 'R' OR (" + alias + "state = 'C' AND " + alias + "completed_at_ns <= " + now + " - :window)"
-        + " OR (" + alias + "state = 'I' AND " + alias + "lease_expires_at_ns <= " + now + " AND " + alias
-        + "fingerprint = :fp)";
+    return alias + "state = 'R' OR (" + alias + "state = 'C' AND " + alias + "completed_at_ns <= " + now + " - "
+        + WINDOW + ") OR (" + alias + "state = 'I' AND " + alias + "lease_expires_at_ns <= " + now + " AND " + alias
+        + "fingerprint = " + FINGERPRINT + ")";
   }
 
   @Override
@@ -101,7 +114,8 @@ final class PostgresDialect extends SqlDialect {
     // key-based and SKIP LOCKED: the batch never waits for, nor blocks, a claim of a row it selected
     return deleteExpired.computeIfAbsent(states, s -> NamedSql.parse("DELETE FROM " + t
         + " WHERE (scope, idem_key) IN (SELECT scope, idem_key FROM " + t + " WHERE " + s + " AND retain_from_ns <= "
-        + n + " - :retention LIMIT :limit FOR UPDATE SKIP LOCKED) AND retain_from_ns <= " + n + " - :retention"));
+        + n + " - " + RETENTION + " LIMIT " + LIMIT + " FOR UPDATE SKIP LOCKED) AND retain_from_ns <= " + n + " - "
+        + RETENTION));
   }
 
   @Override
@@ -112,17 +126,16 @@ final class PostgresDialect extends SqlDialect {
   }
 
   @Override
-  ClaimOutcome claimOnce(Connection c, Map<String, Object> p, byte[] fp, long window, boolean lostBefore)
-      throws SQLException {
+  ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore) throws SQLException {
     try (PreparedStatement ps = prepare(lostBefore ? claimLocked : claim, c, p); ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
         return null; // a concurrent insert the snapshot cannot see: read again
       }
       Row row = Row.read(rs, false);
       if (rs.getBoolean("won")) {
-        return claimed(row, "T".equals(rs.getString("claim_kind")));
+        return row.claimedOutcome("T".equals(rs.getString("claim_kind")));
       }
-      return interpret(row, rs.getLong("db_now"), fp, window);
+      return row.outcomeOfClaim(rs.getLong("db_now"), p.fingerprint(), p.window());
     }
   }
 }

@@ -8,10 +8,12 @@ import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.Scope;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.spi.RecordSnapshot;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Optional;
 
@@ -76,6 +78,40 @@ record Row(
         FenceToken.of(fence), complete ? Optional.empty() : Optional.of(Nanos.toInstant(leaseExpiresAt)),
         recoveryPoint(), complete ? Optional.of(response()) : Optional.empty(),
         complete ? Optional.of(Nanos.toInstant(completedAt)) : Optional.empty());
+  }
+
+  /**
+   * What a claim that did not win means for this row, judged at {@code dbNow}; {@code null} if the row is
+   * claimable (released, past the window, or an expired lease with the same fingerprint), which means it changed
+   * since the arbitrating statement looked: claim again.
+   */
+  ClaimOutcome outcomeOfClaim(long dbNow, byte[] fp, long window) {
+    switch (state) {
+      case 'C':
+        if (completedAt <= dbNow - window) {
+          return null;
+        }
+        if (!sameFingerprint(fp)) {
+          return new ClaimOutcome.Mismatch(KeyState.COMPLETE);
+        }
+        return new ClaimOutcome.Completed(response(), Nanos.toInstant(completedAt));
+      case 'I':
+        if (!sameFingerprint(fp)) {
+          return new ClaimOutcome.Mismatch(KeyState.IN_FLIGHT);
+        }
+        if (leaseExpiresAt > dbNow) {
+          return new ClaimOutcome.InFlight(Duration.ofNanos(leaseExpiresAt - dbNow));
+        }
+        return null;
+      default:
+        return null;
+    }
+  }
+
+  /** The outcome of this row when the arbitrating statement claimed it for the caller. */
+  ClaimOutcome claimedOutcome(boolean takeover) {
+    return new ClaimOutcome.Claimed(FenceToken.of(fence), takeover ? recoveryPoint() : Optional.empty(), takeover,
+        FenceToken.of(takeover ? generation : fence));
   }
 
   /** What the record, as found, means for {@code state} letters; for messages. */

@@ -1,25 +1,36 @@
 package dev.idempotency.store.jdbc.internal;
 
-import dev.idempotency.FenceToken;
-import dev.idempotency.KeyState;
-import dev.idempotency.Scope;
+import static dev.idempotency.store.jdbc.internal.Param.BODY;
+import static dev.idempotency.store.jdbc.internal.Param.FENCE;
+import static dev.idempotency.store.jdbc.internal.Param.HEADERS;
+import static dev.idempotency.store.jdbc.internal.Param.KEY;
+import static dev.idempotency.store.jdbc.internal.Param.LEASE;
+import static dev.idempotency.store.jdbc.internal.Param.LIMIT;
+import static dev.idempotency.store.jdbc.internal.Param.NOW;
+import static dev.idempotency.store.jdbc.internal.Param.RENEWED_FENCE;
+import static dev.idempotency.store.jdbc.internal.Param.RENEWED_KEY;
+import static dev.idempotency.store.jdbc.internal.Param.RENEWED_SCOPE;
+import static dev.idempotency.store.jdbc.internal.Param.RP_DATA;
+import static dev.idempotency.store.jdbc.internal.Param.RP_NAME;
+import static dev.idempotency.store.jdbc.internal.Param.SCOPE;
+import static dev.idempotency.store.jdbc.internal.Param.STATUS;
+
 import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.KeyStoreException;
+import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreUnavailableException;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -28,9 +39,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * The SQL of one dialect for one table and one clock source. Every statement that decides something is a single
  * statement the database arbitrates; the Java side only interprets what it returns. Immutable and thread-safe.
  *
- * <p>Parameters, all named: {@code :scope :key :fp} identify the record and request, {@code :now} is the engine's
- * time in epoch nanoseconds (absent from the SQL with the database clock), {@code :lease :window :retention} are
- * nanoseconds, {@code :fence} the owner's token.
+ * <p>Parameters are {@link Param}s, bound from a call's {@link ParamValues} ({@link #values(Instant)}):
+ * {@code :scope :key :fp} identify the record and request, {@code :now} is the engine's time in epoch nanoseconds
+ * (absent from the SQL with the database clock), {@code :lease :window :retention} are nanoseconds, {@code :fence}
+ * the owner's token.
  */
 public abstract class SqlDialect {
   /**
@@ -45,9 +57,6 @@ public abstract class SqlDialect {
    * and a statement that size still takes well under a millisecond of parsing.
    */
   static final int RENEWALS_PER_STATEMENT = 256;
-
-  /** Letters of the {@code state} column. */
-  static final String IN_FLIGHT = "I";
 
   final Names names;
   final boolean serverClock;
@@ -68,18 +77,21 @@ public abstract class SqlDialect {
     String t = names.table();
     String now = now();
     this.select = NamedSql.parse("SELECT " + Row.COLUMNS + ", " + now + " AS db_now FROM " + t
-        + " WHERE scope = :scope AND idem_key = :key");
+        + " WHERE scope = " + SCOPE + " AND idem_key = " + KEY);
     // Every fenced write bumps row_version, so that it always changes the row: MySQL drivers that report found
     // rows and those that report changed rows then agree on the update count (1 = written, 0 = fence refused).
-    String fenced = " WHERE scope = :scope AND idem_key = :key AND fence = :fence AND state = 'I'";
+    String fenced = " WHERE scope = " + SCOPE + " AND idem_key = " + KEY + " AND fence = " + FENCE
+        + " AND state = 'I'";
     String fnow = fencedNow();
-    this.heartbeat = NamedSql.parse("UPDATE " + t + " SET lease_expires_at_ns = " + fnow + " + :lease, retain_from_ns = "
-        + fnow + " + :lease, row_version = row_version + 1" + fenced);
-    this.checkpoint = NamedSql.parse("UPDATE " + t + " SET rp_name = :rpName, rp_data = :rpData, lease_expires_at_ns = "
-        + fnow + " + :lease, retain_from_ns = " + fnow + " + :lease, row_version = row_version + 1" + fenced);
-    this.complete = NamedSql.parse("UPDATE " + t + " SET state = 'C', completed_at_ns = " + fnow + ", retain_from_ns = "
-        + fnow + ", lease_expires_at_ns = NULL, response_status = :status, response_headers = :headers, "
-        + "response_body = :body, row_version = row_version + 1" + fenced);
+    this.heartbeat = NamedSql.parse("UPDATE " + t + " SET lease_expires_at_ns = " + fnow + " + " + LEASE
+        + ", retain_from_ns = " + fnow + " + " + LEASE + ", row_version = row_version + 1" + fenced);
+    this.checkpoint = NamedSql.parse("UPDATE " + t + " SET rp_name = " + RP_NAME + ", rp_data = "
+        + RP_DATA + ", lease_expires_at_ns = " + fnow + " + " + LEASE + ", retain_from_ns = " + fnow + " + "
+        + LEASE + ", row_version = row_version + 1" + fenced);
+    this.complete = NamedSql.parse("UPDATE " + t + " SET state = 'C', completed_at_ns = " + fnow
+        + ", retain_from_ns = " + fnow + ", lease_expires_at_ns = NULL, response_status = " + STATUS
+        + ", response_headers = " + HEADERS + ", response_body = " + BODY
+        + ", row_version = row_version + 1" + fenced);
     this.release = NamedSql.parse("UPDATE " + t + " SET state = 'R', retain_from_ns = " + fnow
         + ", lease_expires_at_ns = NULL, rp_name = NULL, rp_data = NULL, row_version = row_version + 1" + fenced);
   }
@@ -99,16 +111,28 @@ public abstract class SqlDialect {
   }
 
   /**
+   * The values of one call's statements, {@code :now} set from the engine's {@code now} (0 with the database
+   * clock, whose statements do not name it).
+   *
+   * @throws NullPointerException if {@code now} is null
+   * @throws IllegalArgumentException if the engine's clock judges and {@code now} is outside the store's range
+   */
+  public ParamValues values(Instant now) {
+    Objects.requireNonNull(now, "now");
+    return new ParamValues(scopeAsBytes(), serverClock ? 0L : Nanos.of(now));
+  }
+
+  /**
    * Prepares {@code sql} with {@code p} bound and the store's query timeout set: a statement that waits on a lock
    * held by a stalled transaction, or on a database that stopped answering, ends with a timeout (mapped to
    * StoreUnavailableException) instead of holding the caller, for example the engine's one heartbeat thread.
    */
-  PreparedStatement prepare(NamedSql sql, Connection c, Map<String, ?> p) throws SQLException {
+  PreparedStatement prepare(NamedSql sql, Connection c, ParamValues p) throws SQLException {
     return withTimeout(sql.prepare(c, p));
   }
 
   /** {@link #prepare}, asking for generated keys. */
-  PreparedStatement prepareWithKeys(NamedSql sql, Connection c, Map<String, ?> p) throws SQLException {
+  PreparedStatement prepareWithKeys(NamedSql sql, Connection c, ParamValues p) throws SQLException {
     return withTimeout(sql.prepareWithKeys(c, p));
   }
 
@@ -130,30 +154,25 @@ public abstract class SqlDialect {
   /**
    * {@code c} as handed to a phase's work: every statement the work creates gets the store's query timeout, so work
    * blocked on a lock (one its own caller holds in another open transaction, say) ends as an error instead of
-   * holding the phase, and the record with it, forever. The work may set its own timeout on a statement.
+   * holding the phase, and the record with it, forever. The work may set its own timeout on a statement. See
+   * {@link TimeoutConnection} for what the returned connection is.
    */
   public Connection withStatementTimeout(Connection c) {
-    return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-        (proxy, method, args) -> {
-          Object result;
-          try {
-            result = method.invoke(c, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
-          if (result instanceof Statement st) { // createStatement, prepareStatement, prepareCall
-            st.setQueryTimeout(queryTimeoutSeconds);
-          }
-          return result;
-        });
+    return TimeoutConnection.wrap(c, queryTimeoutSeconds);
   }
+
+  /**
+   * Looks at database settings that weaken what the store promises and logs a warning naming each; called once, at
+   * start-up, on the connection that checked the schema. Leaves that connection's transaction, if any, rolled back.
+   */
+  public void warnAboutSettings(Connection c) throws SQLException {}
 
   /** The database clock as epoch nanoseconds, constant within one statement. */
   abstract String clockExpression();
 
   /** The engine's time as a bound parameter. */
   String engineNow() {
-    return "CAST(:now AS BIGINT)";
+    return "CAST(" + NOW + " AS BIGINT)";
   }
 
   /** The time every decision is judged by: the database clock or the engine's {@code :now}. */
@@ -186,17 +205,12 @@ public abstract class SqlDialect {
 
   /** A row-limit clause for {@code limit} rows (the {@code :limit} parameter, where the dialect binds it well). */
   String limitClause(int limit) {
-    return " LIMIT :limit";
+    return " LIMIT " + LIMIT;
   }
 
   /** Whether {@code scope} is stored as UTF-8 bytes (MySQL: binary, no-pad comparison). */
   boolean scopeAsBytes() {
     return false;
-  }
-
-  /** The value to bind for a scope. */
-  public Object scopeParam(Scope scope) {
-    return scopeAsBytes() ? scope.value().getBytes(StandardCharsets.UTF_8) : scope.value();
   }
 
   /** The batch delete of rows past retention matching {@code stateCondition}. */
@@ -213,24 +227,24 @@ public abstract class SqlDialect {
    * One attempt of the claim: the dialect's single arbitrating statement. Returns the outcome, or {@code null}
    * when the statement saw no row it may decide by (a same-key insert race): the caller reads again.
    *
+   * @param p the record, {@code :fp}, {@code :lease} and {@code :window}
    * @param lostBefore whether an earlier attempt of this claim did not settle: a dialect whose first attempt
    *     decides from a snapshot must now decide under the row lock, so that the claim cannot lose every round
    */
-  abstract ClaimOutcome claimOnce(Connection c, Map<String, Object> p, byte[] fp, long window, boolean lostBefore)
-      throws SQLException;
+  abstract ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore) throws SQLException;
 
   /**
    * The claim: the arbitrating statement, and only when it could not decide, a plain read of the committed row.
    *
    * @param autoCommit whether {@code c} commits each statement (otherwise a failed attempt is rolled back here)
+   * @param p the record, {@code :fp}, {@code :lease} and {@code :window}
    */
-  public ClaimOutcome claim(Connection c, boolean autoCommit, Map<String, Object> p, byte[] fp, long window)
-      throws SQLException {
+  public ClaimOutcome claim(Connection c, boolean autoCommit, ParamValues p) throws SQLException {
     for (int attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
       try {
-        ClaimOutcome o = claimOnce(c, p, fp, window, attempt > 1);
+        ClaimOutcome o = claimOnce(c, p, attempt > 1);
         if (o == null) {
-          o = readOutcome(c, p, fp, window);
+          o = readOutcome(c, p);
         }
         if (o != null) {
           return o;
@@ -249,95 +263,73 @@ public abstract class SqlDialect {
   }
 
   /** Reads the committed record and decides by it; {@code null} when it is absent or claimable (claim again). */
-  ClaimOutcome readOutcome(Connection c, Map<String, Object> p, byte[] fp, long window) throws SQLException {
+  ClaimOutcome readOutcome(Connection c, ParamValues p) throws SQLException {
     try (PreparedStatement ps = prepare(select, c, p); ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
         return null;
       }
-      return interpret(Row.read(rs, scopeAsBytes()), rs.getLong("db_now"), fp, window);
+      return Row.read(rs, scopeAsBytes()).outcomeOfClaim(rs.getLong("db_now"), p.fingerprint(), p.window());
     }
-  }
-
-  /**
-   * What a claim that did not win means for the row it found, judged at {@code dbNow}; {@code null} if the row is
-   * absent or claimable (released, past the window, or an expired lease with the same fingerprint), which means it
-   * changed since the arbitrating statement looked: claim again.
-   */
-  static ClaimOutcome interpret(Row r, long dbNow, byte[] fp, long window) {
-    switch (r.state()) {
-      case 'C':
-        if (r.completedAt() <= dbNow - window) {
-          return null;
-        }
-        if (!r.sameFingerprint(fp)) {
-          return new ClaimOutcome.Mismatch(KeyState.COMPLETE);
-        }
-        return new ClaimOutcome.Completed(r.response(), Nanos.toInstant(r.completedAt()));
-      case 'I':
-        if (!r.sameFingerprint(fp)) {
-          return new ClaimOutcome.Mismatch(KeyState.IN_FLIGHT);
-        }
-        if (r.leaseExpiresAt() > dbNow) {
-          return new ClaimOutcome.InFlight(Duration.ofNanos(r.leaseExpiresAt() - dbNow));
-        }
-        return null;
-      default:
-        return null;
-    }
-  }
-
-  /** The outcome of a row the arbitrating statement claimed for this caller. */
-  static ClaimOutcome claimed(Row r, boolean takeover) {
-    return new ClaimOutcome.Claimed(FenceToken.of(r.fence()), takeover ? r.recoveryPoint() : Optional.empty(),
-        takeover, FenceToken.of(takeover ? r.generation() : r.fence()));
   }
 
   /** The record, or empty; released records count as absent. */
-  public Optional<RecordSnapshot> lookup(Connection c, Map<String, Object> p) throws SQLException {
+  public Optional<RecordSnapshot> lookup(Connection c, ParamValues p) throws SQLException {
     Optional<Row> row = read(c, p);
     return row.filter(r -> r.state() != 'R').map(Row::toSnapshot);
   }
 
-  /** The raw row, for messages. */
-  Optional<Row> read(Connection c, Map<String, Object> p) throws SQLException {
+  /** The raw row. */
+  Optional<Row> read(Connection c, ParamValues p) throws SQLException {
     try (PreparedStatement ps = prepare(select, c, p); ResultSet rs = ps.executeQuery()) {
       return rs.next() ? Optional.of(Row.read(rs, scopeAsBytes())) : Optional.empty();
     }
   }
 
-  /** What the record looks like now, for a {@code LeaseLostException}'s detail. */
-  public String describe(Connection c, Map<String, Object> p) throws SQLException {
-    return read(c, p).map(Row::describe).orElse("record is absent (purged)");
+  /**
+   * The fenced writes, each {@code UPDATE … WHERE fence = :fence AND state = 'I'}, and each of them:
+   *
+   * @param p the record and {@code :fence}, and the write's own values
+   * @throws LeaseLostException if the fence no longer holds (the exception says what the record looks like now)
+   */
+  public void heartbeat(Connection c, ParamValues p) throws SQLException {
+    fencedWrite(heartbeat, c, p);
   }
 
-  /** The fenced writes; each returns the update count, 1 when the fence held. */
-  public int heartbeat(Connection c, Map<String, Object> p) throws SQLException {
-    return update(heartbeat, c, p);
+  /** See {@link #heartbeat}; {@code p} also holds the lease and the recovery point. */
+  public void checkpoint(Connection c, ParamValues p) throws SQLException {
+    fencedWrite(checkpoint, c, p);
+  }
+
+  /** See {@link #heartbeat}; {@code p} also holds the response. */
+  public void complete(Connection c, ParamValues p) throws SQLException {
+    fencedWrite(complete, c, p);
   }
 
   /** See {@link #heartbeat}. */
-  public int checkpoint(Connection c, Map<String, Object> p) throws SQLException {
-    return update(checkpoint, c, p);
+  public void release(Connection c, ParamValues p) throws SQLException {
+    fencedWrite(release, c, p);
   }
 
-  /** See {@link #heartbeat}. */
-  public int complete(Connection c, Map<String, Object> p) throws SQLException {
-    return update(complete, c, p);
+  private void fencedWrite(NamedSql sql, Connection c, ParamValues p) throws SQLException {
+    int count = update(sql, c, p);
+    if (count == 0) {
+      String found = read(c, p).map(Row::describe).orElse("record is absent (purged)");
+      throw new LeaseLostException(p.recordId(), p.fenceToken(), found);
+    }
+    if (count != 1) {
+      throw new KeyStoreException("a fenced write on " + p.recordId() + " changed " + count + " rows of "
+          + names.table() + "; is its primary key (scope, idem_key)?");
+    }
   }
 
-  /** See {@link #heartbeat}. */
-  public int release(Connection c, Map<String, Object> p) throws SQLException {
-    return update(release, c, p);
-  }
-
-  int update(NamedSql sql, Connection c, Map<String, Object> p) throws SQLException {
+  int update(NamedSql sql, Connection c, ParamValues p) throws SQLException {
     try (PreparedStatement ps = prepare(sql, c, p)) {
       return ps.executeUpdate();
     }
   }
 
-  /** One lease to renew: the record's bound scope and key, and its owner's fence. */
-  public record OwnedLease(Object scope, String key, long fence) {}
+  /** One lease to renew: the record's scope and key, and its owner's fence. */
+  public record OwnedLease(String scope, String key, long fence) {}
 
   /**
    * Renews every lease in {@code owned} whose fence is still current and whose record is in flight, in one statement
@@ -347,7 +339,7 @@ public abstract class SqlDialect {
    *
    * @param p {@code :now} and {@code :lease}
    */
-  public Set<Integer> renewAll(Connection c, List<OwnedLease> owned, Map<String, Object> p) throws SQLException {
+  public Set<Integer> renewAll(Connection c, List<OwnedLease> owned, ParamValues p) throws SQLException {
     Set<Integer> refused = new HashSet<>();
     for (int from = 0; from < owned.size(); from += RENEWALS_PER_STATEMENT) {
       List<OwnedLease> chunk = owned.subList(from, Math.min(owned.size(), from + RENEWALS_PER_STATEMENT));
@@ -356,18 +348,16 @@ public abstract class SqlDialect {
       int size = Integer.highestOneBit(chunk.size()) == chunk.size() ? chunk.size()
           : Integer.highestOneBit(chunk.size()) << 1;
       NamedSql[] sql = renewalSql.computeIfAbsent(size, this::renewalStatements);
-      Map<String, Object> q = new HashMap<>(p);
+      List<OwnedLease> padded = new ArrayList<>(size);
       for (int i = 0; i < size; i++) {
-        OwnedLease o = chunk.get(Math.min(i, chunk.size() - 1));
-        q.put("s" + i, o.scope());
-        q.put("k" + i, o.key());
-        q.put("f" + i, o.fence());
+        padded.add(chunk.get(Math.min(i, chunk.size() - 1)));
       }
-      if (update(sql[0], c, q) == chunk.size()) {
+      p.renewed(padded);
+      if (update(sql[0], c, p) == chunk.size()) {
         continue;
       }
       Set<String> renewed = new HashSet<>();
-      try (PreparedStatement ps = prepare(sql[1], c, q); ResultSet rs = ps.executeQuery()) {
+      try (PreparedStatement ps = prepare(sql[1], c, p); ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           String scope = scopeAsBytes() ? new String(rs.getBytes(1), StandardCharsets.UTF_8) : rs.getString(1);
           renewed.add(scope + "\u0000" + rs.getString(2) + "\u0000" + rs.getLong(3));
@@ -375,8 +365,7 @@ public abstract class SqlDialect {
       }
       for (int i = 0; i < chunk.size(); i++) {
         OwnedLease o = chunk.get(i);
-        Object scope = o.scope() instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : o.scope();
-        if (!renewed.contains(scope + "\u0000" + o.key() + "\u0000" + o.fence())) {
+        if (!renewed.contains(o.scope() + "\u0000" + o.key() + "\u0000" + o.fence())) {
           refused.add(from + i);
         }
       }
@@ -394,22 +383,27 @@ public abstract class SqlDialect {
     StringBuilder triples = new StringBuilder(" AND (scope, idem_key, fence) IN (");
     for (int i = 0; i < n; i++) {
       String sep = i == 0 ? "" : ", ";
-      pairs.append(sep).append("(:s").append(i).append(", :k").append(i).append(')');
-      triples.append(sep).append("(:s").append(i).append(", :k").append(i).append(", :f").append(i).append(')');
+      String scopeAndKey = "(" + RENEWED_SCOPE.at(i) + ", " + RENEWED_KEY.at(i);
+      pairs.append(sep).append(scopeAndKey).append(')');
+      triples.append(sep).append(scopeAndKey).append(", ").append(RENEWED_FENCE.at(i)).append(')');
     }
     String where = pairs.append(')').toString() + triples.append(')');
     String t = names.table();
     String n0 = now();
     return new NamedSql[] {
-        NamedSql.parse("UPDATE " + t + " SET lease_expires_at_ns = " + n0 + " + :lease, retain_from_ns = " + n0
-            + " + :lease, row_version = row_version + 1" + where),
+        NamedSql.parse("UPDATE " + t + " SET lease_expires_at_ns = " + n0 + " + " + LEASE + ", retain_from_ns = "
+            + n0 + " + " + LEASE + ", row_version = row_version + 1" + where),
         NamedSql.parse("SELECT scope, idem_key, fence FROM " + t + where)};
   }
 
-  /** In-flight records whose lease expired, oldest lease first. */
-  public List<RecordSnapshot> findAbandoned(Connection c, Map<String, Object> p) throws SQLException {
+  /**
+   * In-flight records whose lease expired, oldest lease first.
+   *
+   * @param p {@code :now} and {@code :limit}
+   */
+  public List<RecordSnapshot> findAbandoned(Connection c, ParamValues p) throws SQLException {
     // parsed once per limit clause (a constant, except where a dialect writes the limit as a literal)
-    NamedSql findAbandoned = findAbandonedSql.computeIfAbsent(limitClause((Integer) p.get("limit")),
+    NamedSql findAbandoned = findAbandonedSql.computeIfAbsent(limitClause(p.limit()),
         limit -> NamedSql.parse("SELECT " + Row.COLUMNS + " FROM " + names.table()
             + " WHERE state = 'I' AND retain_from_ns <= " + now() + " ORDER BY retain_from_ns" + limit));
     List<RecordSnapshot> out = new ArrayList<>();
@@ -424,8 +418,10 @@ public abstract class SqlDialect {
   /**
    * Deletes one batch of records past retention and returns how many. Released rows (tombstones that keep the
    * fence, absent to the SPI) past retention go in a batch of their own first, not counted: they are not records.
+   *
+   * @param p {@code :now}, {@code :retention} and {@code :limit}
    */
-  public int deleteExpired(Connection c, Map<String, Object> p) throws SQLException {
+  public int deleteExpired(Connection c, ParamValues p) throws SQLException {
     update(deleteExpiredSql("state = 'R'"), c, p);
     return update(deleteExpiredSql("state IN ('C', 'I')"), c, p);
   }

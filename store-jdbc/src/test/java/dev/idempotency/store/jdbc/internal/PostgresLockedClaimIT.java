@@ -22,7 +22,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -205,17 +204,12 @@ class PostgresLockedClaimIT {
 
   /** One attempt of the dialect's claim on an autocommit connection, with the parameters JdbcKeyStore binds. */
   private ClaimOutcome claim(RecordId id, Fingerprint fp, Instant now, boolean locked) throws SQLException {
-    Map<String, Object> p = new HashMap<>();
-    p.put("scope", dialect.scopeParam(id.scope()));
-    p.put("key", id.key().value());
-    p.put("now", Nanos.of(now));
-    p.put("fp", fp.bytes());
-    p.put("lease", Nanos.of(LEASE));
-    p.put("window", Nanos.of(WINDOW));
+    ParamValues p = dialect.values(now).record(id).fingerprint(fp.bytes()).lease(Nanos.of(LEASE))
+        .window(Nanos.of(WINDOW));
     try (Connection c = pool.getConnection()) {
       c.setAutoCommit(true);
-      ClaimOutcome o = dialect.claimOnce(c, p, fp.bytes(), Nanos.of(WINDOW), locked);
-      return o != null ? o : dialect.readOutcome(c, p, fp.bytes(), Nanos.of(WINDOW));
+      ClaimOutcome o = dialect.claimOnce(c, p, locked);
+      return o != null ? o : dialect.readOutcome(c, p);
     }
   }
 }

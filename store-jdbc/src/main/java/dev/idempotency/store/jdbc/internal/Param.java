@@ -1,0 +1,86 @@
+package dev.idempotency.store.jdbc.internal;
+
+/**
+ * The named parameters of the store's SQL. A statement's text names one by concatenating the constant, which writes
+ * itself as {@code :name} ({@link #toString()}), so a misspelt parameter does not compile; {@link NamedSql} turns
+ * the names into positions once, and {@link ParamValues} binds each from the field its typed setter filled.
+ */
+enum Param {
+  /** The record's scope; UTF-8 bytes where the dialect stores it so. */
+  SCOPE("scope"),
+  /** The record's key. */
+  KEY("key"),
+  /** The request's fingerprint. */
+  FINGERPRINT("fp"),
+  /** The engine's time, epoch nanoseconds; 0, and absent from the SQL, with the database clock. */
+  NOW("now"),
+  /** The lease, nanoseconds. */
+  LEASE("lease"),
+  /** The replay window, nanoseconds. */
+  WINDOW("window"),
+  /** The retention, nanoseconds. */
+  RETENTION("retention"),
+  /** The most rows a batch takes. */
+  LIMIT("limit"),
+  /** The owner's fence. */
+  FENCE("fence"),
+  /** The MySQL claim statement's random marker of its own decision (see {@link MySqlDialect}). */
+  NONCE("nonce"),
+  /** The database clock as a phase opened, epoch nanoseconds (see {@link H2Dialect#fencedNow()}). */
+  PINNED("pinned"),
+  /** Nanoseconds since {@link #PINNED} was read. */
+  ELAPSED("elapsed"),
+  /** This JVM's clock at the fenced write of a phase, epoch nanoseconds. */
+  WALL_NOW("wallNow"),
+  /** The recovery point's name. */
+  RP_NAME("rpName"),
+  /** The recovery point's data. */
+  RP_DATA("rpData"),
+  /** The stored response's status. */
+  STATUS("status"),
+  /** The stored response's headers, encoded by {@link ResponseCodec}. */
+  HEADERS("headers"),
+  /** The stored response's body. */
+  BODY("body"),
+  /** A list parameter ({@link #at(int)}): the scope of the {@code i}th lease a renewal names. */
+  RENEWED_SCOPE("renewedScope"),
+  /** A list parameter: the key of the {@code i}th lease a renewal names. */
+  RENEWED_KEY("renewedKey"),
+  /** A list parameter: the fence of the {@code i}th lease a renewal names. */
+  RENEWED_FENCE("renewedFence");
+
+  /** The name in SQL text, after the colon. */
+  final String sqlName;
+  /** This parameter's bit in {@link ParamValues}'s record of the values that were set. */
+  final long bit;
+
+  Param(String sqlName) {
+    this.sqlName = sqlName;
+    this.bit = 1L << ordinal();
+  }
+
+  /** The parameter as written in SQL text: {@code :name}. */
+  @Override
+  public String toString() {
+    return ":" + sqlName;
+  }
+
+  /** The {@code i}th element of a list parameter, as written in SQL text: {@code :name[i]}. */
+  String at(int i) {
+    return this + "[" + i + "]";
+  }
+
+  /**
+   * The parameter written {@code :name} in SQL text.
+   *
+   * @throws IllegalArgumentException if there is none of that name
+   */
+  static Param named(String name) {
+    for (Param p : values()) {
+      if (p.sqlName.equals(name)) {
+        return p;
+      }
+    }
+    throw new IllegalArgumentException("no SQL parameter is called :" + name);
+  }
+}
