@@ -22,11 +22,13 @@ class SpecConsistencyTest {
 
   private static List<Method> contractTests() {
     List<Method> tests = new ArrayList<>();
-    for (Class<?> nested : KeyStoreContract.class.getDeclaredClasses()) {
-      if (nested.isAnnotationPresent(Nested.class)) {
-        for (Method m : nested.getDeclaredMethods()) {
-          if (m.isAnnotationPresent(Test.class)) {
-            tests.add(m);
+    for (Class<?> contract : List.of(KeyStoreContract.class, TransactionalKeyStoreContract.class)) {
+      for (Class<?> nested : contract.getDeclaredClasses()) {
+        if (nested.isAnnotationPresent(Nested.class)) {
+          for (Method m : nested.getDeclaredMethods()) {
+            if (m.isAnnotationPresent(Test.class)) {
+              tests.add(m);
+            }
           }
         }
       }
