@@ -171,8 +171,8 @@ public enum Rule {
   R10_1("10.1", "completeWith runs the work, then the completion with the work's response under the execution's"
       + " fence, and commits both together: the work's writes are committed, the record is COMPLETE with that"
       + " response (completedAt the execution's now), and completeWith returns it.",
-      "that the work and the completing write run in one transaction (one connection, one client transaction) and that the"
-          + " store commits once, after both"),
+      "that the work and the completing write run in one transaction (one connection, one client transaction)"
+          + " and that the store commits once, after both"),
   R10_2("10.2", "inPhase runs the work, then the checkpoint to the phase's recovery point under the execution's"
       + " fence, now and lease, and commits both together: the work's writes are committed, the record holds the"
       + " point with a lease until now + lease, inPhase returns the work's result, and a takeover's resumeFrom is"
