@@ -55,7 +55,8 @@ public interface TransactionCallbacks {
   void phaseClosed();
 
   /**
-   * The store committed a phase ending at {@code point} under the execution's fence; called after the commit.
+   * The store committed a phase ending at {@code point} under the execution's fence; called once, after the commit,
+   * and never for a transaction that rolled back.
    *
    * @param point the recovery point the committed phase reached
    */
@@ -63,7 +64,8 @@ public interface TransactionCallbacks {
 
   /**
    * The store (or an integration) committed the completion with {@code response} under the execution's fence, so
-   * the engine does not store it a second time and stops renewing the lease; called after the commit.
+   * the engine does not store it a second time and stops renewing the lease; called once, after the commit, and
+   * never for a transaction that rolled back.
    *
    * @param response the response committed as the completion
    */

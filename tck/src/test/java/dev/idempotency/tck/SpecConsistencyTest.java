@@ -7,6 +7,7 @@ import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -25,12 +26,16 @@ class SpecConsistencyTest {
   /** The tests the contract runs: those of the section interfaces its {@code @Nested} classes implement. */
   private static List<Method> contractTests() {
     List<Method> tests = new ArrayList<>();
-    for (Class<?> nested : KeyStoreContract.class.getDeclaredClasses()) {
-      if (nested.isAnnotationPresent(Nested.class)) {
-        // public: the default methods of the section interfaces, which is where every test is declared
-        for (Method m : nested.getMethods()) {
-          if (m.isAnnotationPresent(Test.class)) {
-            tests.add(m);
+    for (Class<?> contract : List.of(KeyStoreContract.class, TransactionalKeyStoreContract.class)) {
+      for (Class<?> nested : contract.getDeclaredClasses()) {
+        if (nested.isAnnotationPresent(Nested.class)) {
+          // the default methods of the section interfaces (public, KeyStoreContract) and the nested class's own
+          // tests (declared, TransactionalKeyStoreContract)
+          for (Method m : Stream.concat(Arrays.stream(nested.getMethods()), Arrays.stream(nested.getDeclaredMethods()))
+              .distinct().toList()) {
+            if (m.isAnnotationPresent(Test.class)) {
+              tests.add(m);
+            }
           }
         }
       }

@@ -47,8 +47,9 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * The store-specific tests, run against each database by a subclass of a few lines: claim outcomes and their
- * round trips, fencing, fence monotonicity, races across several pools, the ACID unit, retention, the database
- * clock with short real leases, and start-up errors.
+ * round trips, fencing, fence monotonicity, races across several pools, retention, the database clock with short
+ * real leases, statement timeouts, and start-up errors. The transaction of {@code inPhase} and
+ * {@code completeWith} is the TCK's to test ({@link JdbcTransactionalKeyStoreContract}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractJdbcKeyStoreTest {
@@ -83,11 +84,10 @@ abstract class AbstractJdbcKeyStoreTest {
     url = db().url();
     table = "idem_" + db().name().toLowerCase();
     pool = newPool(8);
-    dropTables(pool, table, table + "_r", table + "_clock", "biz_" + table);
+    dropTables(pool, table, table + "_r", table + "_clock");
     counting = new CountingDataSource(pool);
     store = JdbcKeyStore.builder(counting).tableName(table).clockSource(ClockSource.ENGINE).createSchemaIfMissing().build();
     peer = JdbcKeyStore.builder(newPool(8)).tableName(table).clockSource(ClockSource.ENGINE).build();
-    exec(pool, "CREATE TABLE biz_" + table + " (id VARCHAR(64) PRIMARY KEY, note VARCHAR(64))");
   }
 
   @AfterAll
@@ -129,24 +129,6 @@ abstract class AbstractJdbcKeyStoreTest {
   static ClaimOutcome.Claimed claimed(ClaimOutcome o) {
     assertThat(o).isInstanceOf(ClaimOutcome.Claimed.class);
     return (ClaimOutcome.Claimed) o;
-  }
-
-  int bizRows(String id) throws SQLException {
-    try (Connection c = pool.getConnection();
-        PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM biz_" + table + " WHERE id = ?")) {
-      ps.setString(1, id);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
-      }
-    }
-  }
-
-  static void insertBiz(Connection c, String table, String id) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO biz_" + table + " (id, note) VALUES (?, 'paid')")) {
-      ps.setString(1, id);
-      ps.executeUpdate();
-    }
   }
 
   // ------------------------------------------------------------------------------------------------ claims
@@ -371,96 +353,6 @@ abstract class AbstractJdbcKeyStoreTest {
       out.add(f.get(30, TimeUnit.SECONDS));
     }
     return out;
-  }
-
-  // ------------------------------------------------------------------------------------------------ ACID unit
-
-  /** The business write and the completion commit together, and the execution hears of it after the commit. */
-  @Test
-  void completeWithCommitsBusinessWriteAndCompletionTogether() throws Exception {
-    RecordId id = newId();
-    TestExecution ex = new TestExecution(store, id, claimed(store.claim(req(id, FP_A, T0))), T0.plusSeconds(1), LEASE);
-    StoredResponse r = store.completeWith(ex, c -> {
-      insertBiz(c, table, id.key().value());
-      return RESPONSE;
-    });
-    assertThat(r).isEqualTo(RESPONSE);
-    assertThat(bizRows(id.key().value())).isEqualTo(1);
-    assertThat(store.lookup(id).orElseThrow().state()).isEqualTo(KeyState.COMPLETE);
-    assertThat(ex.committed).containsExactly(RESPONSE);
-  }
-
-  /** Work that throws after writing leaves neither its write nor a completion behind. */
-  @Test
-  void failingWorkRollsBackEverything() {
-    RecordId id = newId();
-    TestExecution ex = new TestExecution(store, id, claimed(store.claim(req(id, FP_A, T0))), T0.plusSeconds(1), LEASE);
-    IllegalStateException boom = new IllegalStateException("card declined");
-    assertThatThrownBy(() -> store.completeWith(ex, c -> {
-      insertBiz(c, table, id.key().value());
-      throw boom;
-    })).isSameAs(boom);
-    assertThat(rows(id)).isZero();
-    RecordSnapshot s = store.lookup(id).orElseThrow();
-    assertThat(s.state()).isEqualTo(KeyState.IN_FLIGHT);
-    assertThat(s.fence()).isEqualTo(ex.fence());
-    assertThat(ex.committed).isEmpty();
-  }
-
-  /**
-   * The owner loses its lease while its transaction runs (another instance takes the record over): the fenced
-   * completion fails, and the owner's business write rolls back with it.
-   */
-  @Test
-  void lostLeaseMidTransactionRollsBackTheBusinessWrite() {
-    RecordId id = newId();
-    TestExecution ex = new TestExecution(store, id, claimed(store.claim(req(id, FP_A, T0))), T0.plusSeconds(1), LEASE);
-    FenceToken[] taker = new FenceToken[1];
-    assertThatThrownBy(() -> store.completeWith(ex, c -> {
-      insertBiz(c, table, id.key().value());
-      taker[0] = claimed(peer.claim(req(id, FP_A, T0.plus(LEASE)))).fence(); // the pause past the lease
-      return RESPONSE;
-    })).isInstanceOf(LeaseLostException.class).hasMessageContaining(id.toString());
-    assertThat(rows(id)).isZero();
-    RecordSnapshot s = store.lookup(id).orElseThrow();
-    assertThat(s.state()).isEqualTo(KeyState.IN_FLIGHT);
-    assertThat(s.fence()).isEqualTo(taker[0]);
-    assertThat(ex.committed).isEmpty();
-
-    // and the same for a phase
-    TestExecution stale = new TestExecution(store, id, ex.claimed, T0.plusSeconds(2), LEASE);
-    assertThatThrownBy(() -> store.inPhase(stale, RecoveryPoint.of("charged"), c -> {
-      insertBiz(c, table, id.key().value());
-      return null;
-    })).isInstanceOf(LeaseLostException.class);
-    assertThat(rows(id)).isZero();
-    assertThat(store.lookup(id).orElseThrow().recoveryPoint()).isEmpty();
-  }
-
-  /** A committed phase is what a takeover resumes from. */
-  @Test
-  void inPhaseCommitsTheCheckpointWithTheWork() throws Exception {
-    RecordId id = newId();
-    TestExecution ex = new TestExecution(store, id, claimed(store.claim(req(id, FP_A, T0))), T0.plusSeconds(1), LEASE);
-    RecoveryPoint charged = RecoveryPoint.of("charged", "ch_9".getBytes(StandardCharsets.UTF_8));
-    String result = store.inPhase(ex, charged, c -> {
-      insertBiz(c, table, id.key().value());
-      return "ok";
-    });
-    assertThat(result).isEqualTo("ok");
-    assertThat(ex.committed).containsExactly(charged);
-    assertThat(rows(id)).isEqualTo(1);
-    ClaimOutcome.Claimed resumed = claimed(peer.claim(req(id, FP_A, T0.plusSeconds(1).plus(LEASE))));
-    assertThat(resumed.takeover()).isTrue();
-    assertThat(resumed.resumeFrom()).contains(charged);
-  }
-
-  private int rows(RecordId id) {
-    try {
-      return bizRows(id.key().value());
-    } catch (SQLException e) {
-      throw new AssertionError(e);
-    }
   }
 
   // ------------------------------------------------------------------------------------------------ clock, start-up

@@ -165,7 +165,49 @@ public enum Rule {
       "that capabilities() returns a constant such as Set.of(...) or an unmodifiable EnumSet"),
   R9_4("9.4", "A store that cannot reach its storage throws StoreUnavailableException (a claim then decided"
       + " nothing).",
-      "the store's own tests: the TCK cannot take a storage down");
+      "the store's own tests: the TCK cannot take a storage down"),
+
+  // 10. transactional stores (TransactionalKeyStoreContract)
+  R10_1("10.1", "completeWith runs the work, then the completion with the work's response under the execution's"
+      + " fence, and commits both together: the work's writes are committed, the record is COMPLETE with that"
+      + " response (completedAt the execution's now), and completeWith returns it.",
+      "that the work and the completing write run in one transaction (one connection, one client transaction)"
+          + " and that the store commits once, after both"),
+  R10_2("10.2", "inPhase runs the work, then the checkpoint to the phase's recovery point under the execution's"
+      + " fence, now and lease, and commits both together: the work's writes are committed, the record holds the"
+      + " point with a lease until now + lease, inPhase returns the work's result, and a takeover's resumeFrom is"
+      + " the last point committed.",
+      "that the checkpoint is written in the work's transaction (not through Execution.checkpoint, which commits on"
+          + " its own) and from the execution's now and lease"),
+  R10_3("10.3", "Work that throws rolls the whole transaction back: none of its writes remain, the record is"
+      + " unchanged and still the owner's, and inPhase and completeWith throw the work's exception itself, neither"
+      + " wrapped nor replaced.",
+      "that the store rolls back as soon as the work throws, skips the fenced write, and rethrows that same"
+          + " exception (declare throws Exception instead of wrapping checked ones)"),
+  R10_4("10.4", "A stale fence (another owner took the record over, or it was released, before the fenced write)"
+      + " makes inPhase and completeWith throw LeaseLostException and roll the work back: none of its writes"
+      + " remain and the record stays as the other owner left it.",
+      "that the fenced write runs in the work's transaction, conditional on the fence and the IN_FLIGHT state"
+          + " (WHERE fence = ?), and that a write that matched nothing rolls the transaction back before the store"
+          + " throws"),
+  R10_5("10.5", "After a retryable abort (a serialization failure, a deadlock) the store may run the work again in"
+      + " a new transaction: only the last run's writes commit, and the last run's result is the one returned,"
+      + " stored and reported.",
+      "that each attempt starts a new transaction after rolling the previous one back, that nothing an earlier"
+          + " attempt wrote or buffered is carried over, and that the result of the attempt that committed is the"
+          + " one used"),
+  R10_6("10.6", "The store tells the execution's TransactionCallbacks what it does: phaseOpening before the work"
+      + " runs, phaseClosed once for each phaseOpening after the transaction ended (also when it rolled back),"
+      + " and phaseCommitted or completionCommitted once, after the commit (its changes visible), never for a"
+      + " transaction that rolled back.",
+      "that phaseClosed is called in a finally, and phaseCommitted / completionCommitted only after commit()"
+          + " returned, on no path that rolls back"),
+  R10_7("10.7", "An Execution that does not implement TransactionCallbacks is refused with IllegalArgumentException,"
+      + " a null argument with NullPointerException, before any work runs: nothing written, no callback called.",
+      "TransactionCallbacks.of(execution) and Objects.requireNonNull on every argument at the top of inPhase and"
+          + " completeWith, before the transaction opens"),
+  R10_8("10.8", "A store that implements TransactionalKeyStore declares TRANSACTIONAL in capabilities().",
+      "that capabilities() includes StoreCapability.TRANSACTIONAL");
 
   private final String id;
   private final String text;

@@ -1,0 +1,9 @@
+package dev.idempotency.store.jdbc;
+
+/** The TCK's transactional rules against {@link TestDatabases#MARIADB_CONNECTOR_J}. */
+class MariaDbConnectorJTransactionalKeyStoreContractIT extends JdbcTransactionalKeyStoreContract {
+  @Override
+  TestDatabases db() {
+    return TestDatabases.MARIADB_CONNECTOR_J;
+  }
+}

@@ -1,0 +1,9 @@
+package dev.idempotency.store.jdbc;
+
+/** The TCK's transactional rules against {@link TestDatabases#POSTGRES}, time judged by the TCK's controlled clock. */
+class PostgresTransactionalKeyStoreContractIT extends JdbcTransactionalKeyStoreContract {
+  @Override
+  TestDatabases db() {
+    return TestDatabases.POSTGRES;
+  }
+}

@@ -1,0 +1,160 @@
+package dev.idempotency.tck.mutants;
+
+import dev.idempotency.Execution;
+import dev.idempotency.RecoveryPoint;
+import dev.idempotency.StoredResponse;
+import dev.idempotency.spi.StoreCapability;
+import dev.idempotency.spi.TransactionCallbacks;
+import dev.idempotency.spi.TransactionalKeyStore;
+import dev.idempotency.spi.TransactionalWork;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * A deliberately plain, correct transactional store: {@link MapKeyStore} plus a business table of markers, written
+ * straight from {@link TransactionalKeyStore}'s javadoc. The work writes into a {@link Tx} that buffers its writes;
+ * the commit applies them together with the fenced write, under the store's one lock, or, if the fenced write is
+ * refused, not at all. It is the control of the transactional self-test and the base of its mutants, each of which
+ * overrides one hook to break one rule.
+ */
+public class TransactionalMapKeyStore extends MapKeyStore
+    implements TransactionalKeyStore<TransactionalMapKeyStore.Tx> {
+  /** How often a transaction aborted retryably runs again; after that the abort is the caller's. */
+  static final int MAX_ATTEMPTS = 3;
+
+  /** The business table: every marker committed, in commit order; guarded by the backend's lock. */
+  private final List<String> table = new ArrayList<>();
+
+  /** The transaction handle the work gets: it buffers the work's writes until the store commits them. */
+  public static final class Tx {
+    private final List<String> writes = new ArrayList<>();
+    private boolean aborted;
+
+    /** Writes {@code marker} into the business table, once this transaction commits. */
+    public void write(String marker) {
+      writes.add(Objects.requireNonNull(marker, "marker"));
+    }
+
+    /** Dooms this transaction as a serialization failure would: the store rolls it back and runs the work again. */
+    public void abortRetryably() {
+      aborted = true;
+    }
+
+    /** This transaction with its writes kept, for a mutant that reuses it for the next attempt. */
+    Tx reopened() {
+      aborted = false;
+      return this;
+    }
+  }
+
+  /** A store with an empty table. */
+  public TransactionalMapKeyStore() {}
+
+  /** The markers committed so far, in commit order, as a read outside any transaction sees them. */
+  public List<String> committedMarkers() {
+    synchronized (backend.lock) {
+      return List.copyOf(table);
+    }
+  }
+
+  @Override
+  public <R> R inPhase(Execution execution, RecoveryPoint next, TransactionalWork<Tx, R> work) throws Exception {
+    TransactionCallbacks callbacks = callbacks(execution);
+    Objects.requireNonNull(next, "next");
+    Objects.requireNonNull(work, "work");
+    return transaction(callbacks, work, r -> phaseWrite(execution, next), r -> callbacks.phaseCommitted(next));
+  }
+
+  @Override
+  public StoredResponse completeWith(Execution execution, TransactionalWork<Tx, StoredResponse> work)
+      throws Exception {
+    TransactionCallbacks callbacks = callbacks(execution);
+    Objects.requireNonNull(work, "work");
+    return transaction(callbacks, work, r -> complete(execution.recordId(), execution.fence(),
+        Objects.requireNonNull(r, "the work's response"), execution.now()), callbacks::completionCommitted);
+  }
+
+  /** The execution's callbacks; refuses an execution without them. */
+  protected TransactionCallbacks callbacks(Execution execution) {
+    return TransactionCallbacks.of(execution);
+  }
+
+  /** The fenced write of a phase: its checkpoint, from the execution's time and lease. */
+  protected void phaseWrite(Execution execution, RecoveryPoint next) {
+    checkpoint(execution.recordId(), execution.fence(), next, execution.now(), execution.lease());
+  }
+
+  private <R> R transaction(TransactionCallbacks callbacks, TransactionalWork<Tx, R> work, Consumer<R> fencedWrite,
+      Consumer<R> reportCommitted) throws Exception {
+    callbacks.phaseOpening();
+    boolean committed = false;
+    try {
+      Tx tx = null;
+      for (int attempt = 1; ; attempt++) {
+        tx = nextTx(tx);
+        R result;
+        try {
+          result = work.run(tx);
+        } catch (Exception e) {
+          workFailed(fencedWrite);
+          throw e;
+        }
+        if (tx.aborted) {
+          if (attempt < MAX_ATTEMPTS) {
+            continue;
+          }
+          throw new IllegalStateException("the transaction aborted " + attempt + " times in a row");
+        }
+        commitAndReport(tx, result, fencedWrite, reportCommitted);
+        committed = true;
+        return result;
+      }
+    } finally {
+      closed(callbacks, committed);
+    }
+  }
+
+  /** The transaction of the next attempt; {@code previous} (null for the first) was rolled back. */
+  protected Tx nextTx(Tx previous) {
+    return new Tx();
+  }
+
+  /** Called when the work threw: the transaction rolls back, so nothing is written. */
+  protected <R> void workFailed(Consumer<R> fencedWrite) {}
+
+  /** Commits, then reports the commit to the execution. */
+  protected <R> void commitAndReport(Tx tx, R result, Consumer<R> fencedWrite, Consumer<R> reportCommitted) {
+    commit(tx, result, fencedWrite);
+    reportCommitted.accept(result);
+  }
+
+  /**
+   * The commit: the fenced write first, which throws {@link dev.idempotency.spi.LeaseLostException} and changes
+   * nothing when the fence is stale, then the work's writes, all under the lock, so that no reader sees one
+   * without the other.
+   */
+  protected <R> void commit(Tx tx, R result, Consumer<R> fencedWrite) {
+    synchronized (backend.lock) {
+      fencedWrite.accept(result);
+      apply(tx);
+    }
+  }
+
+  /** Applies the work's writes to the business table; called under the lock. */
+  protected void apply(Tx tx) {
+    table.addAll(tx.writes);
+  }
+
+  /** Tells the execution that the transaction ended, committed or not. */
+  protected void closed(TransactionCallbacks callbacks, boolean committed) {
+    callbacks.phaseClosed();
+  }
+
+  @Override
+  public Set<StoreCapability> capabilities() {
+    return Set.of(StoreCapability.TRANSACTIONAL);
+  }
+}
