@@ -64,8 +64,8 @@ import java.util.TreeSet;
  *   <tr><td>{@code anonymousScope}</td><td>none: an unauthenticated guarded request gets 401</td></tr>
  *   <tr><td>{@code fingerprint}</td><td>{@link FingerprintStrategy#methodPathBody()}</td></tr>
  *   <tr><td>{@code mismatchStatus}</td><td>{@link MismatchStatus#CONFLICT} (409)</td></tr>
- *   <tr><td>{@code inFlightMode}</td><td>{@link InFlightMode#CONFLICT} (409 + Retry-After)</td></tr>
- *   <tr><td>{@code statusPath}</td><td>{@code /idempotency-requests} (only with {@link InFlightMode#ACCEPTED})</td></tr>
+ *   <tr><td>{@code inFlightResponse}</td><td>{@link InFlightResponse#CONFLICT} (409 + Retry-After)</td></tr>
+ *   <tr><td>{@code statusPath}</td><td>{@code /idempotency-requests} (with {@link InFlightResponse#ACCEPTED})</td></tr>
  *   <tr><td>{@code storedHeaders}</td><td>{@link #DEFAULT_STORED_HEADERS}; never Set-Cookie unless opted in</td></tr>
  *   <tr><td>{@code bodyRedactor}</td><td>{@link BodyRedactor#NONE}</td></tr>
  *   <tr><td>{@code maxRequestBodyBytes}</td><td>1 MiB</td></tr>
@@ -102,7 +102,7 @@ public final class IdempotencyHttp {
   private final Optional<Scope> anonymousScope;
   private final FingerprintStrategy fingerprint;
   private final MismatchStatus mismatchStatus;
-  private final InFlightMode inFlightMode;
+  private final InFlightResponse inFlightResponse;
   private final String statusPath;
   private final Set<String> storedHeaders; // case-insensitive
   private final List<String> storedHeaderNames;
@@ -124,7 +124,7 @@ public final class IdempotencyHttp {
     this.anonymousScope = Optional.ofNullable(b.anonymousScope);
     this.fingerprint = b.fingerprint;
     this.mismatchStatus = b.mismatchStatus;
-    this.inFlightMode = b.inFlightMode;
+    this.inFlightResponse = b.inFlightResponse;
     this.statusPath = b.statusPath;
     this.storedHeaderNames = List.copyOf(b.storedHeaders);
     TreeSet<String> names = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
@@ -171,7 +171,7 @@ public final class IdempotencyHttp {
     Objects.requireNonNull(downstream, "downstream");
     String method = request.method();
     String path = request.path();
-    if (inFlightMode == InFlightMode.ACCEPTED && method.equals("GET") && path.equals(statusPath)) {
+    if (inFlightResponse == InFlightResponse.ACCEPTED && method.equals("GET") && path.equals(statusPath)) {
       return status(request, request.query().orElse(""));
     }
     EndpointRule rule = null;
@@ -279,7 +279,7 @@ public final class IdempotencyHttp {
       return new HttpResult.Respond(replay(replayed.response()), HttpResult.Disposition.REPLAYED);
     }
     if (outcome instanceof Outcome.InFlightConflict conflict) {
-      if (inFlightMode == InFlightMode.ACCEPTED) {
+      if (inFlightResponse == InFlightResponse.ACCEPTED) {
         return reject(accepted(request, id.key(), conflict.retryAfter()));
       }
       return reject(withRetryAfter(problem(ProblemCode.IDEMPOTENCY_REQUEST_IN_FLIGHT,
@@ -649,12 +649,12 @@ public final class IdempotencyHttp {
     return mismatchStatus;
   }
 
-  /** The in-flight mode. */
-  public InFlightMode inFlightMode() {
-    return inFlightMode;
+  /** What a request gets while its key is in flight under another request. */
+  public InFlightResponse inFlightResponse() {
+    return inFlightResponse;
   }
 
-  /** The status endpoint's path prefix (used with {@link InFlightMode#ACCEPTED}). */
+  /** The status endpoint's path prefix (used with {@link InFlightResponse#ACCEPTED}). */
   public String statusPath() {
     return statusPath;
   }
@@ -692,7 +692,7 @@ public final class IdempotencyHttp {
   @Override
   public String toString() {
     return "IdempotencyHttp[header=" + headerName + ", endpoints=" + endpoints + ", mismatch=" + mismatchStatus
-        + ", inFlight=" + inFlightMode + ", maxRequestBodyBytes=" + maxRequestBodyBytes
+        + ", inFlight=" + inFlightResponse + ", maxRequestBodyBytes=" + maxRequestBodyBytes
         + ", maxStoredResponseBytes=" + maxStoredResponseBytes + ", oversized=" + oversizedResponse + "]";
   }
 
@@ -708,7 +708,7 @@ public final class IdempotencyHttp {
     private Scope anonymousScope;
     private FingerprintStrategy fingerprint = FingerprintStrategy.methodPathBody();
     private MismatchStatus mismatchStatus = MismatchStatus.CONFLICT;
-    private InFlightMode inFlightMode = InFlightMode.CONFLICT;
+    private InFlightResponse inFlightResponse = InFlightResponse.CONFLICT;
     private String statusPath = "/idempotency-requests";
     private List<String> storedHeaders = DEFAULT_STORED_HEADERS;
     private boolean storeSetCookie;
@@ -772,7 +772,7 @@ public final class IdempotencyHttp {
 
     /** Answers an in-flight key with {@code 409} and {@code Retry-After} (the default). */
     public Builder inFlightConflict() {
-      this.inFlightMode = InFlightMode.CONFLICT;
+      this.inFlightResponse = InFlightResponse.CONFLICT;
       return this;
     }
 
@@ -791,7 +791,7 @@ public final class IdempotencyHttp {
         throw new IllegalArgumentException("statusPath must start with '/', not end with '/', and have no query,"
             + " but was \"" + statusPath + "\"");
       }
-      this.inFlightMode = InFlightMode.ACCEPTED;
+      this.inFlightResponse = InFlightResponse.ACCEPTED;
       this.statusPath = statusPath;
       return this;
     }

@@ -55,7 +55,7 @@ class IdempotencyHttpTest {
       assertThat(r.requirement()).isEqualTo(KeyRequirement.REQUIRED);
     });
     assertThat(http.mismatchStatus()).isEqualTo(MismatchStatus.CONFLICT);
-    assertThat(http.inFlightMode()).isEqualTo(InFlightMode.CONFLICT);
+    assertThat(http.inFlightResponse()).isEqualTo(InFlightResponse.CONFLICT);
     assertThat(http.storedHeaders()).contains("Content-Type", "Location", "ETag").doesNotContain("Set-Cookie");
     assertThat(http.storesSetCookie()).isFalse();
     assertThat(http.maxRequestBodyBytes()).isEqualTo(1 << 20);

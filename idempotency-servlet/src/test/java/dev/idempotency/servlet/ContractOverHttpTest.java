@@ -341,9 +341,12 @@ class ContractOverHttpTest {
       assertThat(s.app.effects("POST /payments/a")).isEqualTo(1);
     }
 
-    /** 202 mode: the retry gets 202 + Location; the status endpoint serves in-flight, then the stored response. */
+    /**
+     * {@code inFlightAccepted}: the retry gets 202 + Location; the status endpoint serves in-flight, then the stored
+     * response.
+     */
     @Test
-    void acceptedModeServesAStatusUrl() throws Exception {
+    void inFlightAcceptedServesAStatusUrl() throws Exception {
       JettyServer s = start(e -> e, h -> h.inFlightAccepted("/idempotency-requests"));
       s.app.gate = new CountDownLatch(1);
       s.app.entered = new CountDownLatch(1);

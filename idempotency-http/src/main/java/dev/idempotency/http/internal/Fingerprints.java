@@ -33,24 +33,24 @@ public final class Fingerprints {
 
   /** SHA-256 of method, raw path, query, canonical JSON (or the raw bytes when the body is not JSON). */
   public static Fingerprint canonicalJson(HttpRequestView request, byte[] body) {
-    Optional<Object> parsed = Json.parse(body);
+    Optional<Object> parsed = CanonicalJson.parse(body);
     if (parsed.isEmpty()) {
       return methodPathBody(request, body);
     }
-    return digest(CANONICAL, request, Json.canonical(parsed.get()).getBytes(StandardCharsets.UTF_8));
+    return digest(CANONICAL, request, CanonicalJson.text(parsed.get()).getBytes(StandardCharsets.UTF_8));
   }
 
   /** SHA-256 of method, raw path, query, and the named members of a JSON object body (canonical). */
   public static Fingerprint jsonMembers(HttpRequestView request, byte[] body, List<String> members) {
-    Optional<Object> parsed = Json.parse(body);
+    Optional<Object> parsed = CanonicalJson.parse(body);
     if (parsed.isEmpty() || !(parsed.get() instanceof Map<?, ?> object)) {
       return methodPathBody(request, body);
     }
     StringBuilder selected = new StringBuilder();
     for (String name : members) {
       // "name" then either "=" and the canonical value, or "!" for an absent member: null and absent differ
-      selected.append(Json.canonical(name));
-      selected.append(object.containsKey(name) ? "=" + Json.canonical(object.get(name)) : "!").append('\n');
+      selected.append(CanonicalJson.text(name));
+      selected.append(object.containsKey(name) ? "=" + CanonicalJson.text(object.get(name)) : "!").append('\n');
     }
     return digest(MEMBERS, request, selected.toString().getBytes(StandardCharsets.UTF_8));
   }

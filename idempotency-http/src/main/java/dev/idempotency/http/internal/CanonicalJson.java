@@ -20,7 +20,7 @@ import java.util.TreeMap;
  * escaped surrogate must be half of a pair (a lone one has no code point, so it could only be replaced, and two
  * different lone surrogates would read the same).
  */
-final class Json {
+final class CanonicalJson {
   /** Stands for JSON {@code null} (maps cannot hold Java nulls usefully). */
   static final Object NULL = new Object();
   private static final int MAX_DEPTH = 64;
@@ -28,7 +28,7 @@ final class Json {
   private final String s;
   private int i;
 
-  private Json(String s) {
+  private CanonicalJson(String s) {
     this.s = s;
   }
 
@@ -41,7 +41,7 @@ final class Json {
     } catch (CharacterCodingException e) {
       return Optional.empty();
     }
-    Json p = new Json(text);
+    CanonicalJson p = new CanonicalJson(text);
     try {
       p.ws();
       Object v = p.value(0);
@@ -289,13 +289,13 @@ final class Json {
   }
 
   private void ws() {
-    while (i < s.length() && (s.charAt(i) == ' ' || s.charAt(i) == '\t' || s.charAt(i) == '\n' || s.charAt(i) == '\r')) {
+    while (i < s.length() && " \t\n\r".indexOf(s.charAt(i)) >= 0) {
       i++;
     }
   }
 
   /** The canonical text of a parsed value: sorted members, no whitespace, normalised numbers, minimal escapes. */
-  static String canonical(Object v) {
+  static String text(Object v) {
     StringBuilder sb = new StringBuilder();
     write(sb, v);
     return sb.toString();
