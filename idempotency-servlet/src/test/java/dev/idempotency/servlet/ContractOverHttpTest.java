@@ -12,6 +12,7 @@ import dev.idempotency.core.MutableClock;
 import dev.idempotency.core.StoredResponsePolicy;
 import dev.idempotency.http.EndpointRule;
 import dev.idempotency.http.IdempotencyHttp;
+import dev.idempotency.http.IdempotencyHttpBuilder;
 import dev.idempotency.http.KeyRequirement;
 import dev.idempotency.http.MismatchStatus;
 import dev.idempotency.http.OversizedResponse;
@@ -47,12 +48,12 @@ class ContractOverHttpTest {
 
   /** Starts Jetty with a handler over a fresh engine; {@code engineSettings} and {@code settings} adjust them. */
   private JettyServer start(UnaryOperator<IdempotencyEngine.Builder> engineSettings,
-      UnaryOperator<IdempotencyHttp.Builder> settings) throws Exception {
+      UnaryOperator<IdempotencyHttpBuilder> settings) throws Exception {
     return start(store, engineSettings, settings);
   }
 
   private JettyServer start(KeyStore keyStore, UnaryOperator<IdempotencyEngine.Builder> engineSettings,
-      UnaryOperator<IdempotencyHttp.Builder> settings) throws Exception {
+      UnaryOperator<IdempotencyHttpBuilder> settings) throws Exception {
     engine = engineSettings.apply(IdempotencyEngine.builder(keyStore).clock(clock)).build();
     server = new JettyServer(settings.apply(IdempotencyHttp.builder(engine)).build());
     return server;
