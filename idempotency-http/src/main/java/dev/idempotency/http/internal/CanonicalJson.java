@@ -347,7 +347,7 @@ final class CanonicalJson {
     /**
      * Writes the value as {@code BigDecimal.stripTrailingZeros().toString()} writes it (zero as {@code 0}): plain
      * notation when the exponent is at most 0 and the adjusted exponent at least -6, else one digit, the rest
-     * after a point, and {@code E} with a signed exponent. Fingerprints stored before depend on this spelling.
+     * after a point, and {@code E} with a signed exponent. Stored fingerprints depend on this spelling, so it stays.
      */
     void writeTo(StringBuilder sb) {
       if (digits.isEmpty()) {

@@ -12,9 +12,10 @@ import java.util.Optional;
 /**
  * The built-in fingerprint strategies. The SHA-256 input is a domain prefix, then the method, the raw path, the
  * query and the body, each framed by its 8-byte big-endian length; an absent query is the length -1 with no bytes,
- * so an absent query differs from an empty one. Every input decodes back into exactly one request: no two collide.
- * Version 2 of the input (version 1 hashed {@code path + "?" + query} as one part, so that the path {@code /a?b}
- * and the path {@code /a} with the query {@code b} collided).
+ * so an absent query differs from an empty one. Every input decodes back into exactly one request: no two collide
+ * (the path {@code /a?b} is not the path {@code /a} with the query {@code b}). The {@code /2} of the domain prefixes
+ * is the version of this layout: another layout takes another version, so that its digests never equal the ones
+ * stored under this one.
  */
 public final class Fingerprints {
   private static final byte[] RAW = "idempotency-fingerprint/2 raw\n".getBytes(StandardCharsets.US_ASCII);
