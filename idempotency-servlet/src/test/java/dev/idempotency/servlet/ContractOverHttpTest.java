@@ -388,6 +388,26 @@ class ContractOverHttpTest {
       assertThat(s.app.totalEffects()).isZero();
     }
 
+    /**
+     * A refusal answered before the body is read says {@code Connection: close}: the container closes a connection
+     * whose request body it did not read, and a client that sent its next request on it would see that request
+     * fail ("header parser received no bytes"). A refusal after the body was read keeps the connection open.
+     */
+    @Test
+    void refusalBeforeTheBodyIsReadClosesTheConnection() throws Exception {
+      JettyServer s = start();
+      HttpResponse<byte[]> missing = s.post("/payments/a", null, BODY);
+      assertProblem(missing, 400, "idempotency_key_missing", false);
+      assertThat(missing.headers().firstValue("Connection")).hasValue("close");
+      HttpResponse<byte[]> invalid = s.post("/payments/a", "a b", BODY);
+      assertProblem(invalid, 400, "idempotency_key_invalid", false);
+      assertThat(invalid.headers().firstValue("Connection")).hasValue("close");
+      assertThat(s.post("/payments/a", "key-c", BODY).headers().firstValue("Connection")).isEmpty();
+      HttpResponse<byte[]> reused = s.post("/payments/a", "key-c", "{}");
+      assertProblem(reused, 409, "idempotency_key_reused", false);
+      assertThat(reused.headers().firstValue("Connection")).as("the body was read").isEmpty();
+    }
+
     /** An optional endpoint without a key passes through without idempotency (each request runs). */
     @Test
     void optionalEndpointWithoutKeyPassesThrough() throws Exception {
