@@ -3,6 +3,7 @@
  * SPI and the event types. This module has no dependencies; implementations live in other modules.
  */
 module dev.idempotency.api {
+  requires static org.jspecify;
   exports dev.idempotency;
   exports dev.idempotency.spi;
   exports dev.idempotency.event;

@@ -3,6 +3,7 @@
  * in-memory store and the reaper. Depends on the API module only.
  */
 module dev.idempotency.core {
+  requires static org.jspecify;
   requires transitive dev.idempotency.api;
 
   exports dev.idempotency.core;

@@ -87,36 +87,4 @@ public interface Execution {
    * @throws IllegalArgumentException if {@code purpose} is empty or longer than 64 characters
    */
   IdempotencyKey downstreamKey(String purpose);
-
-  /**
-   * Tells the engine that a transactional store is about to open a transaction that ends in a fenced write of this
-   * record ({@code inPhase}, {@code completeWith}); returns once no renewal of the lease is under way. Until
-   * {@link #phaseClosed()} the engine does not renew the lease: a renewal committed while the transaction is open
-   * would make its fenced write fail at {@code REPEATABLE READ} or {@code SERIALIZABLE} (a concurrent update of the
-   * same row), and with a database clock fixed per transaction (H2) would be overwritten by an older lease. The
-   * transaction's own fenced write renews the lease when it commits. Only
-   * {@link dev.idempotency.spi.TransactionalKeyStore} implementations call this. An execution that wraps another
-   * must forward it.
-   */
-  void phaseOpening();
-
-  /**
-   * Tells the engine that the transaction announced by {@link #phaseOpening()} committed or rolled back, so the
-   * engine renews the lease again. Called once for each {@link #phaseOpening()}, in a {@code finally}.
-   */
-  void phaseClosed();
-
-  /**
-   * Tells the engine that a transactional store committed a phase ending at {@code point} under this fence. Only
-   * {@link dev.idempotency.spi.TransactionalKeyStore} implementations call this, after their commit.
-   */
-  void phaseCommitted(RecoveryPoint point);
-
-  /**
-   * Tells the engine that a transactional store committed the completion with {@code response} under this fence,
-   * so that the engine does not store it a second time. {@link dev.idempotency.spi.TransactionalKeyStore}
-   * implementations call this after their commit, and so does an integration that completes the record itself (the
-   * HTTP layer storing the marker of an oversized response).
-   */
-  void completionCommitted(StoredResponse response);
 }

@@ -62,16 +62,6 @@ public enum StateTransition {
     PURGE
   }
 
-  // [from][to][cause] -> transition or null; built once, because stores consult the table on every write
-  private static final StateTransition[][][] TABLE =
-      new StateTransition[KeyState.values().length][KeyState.values().length][TransitionCause.values().length];
-
-  static {
-    for (StateTransition t : values()) {
-      TABLE[t.from.ordinal()][t.to.ordinal()][t.cause.ordinal()] = t;
-    }
-  }
-
   private final KeyState from;
   private final KeyState to;
   private final TransitionCause cause;
@@ -108,15 +98,21 @@ public enum StateTransition {
     Objects.requireNonNull(from, "from");
     Objects.requireNonNull(to, "to");
     Objects.requireNonNull(cause, "cause");
-    StateTransition t = TABLE[from.ordinal()][to.ordinal()][cause.ordinal()];
-    if (t == null) {
-      throw new IllegalStateTransitionException(from, to, cause);
+    for (StateTransition t : values()) {
+      if (t.from == from && t.to == to && t.cause == cause) {
+        return t;
+      }
     }
-    return t;
+    throw new IllegalStateTransitionException(from, to, cause);
   }
 
   /** Whether the table has a row from {@code from} to {@code to} for {@code cause}. */
   public static boolean isLegal(KeyState from, KeyState to, TransitionCause cause) {
-    return TABLE[from.ordinal()][to.ordinal()][cause.ordinal()] != null;
+    try {
+      of(from, to, cause);
+      return true;
+    } catch (IllegalStateTransitionException e) {
+      return false;
+    }
   }
 }

@@ -12,4 +12,7 @@
  * window: at-least-once delivery plus duplicate collapse. Exactly-once delivery is impossible over an unreliable
  * network, and nothing here claims it.
  */
+@NullMarked
 package dev.idempotency;
+
+import org.jspecify.annotations.NullMarked;

@@ -3,4 +3,7 @@
  * them: the hooks for logs, metrics (replays, conflicts, mismatches, takeovers, lost leases, duplicate side
  * effects) and audits.
  */
+@NullMarked
 package dev.idempotency.event;
+
+import org.jspecify.annotations.NullMarked;

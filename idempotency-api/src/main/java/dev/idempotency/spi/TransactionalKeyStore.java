@@ -15,8 +15,8 @@ import dev.idempotency.StoredResponse;
  * A store may run {@code work} more than once, in a new transaction each time, when the database aborted the
  * previous one for a serialization failure or a deadlock: the work must have no effects outside the transaction
  * (call external systems between phases, not inside one).
- * After the commit they tell {@code execution} what committed ({@link Execution#phaseCommitted} or
- * {@link Execution#completionCommitted}). Thread-safe like every store.
+ * Around the transaction they tell the engine what they do through {@link TransactionCallbacks#of(Execution)}: that
+ * it opens and closes, and after the commit what committed. Thread-safe like every store.
  *
  * @param <T> the transaction handle the work receives, for example {@code java.sql.Connection}
  */

@@ -10,4 +10,7 @@
  * <p>Nulls: no method here accepts or returns {@code null}; absence is an {@link java.util.Optional} or an empty
  * list. A {@code null} argument throws {@link java.lang.NullPointerException}.
  */
+@NullMarked
 package dev.idempotency.spi;
+
+import org.jspecify.annotations.NullMarked;

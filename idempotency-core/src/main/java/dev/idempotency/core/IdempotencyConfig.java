@@ -4,6 +4,7 @@ import dev.idempotency.event.IdempotencyListener;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The engine's settings, immutable and validated when built: a setting out of range fails
@@ -48,7 +49,7 @@ public final class IdempotencyConfig {
   /** The default replay window: 24 hours. */
   public static final Duration DEFAULT_REPLAY_WINDOW = Duration.ofHours(24);
   /** The default retention: 72 hours. */
-  public static final Duration DEFAULT_RETENTION = Duration.ofHours(72);
+  public static final Duration DEFAULT_RETENTION = Duration.ofDays(3);
   /** The default lease: 30 seconds. */
   public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
   /** The default Retry-After of an in-flight conflict: 1 second. */
@@ -198,7 +199,7 @@ public final class IdempotencyConfig {
     private Duration replayWindow = DEFAULT_REPLAY_WINDOW;
     private Duration retention = DEFAULT_RETENTION;
     private Duration lease = DEFAULT_LEASE;
-    private Duration heartbeatInterval;
+    private @Nullable Duration heartbeatInterval; // null: a third of the lease
     private Duration maxOperationTime = DEFAULT_MAX_OPERATION_TIME;
     private Duration longestRetryChain = Duration.ZERO;
     private Duration inFlightRetryAfter = DEFAULT_IN_FLIGHT_RETRY_AFTER;

@@ -6,7 +6,6 @@ import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StateTransition;
-import dev.idempotency.StateTransition.TransitionCause;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
@@ -24,6 +23,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link KeyStore} in this process's memory: the reference store for tests and for single-instance services
@@ -56,12 +56,12 @@ public final class InMemoryKeyStore implements KeyStore {
     final FenceToken fence;
     final FenceToken generation; // the fence of the claim that began this request; kept across takeovers
     final Instant leaseExpiresAt;
-    final RecoveryPoint recoveryPoint; // null until a checkpoint
-    final StoredResponse response; // null unless COMPLETE
-    final Instant completedAt; // null unless COMPLETE
+    final @Nullable RecoveryPoint recoveryPoint; // null until a checkpoint
+    final @Nullable StoredResponse response; // null unless COMPLETE
+    final @Nullable Instant completedAt; // null unless COMPLETE
 
     Rec(KeyState state, Fingerprint fingerprint, FenceToken fence, FenceToken generation, Instant leaseExpiresAt,
-        RecoveryPoint recoveryPoint, StoredResponse response, Instant completedAt) {
+        @Nullable RecoveryPoint recoveryPoint, @Nullable StoredResponse response, @Nullable Instant completedAt) {
       this.state = state;
       this.fingerprint = fingerprint;
       this.fence = fence;
@@ -74,7 +74,17 @@ public final class InMemoryKeyStore implements KeyStore {
 
     /** Whether a claim at {@code now} must treat this record as absent (a completed record past its window). */
     boolean countsAsAbsent(Instant now, Duration replayWindow) {
-      return state == KeyState.COMPLETE && !now.isBefore(completedAt.plus(replayWindow));
+      return state == KeyState.COMPLETE && !now.isBefore(completedAt().plus(replayWindow));
+    }
+
+    /** When a COMPLETE record completed. */
+    Instant completedAt() {
+      return Objects.requireNonNull(completedAt, "a COMPLETE record has its completion time");
+    }
+
+    /** The response of a COMPLETE record. */
+    StoredResponse response() {
+      return Objects.requireNonNull(response, "a COMPLETE record has its response");
     }
   }
 
@@ -99,17 +109,17 @@ public final class InMemoryKeyStore implements KeyStore {
     Rec current = records.get(id);
     while (true) {
       if (current == null) {
-        StateTransition.of(KeyState.ABSENT, KeyState.IN_FLIGHT, TransitionCause.CLAIM);
-        // The fence is drawn inside computeIfAbsent, i.e. at the moment the record is installed. Drawn before a
-        // putIfAbsent it could be overtaken: another claim draws a later fence, installs and releases (removes)
-        // its record, and this older fence would then be installed after a newer one (rule 3.1, found by the
-        // TCK's concurrent histories). A claim whose function did not run sees someone else's record and decides
-        // again on it.
+        // The fence is drawn inside computeIfAbsent, at the moment the record is installed: a fence drawn before
+        // the install could be overtaken by a claim that draws a later fence, installs and releases its record in
+        // between, and fences would then not grow (rule 3.1). A claim whose function did not run sees someone
+        // else's record and decides again on it.
         Rec[] mine = new Rec[1];
         current = records.computeIfAbsent(id, k -> {
           FenceToken fence = nextFence();
-          return mine[0] = new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence, fence,
+          Rec installed = new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence, fence,
               now.plus(request.lease()), null, null, null);
+          mine[0] = installed;
+          return installed;
         });
         if (current == mine[0]) {
           return ClaimOutcome.Claimed.fresh(current.fence);
@@ -121,7 +131,6 @@ public final class InMemoryKeyStore implements KeyStore {
         Rec claimed = new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence, fence, now.plus(request.lease()),
             null, null, null);
         if (records.replace(id, current, claimed)) {
-          StateTransition.of(KeyState.ABSENT, KeyState.IN_FLIGHT, TransitionCause.CLAIM);
           return ClaimOutcome.Claimed.fresh(fence);
         }
         current = records.get(id);
@@ -131,12 +140,11 @@ public final class InMemoryKeyStore implements KeyStore {
         return new ClaimOutcome.Mismatch(current.state);
       }
       if (current.state == KeyState.COMPLETE) {
-        return new ClaimOutcome.Completed(current.response, current.completedAt);
+        return new ClaimOutcome.Completed(current.response(), current.completedAt());
       }
       if (now.isBefore(current.leaseExpiresAt)) {
         return new ClaimOutcome.InFlight(Duration.between(now, current.leaseExpiresAt));
       }
-      StateTransition.of(KeyState.IN_FLIGHT, KeyState.IN_FLIGHT, TransitionCause.CLAIM);
       FenceToken fence = nextFence();
       Rec takenOver = new Rec(KeyState.IN_FLIGHT, current.fingerprint, fence, current.generation,
           now.plus(request.lease()), current.recoveryPoint, null, null);
@@ -251,11 +259,10 @@ public final class InMemoryKeyStore implements KeyStore {
       }
       Rec r = e.getValue();
       boolean expired = r.state == KeyState.COMPLETE
-          ? !r.completedAt.isAfter(cutoff)
+          ? !r.completedAt().isAfter(cutoff)
           : !r.leaseExpiresAt.isAfter(cutoff);
       // remove(key, value) deletes only the exact record judged expired, never one that changed meanwhile
       if (expired && records.remove(e.getKey(), r)) {
-        StateTransition.of(r.state, KeyState.ABSENT, TransitionCause.PURGE);
         deleted++;
       }
     }

@@ -8,4 +8,7 @@
  * <p>Every public type says whether it is thread-safe; the engine, its configuration, the policies and the
  * in-memory store are.
  */
+@NullMarked
 package dev.idempotency.core;
+
+import org.jspecify.annotations.NullMarked;

@@ -45,10 +45,14 @@ class IdempotencyEngineTest {
   private final IdempotencyEngine engine = IdempotencyEngine.builder(store).clock(clock)
       .heartbeatInterval(Duration.ofSeconds(29)).listener(events::add).build();
   private final AtomicInteger sideEffects = new AtomicInteger();
+  // a thread per concurrent request: CompletableFuture's default executor may have one thread on a two-core
+  // machine, so a request blocked in its operation would keep the next from starting
+  private final ExecutorService async = Executors.newCachedThreadPool();
 
   @AfterEach
   void close() {
     engine.close();
+    async.shutdownNow();
   }
 
   private Operation charge() {
@@ -198,7 +202,7 @@ class IdempotencyEngineTest {
       running.countDown();
       finish.await();
       return CREATED;
-    }));
+    }), async);
     running.await();
     Outcome second = engine.execute(ID, FP, charge());
     finish.countDown();
@@ -229,9 +233,9 @@ class IdempotencyEngineTest {
         running.countDown();
         finish.await();
         return CREATED;
-      }));
+      }), async);
       running.await();
-      CompletableFuture<Outcome> second = CompletableFuture.supplyAsync(() -> call(waiting, charge()));
+      CompletableFuture<Outcome> second = CompletableFuture.supplyAsync(() -> call(waiting, charge()), async);
       for (int i = 1; i <= 2; i++) {
         assertThat(polls.poll(10, TimeUnit.SECONDS)).as("the waiting request's claim #%d (it must poll, not give"
             + " up or replay, while the owner runs)", i).isInstanceOf(ClaimOutcome.InFlight.class);
@@ -296,7 +300,7 @@ class IdempotencyEngineTest {
       running.countDown();
       resume.await();
       return StoredResponse.ofUtf8(201, "stale owner");
-    }));
+    }), async);
     running.await();
     clock.advance(Duration.ofSeconds(31));
     Outcome takeover = engine.execute(ID, FP, execution -> StoredResponse.ofUtf8(201, "new owner"));
@@ -321,7 +325,7 @@ class IdempotencyEngineTest {
         running.countDown();
         finish.await();
         return CREATED;
-      }));
+      }), async);
       running.await();
       var claimedUntil = store.lookup(ID).orElseThrow().leaseExpiresAt().orElseThrow();
       clock.advance(Duration.ofSeconds(20));
@@ -359,7 +363,7 @@ class IdempotencyEngineTest {
           sideEffects.incrementAndGet(); // what an owner that cannot tell would do: call out a second time
         }
         return CREATED;
-      }));
+      }), async);
       running.await();
       // another instance, whose clock is 31 s ahead of this engine's (so past every lease the heartbeats renew to
       // now + 30 s), finds the lease expired: as if this owner had stalled past it

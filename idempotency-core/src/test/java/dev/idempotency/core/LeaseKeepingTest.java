@@ -13,6 +13,7 @@ import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.LeaseLostException;
+import dev.idempotency.spi.TransactionCallbacks;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -250,12 +251,12 @@ class LeaseKeepingTest {
       CountDownLatch phaseOpen = new CountDownLatch(1);
       CountDownLatch closePhase = new CountDownLatch(1);
       CompletableFuture<Outcome> owner = CompletableFuture.supplyAsync(() -> call(engine, id(1), execution -> {
-        execution.phaseOpening();
+        TransactionCallbacks.of(execution).phaseOpening();
         try {
           phaseOpen.countDown();
           closePhase.await();
         } finally {
-          execution.phaseClosed();
+          TransactionCallbacks.of(execution).phaseClosed();
         }
         finish.await();
         return StoredResponse.ofUtf8(201, "done");

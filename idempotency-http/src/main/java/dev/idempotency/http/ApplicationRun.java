@@ -5,6 +5,7 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Operation;
 import dev.idempotency.http.internal.StoringRules;
+import dev.idempotency.spi.TransactionCallbacks;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -66,7 +67,8 @@ final class ApplicationRun implements Operation {
     }
     StoredResponse marker = rules.notStoredMarker(live.status(), filtered);
     engine.store().complete(claimed.recordId(), claimed.fence(), marker, claimed.now());
-    claimed.completionCommitted(marker);
+    // told to the engine's execution, not the application's: the marker is no completion the application committed
+    TransactionCallbacks.of(claimed).completionCommitted(marker);
     return marker;
   }
 

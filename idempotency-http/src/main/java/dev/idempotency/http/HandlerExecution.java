@@ -6,6 +6,7 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.spi.TransactionCallbacks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -15,13 +16,15 @@ import java.util.Optional;
  * the application commits itself through a transactional store (the stored response, and the response the first
  * caller gets when it went through {@link IdempotencyHttp#completeWith}).
  */
-final class HandlerExecution implements Execution {
+final class HandlerExecution implements Execution, TransactionCallbacks {
   private final Execution engine;
+  private final TransactionCallbacks engineCallbacks;
   private volatile StoredResponse committed;
   private volatile StoredResponse answer;
 
   HandlerExecution(Execution engine) {
     this.engine = engine;
+    this.engineCallbacks = TransactionCallbacks.of(engine);
   }
 
   /** The response a transactional store committed as the completion, if any. */
@@ -85,22 +88,22 @@ final class HandlerExecution implements Execution {
 
   @Override
   public void phaseCommitted(RecoveryPoint point) {
-    engine.phaseCommitted(point);
+    engineCallbacks.phaseCommitted(point);
   }
 
   @Override
   public void phaseOpening() {
-    engine.phaseOpening();
+    engineCallbacks.phaseOpening();
   }
 
   @Override
   public void phaseClosed() {
-    engine.phaseClosed();
+    engineCallbacks.phaseClosed();
   }
 
   @Override
   public void completionCommitted(StoredResponse response) {
-    engine.completionCommitted(response);
+    engineCallbacks.completionCommitted(response);
     committed = response;
   }
 

@@ -39,9 +39,9 @@ import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 
 /**
- * The TCK tests itself (STYLE.md point 15): each deliberately broken store must fail the rule it breaks, with a
- * message naming that rule, as reactive-streams' {@code requireTestFailure} does. The contract runs against each
- * mutant through the JUnit Platform Launcher, restricted to the tests named, so the self-test stays fast.
+ * The TCK tests itself: each deliberately broken store must fail the rule it breaks, with a message naming that
+ * rule, as reactive-streams' {@code requireTestFailure} does. The contract runs against each mutant through the
+ * JUnit Platform Launcher, restricted to the tests named, so the self-test stays fast.
  *
  * <p>The mutant contracts are static nested classes, which surefire's default excludes ({@code **}{@code /*$*})
  * keep out of the normal run; and should a {@code -Dtest=} pattern pick them up, {@link OnlyInsideTheSelfTest}

@@ -9,6 +9,7 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spi.LeaseLostException;
+import dev.idempotency.spi.TransactionCallbacks;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -19,9 +20,10 @@ import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /** The engine's {@link Execution}: one per won claim. */
-public final class ExecutionImpl implements Execution {
+public final class ExecutionImpl implements Execution, TransactionCallbacks {
   private final KeyStore store;
   private final RecordId id;
   private final FenceToken fence;
@@ -33,8 +35,8 @@ public final class ExecutionImpl implements Execution {
   private final Heartbeats heartbeats;
   private final Instant startedAt;
   // written by the operation's thread (or a store it called), read by the engine after the operation returned
-  private volatile RecoveryPoint committedPoint;
-  private volatile StoredResponse committedResponse;
+  private volatile @Nullable RecoveryPoint committedPoint;
+  private volatile @Nullable StoredResponse committedResponse;
   // set by the heartbeat threads or a refused checkpoint, read by the operation: told to stop (sticky)
   private volatile boolean leaseLost;
   // a fenced write under this fence was refused: another owner has the record, renewing is pointless
@@ -45,7 +47,7 @@ public final class ExecutionImpl implements Execution {
   // transactional phases open now (normally 0 or 1): their fenced write renews the lease, renewals stay away
   private final AtomicInteger openPhases = new AtomicInteger();
   // when the last phase opened, by the lease clock: its fenced write renewed the lease no earlier
-  private volatile Instant phaseOpenedAt;
+  private volatile @Nullable Instant phaseOpenedAt;
 
   /**
    * Creates the execution of one won claim.

@@ -9,14 +9,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps the leases of an engine's running operations: one renewal per heartbeat interval for all of them, and a
@@ -55,7 +58,7 @@ public final class Heartbeats implements AutoCloseable {
   /** Held while a renewal is built and sent, so that a phase can wait for it before its transaction opens. */
   private final ReentrantLock renewing = new ReentrantLock();
   /** The operations of the renewal under way; {@code null} while it is being built. */
-  private volatile Set<ExecutionImpl> renewingNow = Set.of();
+  private volatile @Nullable Set<ExecutionImpl> renewingNow = Set.of();
   private final ScheduledThreadPoolExecutor scheduler;
 
   /**
@@ -81,10 +84,12 @@ public final class Heartbeats implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    scheduler.scheduleWithFixedDelay(guarded("renewal", this::renew), interval.toNanos(), interval.toNanos(),
-        TimeUnit.NANOSECONDS);
+    // the periodic tasks end with the scheduler (close); guarded() logs what they throw, so no future is read
+    Future<?> unused = scheduler.scheduleWithFixedDelay(guarded("renewal", this::renew), interval.toNanos(),
+        interval.toNanos(), TimeUnit.NANOSECONDS);
     long watchNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), margin.toNanos() / 4);
-    scheduler.scheduleAtFixedRate(guarded("lease watch", this::watch), watchNanos, watchNanos, TimeUnit.NANOSECONDS);
+    unused = scheduler.scheduleAtFixedRate(guarded("lease watch", this::watch), watchNanos, watchNanos,
+        TimeUnit.NANOSECONDS);
   }
 
   /**
@@ -185,13 +190,14 @@ public final class Heartbeats implements AutoCloseable {
   /** The operations to renew now; those past maxOperationTime are told and dropped instead. */
   private Map<RecordId, ExecutionImpl> batch(Instant now, Instant leaseNow) {
     Map<RecordId, ExecutionImpl> batch = new HashMap<>();
-    for (ExecutionImpl e : running) {
+    for (Iterator<ExecutionImpl> it = running.iterator(); it.hasNext(); ) {
+      ExecutionImpl e = it.next();
       if (e.refused() || e.phaseOpen()) {
         continue;
       }
       Duration ran = Duration.between(e.startedAt(), leaseNow);
       if (ran.compareTo(maxOperationTime) >= 0) {
-        running.remove(e);
+        it.remove();
         e.tell();
         publish.accept(new IdempotencyEvent.OperationTimedOut(e.recordId(), now, e.fence(), ran));
         continue;

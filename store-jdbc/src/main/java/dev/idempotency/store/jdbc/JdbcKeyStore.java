@@ -12,6 +12,7 @@ import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.spi.TransactionCallbacks;
 import dev.idempotency.spi.TransactionalKeyStore;
 import dev.idempotency.spi.TransactionalWork;
 import dev.idempotency.store.jdbc.internal.Names;
@@ -285,7 +286,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
       putPoint(p, next);
       return p;
     }, sql::checkpoint);
-    execution.phaseCommitted(next);
+    TransactionCallbacks.of(execution).phaseCommitted(next);
     return result;
   }
 
@@ -299,7 +300,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
       putResponse(p, r);
       return p;
     }, sql::complete);
-    execution.completionCommitted(response);
+    TransactionCallbacks.of(execution).completionCommitted(response);
     return response;
   }
 
@@ -429,10 +430,11 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
       ParamsFor<R> paramsFor, FencedSql write) throws Exception {
     Objects.requireNonNull(execution, "execution");
     Objects.requireNonNull(work, "work");
+    TransactionCallbacks callbacks = TransactionCallbacks.of(execution);
     String label = what + " of " + execution.recordId();
     // the engine stops renewing this lease until the phase closes: a renewal committed while the transaction is
     // open would make its fenced write fail at REPEATABLE READ and SERIALIZABLE (a concurrent update of the row)
-    execution.phaseOpening();
+    callbacks.phaseOpening();
     try {
       for (int attempt = 1; ; attempt++) {
         Connection c = connect(dataSource, label);
@@ -491,7 +493,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
         }
       }
     } finally {
-      execution.phaseClosed();
+      callbacks.phaseClosed();
     }
   }
 

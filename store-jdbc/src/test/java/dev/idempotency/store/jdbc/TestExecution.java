@@ -8,6 +8,7 @@ import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.TransactionCallbacks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -15,7 +16,7 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /** An {@link Execution} for tests: records what the store reported as committed. */
-final class TestExecution implements Execution {
+final class TestExecution implements Execution, TransactionCallbacks {
   final KeyStore store;
   final RecordId id;
   final ClaimOutcome.Claimed claimed;

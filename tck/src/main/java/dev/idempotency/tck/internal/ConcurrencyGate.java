@@ -173,9 +173,8 @@ public final class ConcurrencyGate implements AutoCloseable {
             + " on " + where + " succeeded: " + winners);
       }
       ClaimOutcome.Claimed winner = winners.get(0);
-      verifier.check(winner.takeover() && winner.fence().isNewerThan(old.fence()), Rule.R2_5,
-          () -> "the takeover of " + where + " returned " + Describe.outcome(winner) + ", expected takeover=true and"
-              + " a fence greater than the old owner's " + old.fence());
+      verifier.won(winner, Rule.R2_5, "the winner of the takeover race on " + where).takeover()
+          .fenceAbove(old.fence());
       verifier.leaseLost(Rule.R2_5, "the old owner's heartbeat with " + old.fence() + " after the takeover race on "
           + where, () -> stores.get(0).heartbeat(id, old.fence(), clock.instant(), timing.stableLease()));
       verifier.leaseLost(Rule.R2_5, "the old owner's checkpoint with " + old.fence() + " after the takeover race on "

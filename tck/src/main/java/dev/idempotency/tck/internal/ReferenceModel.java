@@ -5,6 +5,8 @@ import dev.idempotency.Fingerprint;
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
+import dev.idempotency.StateTransition.TransitionCause;
+import dev.idempotency.StateTransition;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.RecordSnapshot;
@@ -15,6 +17,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -143,18 +146,18 @@ public final class ReferenceModel {
     if (op instanceof Op.Claim c) {
       return claim(s, c, observed);
     } else if (op instanceof Op.Heartbeat h) {
-      return write(s, h.id(), h.fence(), h.now(), observed, "heartbeat",
+      return write(s, h.id(), h.fence(), h.now(), observed, TransitionCause.HEARTBEAT,
           r -> r.withLease(h.now(), h.lease()));
     } else if (op instanceof Op.Checkpoint c) {
-      return write(s, c.id(), c.fence(), c.now(), observed, "checkpoint",
+      return write(s, c.id(), c.fence(), c.now(), observed, TransitionCause.CHECKPOINT,
           r -> new Rec(r.state(), r.fingerprint(), r.fence(), c.now().plus(c.lease()), c.lease(), c.point(), null,
               null));
     } else if (op instanceof Op.Complete c) {
-      return write(s, c.id(), c.fence(), c.now(), observed, "complete",
+      return write(s, c.id(), c.fence(), c.now(), observed, TransitionCause.COMPLETE,
           r -> new Rec(KeyState.COMPLETE, r.fingerprint(), r.fence(), null, r.lastLease(), r.point(), c.response(),
               exactTime ? c.now() : null));
     } else if (op instanceof Op.Release r) {
-      return write(s, r.id(), r.fence(), r.now(), observed, "release", rec -> null);
+      return write(s, r.id(), r.fence(), r.now(), observed, TransitionCause.RELEASE, rec -> null);
     } else if (op instanceof Op.Lookup l) {
       return lookup(s, l, observed);
     } else if (op instanceof Op.FindAbandoned f) {
@@ -188,8 +191,13 @@ public final class ReferenceModel {
         return Step.fail(Rule.R3_1, situation + ": the new fence " + cl.fence() + " is not greater than fence#" + max
             + ", issued before for this record");
       }
-      return Step.ok(s.with(id, new Rec(KeyState.IN_FLIGHT, c.fingerprint(), cl.fence(), c.now().plus(c.lease()),
-          c.lease(), null, null, null), null));
+      Rec claimed = new Rec(KeyState.IN_FLIGHT, c.fingerprint(), cl.fence(), c.now().plus(c.lease()), c.lease(),
+          null, null, null);
+      if (windowPassed) {
+        along(r, null, TransitionCause.TIME);
+      }
+      along(null, claimed, TransitionCause.CLAIM);
+      return Step.ok(s.with(id, claimed, null));
     }
     if (!r.fingerprint().equals(c.fingerprint())) {
       Rule rule = r.state() == KeyState.IN_FLIGHT ? Rule.R1_5 : Rule.R1_6;
@@ -230,8 +238,10 @@ public final class ReferenceModel {
         return Step.fail(Rule.R3_1, situation + ": the takeover's fence " + cl.fence()
             + " is not greater than fence#" + max + ", issued before for this record");
       }
-      return Step.ok(s.with(id, new Rec(KeyState.IN_FLIGHT, r.fingerprint(), cl.fence(), c.now().plus(c.lease()),
-          c.lease(), r.point(), null, null), null));
+      Rec takenOver = new Rec(KeyState.IN_FLIGHT, r.fingerprint(), cl.fence(), c.now().plus(c.lease()), c.lease(),
+          r.point(), null, null);
+      along(r, takenOver, TransitionCause.CLAIM);
+      return Step.ok(s.with(id, takenOver, null));
     }
     // COMPLETE within the window (or with an unknown completion time, which only server-clock histories have)
     if (!(observed instanceof Result.Outcome o && o.outcome() instanceof ClaimOutcome.Completed done)) {
@@ -254,16 +264,29 @@ public final class ReferenceModel {
     return Step.ok(s);
   }
 
+  /**
+   * The model moves a record only along a row of {@link StateTransition}'s table, so every store the model accepts
+   * moved its records along the table too; a move outside it is a bug of the model and throws
+   * {@link dev.idempotency.IllegalStateTransitionException}.
+   */
+  private static void along(Rec before, Rec after, TransitionCause cause) {
+    StateTransition.of(before == null ? KeyState.ABSENT : before.state(),
+        after == null ? KeyState.ABSENT : after.state(), cause);
+  }
+
   private interface Change {
     Rec apply(Rec r);
   }
 
-  private Step write(State s, RecordId id, FenceToken fence, Instant now, Result observed, String what, Change change) {
+  private Step write(State s, RecordId id, FenceToken fence, Instant now, Result observed, TransitionCause cause,
+      Change change) {
+    String what = cause.name().toLowerCase(Locale.ROOT);
     Rec r = s.record(id);
     boolean owner = r != null && r.state() == KeyState.IN_FLIGHT && r.fence().equals(fence);
     if (owner) {
       if (observed instanceof Result.Ok) {
         Rec next = change.apply(r);
+        along(r, next, cause);
         return Step.ok(s.with(id, next, "released"));
       }
       boolean expired = !now.isBefore(r.leaseExpiresAt());
@@ -423,6 +446,7 @@ public final class ReferenceModel {
       // per-record projection of a concurrent history: each record is deleted iff eligible when the call saw it
       State next = s;
       for (RecordId id : eligible) {
+        along(s.record(id), null, TransitionCause.PURGE);
         next = next.with(id, null, "purged");
       }
       return Step.ok(next);
@@ -444,6 +468,7 @@ public final class ReferenceModel {
     }
     State next = s;
     for (RecordId id : del.which()) {
+      along(s.record(id), null, TransitionCause.PURGE);
       next = next.with(id, null, "purged");
     }
     return Step.ok(next);
