@@ -288,7 +288,8 @@ class IdempotencyHttpTest {
       assertThat(body(r)).as(query).contains("\"rule\":\"malformed_percent_encoding\"");
     }
     HttpResult wellFormed = http.handle(new FakeRequest("GET", "/status", "key=a%2Fb"), app);
-    assertThat(((HttpResult.Respond) wellFormed).response().status()).as("a well-formed key nobody sent").isEqualTo(404);
+    assertThat(((HttpResult.Respond) wellFormed).response().status()).as("a well-formed key nobody sent")
+        .isEqualTo(404);
     assertThat(runs).hasValue(0);
   }
 
