@@ -46,7 +46,7 @@ public final class EndpointRule {
     }
     for (String m : methods) {
       Objects.requireNonNull(m, "method");
-      if (m.isEmpty() || !m.chars().allMatch(IdempotencyHttp::isTokenChar)) {
+      if (!IdempotencyHttpBuilder.isToken(m)) {
         throw new IllegalArgumentException("endpoint method must be an HTTP token, but was \"" + m + "\"");
       }
       if (SAFE.contains(m.toUpperCase(Locale.ROOT))) {

@@ -41,7 +41,7 @@ public sealed interface HttpResult {
     EXECUTED,
     /** A stored response, replayed verbatim with {@code Idempotent-Replayed: true}; the application did not run. */
     REPLAYED,
-    /** A problem (or the 202 of the accepted in-flight mode); the application did not run. */
+    /** A problem (or the 202 of {@link InFlightResponse#ACCEPTED}); the application did not run. */
     REJECTED,
     /** The status endpoint's answer about an earlier request; the application did not run. */
     STATUS

@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.Fingerprint;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -70,17 +74,19 @@ class FingerprintStrategyTest {
   void concurrentFingerprintsAgree() throws Exception {
     FingerprintStrategy s = FingerprintStrategy.methodPathBody();
     Fingerprint one = fp(s, "POST", "/a", "q", "body");
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
-      java.util.List<java.util.concurrent.Future<Fingerprint>> all = new java.util.ArrayList<>();
+      List<Future<Fingerprint>> all = new ArrayList<>();
       for (int k = 0; k < 200; k++) {
         all.add(pool.submit(() -> fp(s, "POST", "/a", "q", "body")));
       }
-      for (java.util.concurrent.Future<Fingerprint> f : all) {
-        assertThat(f.get()).isEqualTo(one);
+      for (Future<Fingerprint> f : all) {
+        assertThat(f.get(30, TimeUnit.SECONDS)).isEqualTo(one);
       }
     } finally {
-      pool.shutdown();
+      // stopped and awaited: no thread of this test outlives it
+      pool.shutdownNow();
+      assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).as("the pool's threads ended").isTrue();
     }
   }
 
@@ -132,7 +138,8 @@ class FingerprintStrategyTest {
   @Timeout(value = 20, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void hostileNumberIsFingerprintedInLinearTime() {
     String body = "{\"amount\":1" + "0".repeat(1 << 20) + "}";
-    for (FingerprintStrategy s : List.of(FingerprintStrategy.canonicalJson(), FingerprintStrategy.jsonMembers("amount"))) {
+    for (FingerprintStrategy s : List.of(FingerprintStrategy.canonicalJson(),
+        FingerprintStrategy.jsonMembers("amount"))) {
       assertThat(fp(s, "POST", "/p", null, body)).isNotEqualTo(fp(s, "POST", "/p", null, "{\"amount\":1}"))
           .isEqualTo(fp(s, "POST", "/p", null, "{\"amount\":1e" + (1 << 20) + "}"));
     }

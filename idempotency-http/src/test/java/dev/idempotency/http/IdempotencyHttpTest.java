@@ -16,6 +16,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Handler;
@@ -55,7 +59,7 @@ class IdempotencyHttpTest {
       assertThat(r.requirement()).isEqualTo(KeyRequirement.REQUIRED);
     });
     assertThat(http.mismatchStatus()).isEqualTo(MismatchStatus.CONFLICT);
-    assertThat(http.inFlightMode()).isEqualTo(InFlightMode.CONFLICT);
+    assertThat(http.inFlightResponse()).isEqualTo(InFlightResponse.CONFLICT);
     assertThat(http.storedHeaders()).contains("Content-Type", "Location", "ETag").doesNotContain("Set-Cookie");
     assertThat(http.storesSetCookie()).isFalse();
     assertThat(http.maxRequestBodyBytes()).isEqualTo(1 << 20);
@@ -67,7 +71,7 @@ class IdempotencyHttpTest {
   /** Every bad setting is refused at once, with a message that names it. */
   @Test
   void invalidSettingsAreRefusedNamingTheSetting() {
-    IdempotencyHttp.Builder b = IdempotencyHttp.builder(engine);
+    IdempotencyHttpBuilder b = IdempotencyHttp.builder(engine);
     assertThatThrownBy(() -> b.headerName("Idem Key")).hasMessageContaining("headerName");
     assertThatThrownBy(() -> b.maxRequestBodyBytes(-1)).hasMessageContaining("maxRequestBodyBytes");
     assertThatThrownBy(() -> b.maxStoredResponseBytes(10)).hasMessageContaining("maxStoredResponseBytes");
@@ -255,14 +259,6 @@ class IdempotencyHttpTest {
     }
   }
 
-  /** Retry-After is whole seconds, rounded up, at least one. */
-  @Test
-  void retryAfterSeconds() {
-    assertThat(IdempotencyHttp.seconds(Duration.ZERO)).isEqualTo("1");
-    assertThat(IdempotencyHttp.seconds(Duration.ofMillis(1001))).isEqualTo("2");
-    assertThat(IdempotencyHttp.seconds(Duration.ofSeconds(30))).isEqualTo("30");
-  }
-
   /** A REQUIRED rule for {@code /payments} also guards {@code /payments/}: without a key it is refused, not run. */
   @Test
   @Timeout(value = 10, unit = TimeUnit.SECONDS)
@@ -275,6 +271,64 @@ class IdempotencyHttpTest {
       assertThat(body(r)).contains("\"code\":\"idempotency_key_missing\"");
     }
     assertThat(runs).as("the application must not run for a guarded path without a key").hasValue(0);
-    assertThat(http.handle(FakeRequest.post("/payments/1", null, "{}"), app)).isInstanceOf(HttpResult.PassThrough.class);
+    assertThat(http.handle(FakeRequest.post("/payments/1", null, "{}"), app))
+        .isInstanceOf(HttpResult.PassThrough.class);
+  }
+
+  /**
+   * The status endpoint takes a key percent-encoded with exactly two hex digits per escape: a sign or another
+   * script's digit is no hex digit, so such a URL is refused rather than read as some other key.
+   */
+  @Test
+  void statusEndpointRefusesMalformedPercentEncoding() throws Exception {
+    IdempotencyHttp http = IdempotencyHttp.builder(engine).inFlightAccepted("/status").build();
+    for (String query : List.of("key=a%+1", "key=a%-1", "key=a%4", "key=a%\uff14\uff11", "key=a%g1")) {
+      HttpResult r = http.handle(new FakeRequest("GET", "/status", query), app);
+      assertThat(((HttpResult.Respond) r).response().status()).as(query).isEqualTo(400);
+      assertThat(body(r)).as(query).contains("\"rule\":\"malformed_percent_encoding\"");
+    }
+    HttpResult wellFormed = http.handle(new FakeRequest("GET", "/status", "key=a%2Fb"), app);
+    assertThat(((HttpResult.Respond) wellFormed).response().status()).as("a well-formed key nobody sent")
+        .isEqualTo(404);
+    assertThat(runs).hasValue(0);
+  }
+
+  /**
+   * The 202 of a key in flight points at the status endpoint with the key percent-encoded, and that URL finds the
+   * request: while it runs, and its stored response once it completed.
+   */
+  @Test
+  void acceptedStatusUrlFindsTheRequest() throws Exception {
+    IdempotencyHttp http = IdempotencyHttp.builder(engine).inFlightAccepted("/status").build();
+    String key = "k/1?&=%+~";
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Downstream held = (body, execution) -> {
+      entered.countDown();
+      assertThat(release.await(30, TimeUnit.SECONDS)).isTrue();
+      return app.run(body, execution);
+    };
+    ExecutorService first = Executors.newSingleThreadExecutor();
+    try {
+      Future<HttpResult> running = first.submit(() -> http.handle(FakeRequest.post("/a", key, "x"), held));
+      assertThat(entered.await(30, TimeUnit.SECONDS)).as("the first request runs").isTrue();
+      StoredResponse accepted = ((HttpResult.Respond) http.handle(FakeRequest.post("/a", key, "x"), app)).response();
+      assertThat(accepted.status()).isEqualTo(202);
+      String location = accepted.firstHeader("Location").orElseThrow();
+      assertThat(location).isEqualTo("/status?key=k%2F1%3F%26%3D%25%2B~");
+      FakeRequest status = new FakeRequest("GET", "/status", location.substring(location.indexOf('?') + 1));
+      assertThat(((HttpResult.Respond) http.handle(status, app)).response().status()).isEqualTo(202);
+      release.countDown();
+      assertThat(running.get(30, TimeUnit.SECONDS)).isInstanceOf(HttpResult.Respond.class);
+      HttpResult.Respond done = (HttpResult.Respond) http.handle(status, app);
+      assertThat(done.disposition()).isEqualTo(HttpResult.Disposition.STATUS);
+      assertThat(done.response().status()).isEqualTo(200);
+      assertThat(done.response().firstHeader(IdempotencyHttp.REPLAYED_HEADER)).hasValue("true");
+    } finally {
+      release.countDown();
+      first.shutdownNow();
+      assertThat(first.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(runs).hasValue(1);
   }
 }

@@ -116,9 +116,35 @@ public final class IdempotencyFilter implements Filter {
       throw new ServletException("interrupted while waiting for an in-flight idempotency key", e);
     }
     if (result instanceof HttpResult.Respond respond) {
+      if (bodyLeftUnread(request, respond)) {
+        // The container closes a connection whose request body was not read once the response is sent, but
+        // cannot say so in a response the filter commits by writing it whole; a client that reused the
+        // connection would have its next request fail. The header tells it to open a new one.
+        response.setHeader("Connection", "close");
+      }
       write(respond.response(), response);
     } else {
       chain.doFilter(req, res);
+    }
+  }
+
+  /**
+   * Whether {@code respond} answers an HTTP/1 request whose body is left unread. A refusal or a status answer may
+   * come before the handler reads the body (a missing or invalid key, no caller, a declared length over the limit),
+   * so the request's stream says whether it was read; every other response comes after the handler read the whole
+   * body. HTTP/2 ends a stream, never the connection, for an unread body.
+   */
+  private static boolean bodyLeftUnread(HttpServletRequest request, HttpResult.Respond respond) throws IOException {
+    HttpResult.Disposition disposition = respond.disposition();
+    boolean mayPrecedeTheBodyRead = disposition == HttpResult.Disposition.REJECTED
+        || disposition == HttpResult.Disposition.STATUS;
+    if (!mayPrecedeTheBodyRead || !request.getProtocol().startsWith("HTTP/1.")) {
+      return false;
+    }
+    try {
+      return !request.getInputStream().isFinished();
+    } catch (IllegalStateException e) {
+      return false; // a filter in front read the body through getReader()
     }
   }
 

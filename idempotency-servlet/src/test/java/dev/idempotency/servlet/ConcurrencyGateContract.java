@@ -51,7 +51,7 @@ abstract class ConcurrencyGateContract {
   void stopServer() throws Exception {
     // null when newStore() skipped the class (a database not configured locally): a skip must stay a skip
     if (clients != null) {
-      clients.shutdownNow();
+      shutDown(clients);
     }
     if (server != null) {
       server.close();
@@ -60,6 +60,12 @@ abstract class ConcurrencyGateContract {
       engine.close();
     }
     closeStore();
+  }
+
+  /** Stops {@code pool} and waits for its threads to end, so that none outlives the test that started it. */
+  private static void shutDown(ExecutorService pool) throws InterruptedException {
+    pool.shutdownNow();
+    assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).as("the pool's threads ended").isTrue();
   }
 
   private List<HttpResponse<byte[]>> fire(int n, String path, String key, CountDownLatch answered) throws Exception {
@@ -100,13 +106,20 @@ abstract class ConcurrencyGateContract {
     String key = UUID.randomUUID().toString();
     server.app.gate = new CountDownLatch(1);
     CountDownLatch othersAnswered = new CountDownLatch(n - 1);
-    // when: N at once; the gate opens only once N-1 have their answer
-    Future<List<HttpResponse<byte[]>>> all = Executors.newSingleThreadExecutor().submit(
-        () -> fire(n, path, key, othersAnswered));
-    assertThat(othersAnswered.await(60, TimeUnit.SECONDS)).as("N-1 answers while the winner is held").isTrue();
-    server.app.gate.countDown();
-    List<HttpResponse<byte[]>> responses = all.get(60, TimeUnit.SECONDS);
-    server.app.gate = null;
+    // when: N at once; the gate opens only once N-1 have their answer. The firing runs on a thread of its own:
+    // it waits for N client threads, so it cannot take one of the N.
+    ExecutorService firing = Executors.newSingleThreadExecutor();
+    List<HttpResponse<byte[]>> responses;
+    try {
+      Future<List<HttpResponse<byte[]>>> all = firing.submit(() -> fire(n, path, key, othersAnswered));
+      assertThat(othersAnswered.await(60, TimeUnit.SECONDS)).as("N-1 answers while the winner is held").isTrue();
+      server.app.gate.countDown();
+      responses = all.get(60, TimeUnit.SECONDS);
+    } finally {
+      server.app.gate.countDown(); // a failed wait must not leave the winner held
+      server.app.gate = null;
+      shutDown(firing);
+    }
     // then
     assertThat(server.app.effects("POST " + path)).as("side effects").isEqualTo(1);
     List<HttpResponse<byte[]>> winners = responses.stream().filter(r -> r.statusCode() == 201).toList();

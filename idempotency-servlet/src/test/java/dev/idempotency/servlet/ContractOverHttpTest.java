@@ -12,6 +12,7 @@ import dev.idempotency.core.MutableClock;
 import dev.idempotency.core.StoredResponsePolicy;
 import dev.idempotency.http.EndpointRule;
 import dev.idempotency.http.IdempotencyHttp;
+import dev.idempotency.http.IdempotencyHttpBuilder;
 import dev.idempotency.http.KeyRequirement;
 import dev.idempotency.http.MismatchStatus;
 import dev.idempotency.http.OversizedResponse;
@@ -47,12 +48,12 @@ class ContractOverHttpTest {
 
   /** Starts Jetty with a handler over a fresh engine; {@code engineSettings} and {@code settings} adjust them. */
   private JettyServer start(UnaryOperator<IdempotencyEngine.Builder> engineSettings,
-      UnaryOperator<IdempotencyHttp.Builder> settings) throws Exception {
+      UnaryOperator<IdempotencyHttpBuilder> settings) throws Exception {
     return start(store, engineSettings, settings);
   }
 
   private JettyServer start(KeyStore keyStore, UnaryOperator<IdempotencyEngine.Builder> engineSettings,
-      UnaryOperator<IdempotencyHttp.Builder> settings) throws Exception {
+      UnaryOperator<IdempotencyHttpBuilder> settings) throws Exception {
     engine = engineSettings.apply(IdempotencyEngine.builder(keyStore).clock(clock)).build();
     server = new JettyServer(settings.apply(IdempotencyHttp.builder(engine)).build());
     return server;
@@ -341,9 +342,12 @@ class ContractOverHttpTest {
       assertThat(s.app.effects("POST /payments/a")).isEqualTo(1);
     }
 
-    /** 202 mode: the retry gets 202 + Location; the status endpoint serves in-flight, then the stored response. */
+    /**
+     * {@code inFlightAccepted}: the retry gets 202 + Location; the status endpoint serves in-flight, then the stored
+     * response.
+     */
     @Test
-    void acceptedModeServesAStatusUrl() throws Exception {
+    void inFlightAcceptedServesAStatusUrl() throws Exception {
       JettyServer s = start(e -> e, h -> h.inFlightAccepted("/idempotency-requests"));
       s.app.gate = new CountDownLatch(1);
       s.app.entered = new CountDownLatch(1);
@@ -382,6 +386,26 @@ class ContractOverHttpTest {
       JettyServer s = start();
       assertProblem(s.post("/payments/a", null, BODY), 400, "idempotency_key_missing", false);
       assertThat(s.app.totalEffects()).isZero();
+    }
+
+    /**
+     * A refusal answered before the body is read says {@code Connection: close}: the container closes a connection
+     * whose request body it did not read, and a client that sent its next request on it would see that request
+     * fail ("header parser received no bytes"). A refusal after the body was read keeps the connection open.
+     */
+    @Test
+    void refusalBeforeTheBodyIsReadClosesTheConnection() throws Exception {
+      JettyServer s = start();
+      HttpResponse<byte[]> missing = s.post("/payments/a", null, BODY);
+      assertProblem(missing, 400, "idempotency_key_missing", false);
+      assertThat(missing.headers().firstValue("Connection")).hasValue("close");
+      HttpResponse<byte[]> invalid = s.post("/payments/a", "a b", BODY);
+      assertProblem(invalid, 400, "idempotency_key_invalid", false);
+      assertThat(invalid.headers().firstValue("Connection")).hasValue("close");
+      assertThat(s.post("/payments/a", "key-c", BODY).headers().firstValue("Connection")).isEmpty();
+      HttpResponse<byte[]> reused = s.post("/payments/a", "key-c", "{}");
+      assertProblem(reused, 409, "idempotency_key_reused", false);
+      assertThat(reused.headers().firstValue("Connection")).as("the body was read").isEmpty();
     }
 
     /** An optional endpoint without a key passes through without idempotency (each request runs). */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.http.IdempotencyHttp;
+import dev.idempotency.http.IdempotencyHttpBuilder;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
@@ -42,7 +43,7 @@ abstract class TransactionalCompletionContract {
     return pool;
   }
 
-  private JettyServer start(UnaryOperator<IdempotencyHttp.Builder> settings) throws Exception {
+  private JettyServer start(UnaryOperator<IdempotencyHttpBuilder> settings) throws Exception {
     DataSource ds = dataSource();
     try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
       st.execute("DROP TABLE IF EXISTS servlet_orders");

@@ -12,9 +12,10 @@ import java.util.Optional;
 /**
  * The built-in fingerprint strategies. The SHA-256 input is a domain prefix, then the method, the raw path, the
  * query and the body, each framed by its 8-byte big-endian length; an absent query is the length -1 with no bytes,
- * so an absent query differs from an empty one. Every input decodes back into exactly one request: no two collide.
- * Version 2 of the input (version 1 hashed {@code path + "?" + query} as one part, so that the path {@code /a?b}
- * and the path {@code /a} with the query {@code b} collided).
+ * so an absent query differs from an empty one. Every input decodes back into exactly one request: no two collide
+ * (the path {@code /a?b} is not the path {@code /a} with the query {@code b}). The {@code /2} of the domain prefixes
+ * is the version of this layout: another layout takes another version, so that its digests never equal the ones
+ * stored under this one.
  */
 public final class Fingerprints {
   private static final byte[] RAW = "idempotency-fingerprint/2 raw\n".getBytes(StandardCharsets.US_ASCII);
@@ -33,24 +34,24 @@ public final class Fingerprints {
 
   /** SHA-256 of method, raw path, query, canonical JSON (or the raw bytes when the body is not JSON). */
   public static Fingerprint canonicalJson(HttpRequestView request, byte[] body) {
-    Optional<Object> parsed = Json.parse(body);
+    Optional<Object> parsed = CanonicalJson.parse(body);
     if (parsed.isEmpty()) {
       return methodPathBody(request, body);
     }
-    return digest(CANONICAL, request, Json.canonical(parsed.get()).getBytes(StandardCharsets.UTF_8));
+    return digest(CANONICAL, request, CanonicalJson.text(parsed.get()).getBytes(StandardCharsets.UTF_8));
   }
 
   /** SHA-256 of method, raw path, query, and the named members of a JSON object body (canonical). */
   public static Fingerprint jsonMembers(HttpRequestView request, byte[] body, List<String> members) {
-    Optional<Object> parsed = Json.parse(body);
+    Optional<Object> parsed = CanonicalJson.parse(body);
     if (parsed.isEmpty() || !(parsed.get() instanceof Map<?, ?> object)) {
       return methodPathBody(request, body);
     }
     StringBuilder selected = new StringBuilder();
     for (String name : members) {
       // "name" then either "=" and the canonical value, or "!" for an absent member: null and absent differ
-      selected.append(Json.canonical(name));
-      selected.append(object.containsKey(name) ? "=" + Json.canonical(object.get(name)) : "!").append('\n');
+      selected.append(CanonicalJson.text(name));
+      selected.append(object.containsKey(name) ? "=" + CanonicalJson.text(object.get(name)) : "!").append('\n');
     }
     return digest(MEMBERS, request, selected.toString().getBytes(StandardCharsets.UTF_8));
   }

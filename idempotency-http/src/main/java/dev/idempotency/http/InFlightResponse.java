@@ -5,7 +5,7 @@ package dev.idempotency.http;
  * {@link dev.idempotency.core.InFlightPolicy} has given up waiting (it does not wait by default; configure
  * {@code InFlightPolicy.waitUpTo} on the engine for a bounded wait that usually ends in the replay).
  */
-public enum InFlightMode {
+public enum InFlightResponse {
   /** {@code 409 idempotency_request_in_flight} with {@code Retry-After}: the default. */
   CONFLICT,
   /**

@@ -20,7 +20,7 @@ import java.util.TreeMap;
  * escaped surrogate must be half of a pair (a lone one has no code point, so it could only be replaced, and two
  * different lone surrogates would read the same).
  */
-final class Json {
+final class CanonicalJson {
   /** Stands for JSON {@code null} (maps cannot hold Java nulls usefully). */
   static final Object NULL = new Object();
   private static final int MAX_DEPTH = 64;
@@ -28,7 +28,7 @@ final class Json {
   private final String s;
   private int i;
 
-  private Json(String s) {
+  private CanonicalJson(String s) {
     this.s = s;
   }
 
@@ -41,7 +41,7 @@ final class Json {
     } catch (CharacterCodingException e) {
       return Optional.empty();
     }
-    Json p = new Json(text);
+    CanonicalJson p = new CanonicalJson(text);
     try {
       p.ws();
       Object v = p.value(0);
@@ -289,13 +289,13 @@ final class Json {
   }
 
   private void ws() {
-    while (i < s.length() && (s.charAt(i) == ' ' || s.charAt(i) == '\t' || s.charAt(i) == '\n' || s.charAt(i) == '\r')) {
+    while (i < s.length() && " \t\n\r".indexOf(s.charAt(i)) >= 0) {
       i++;
     }
   }
 
   /** The canonical text of a parsed value: sorted members, no whitespace, normalised numbers, minimal escapes. */
-  static String canonical(Object v) {
+  static String text(Object v) {
     StringBuilder sb = new StringBuilder();
     write(sb, v);
     return sb.toString();
@@ -347,7 +347,7 @@ final class Json {
     /**
      * Writes the value as {@code BigDecimal.stripTrailingZeros().toString()} writes it (zero as {@code 0}): plain
      * notation when the exponent is at most 0 and the adjusted exponent at least -6, else one digit, the rest
-     * after a point, and {@code E} with a signed exponent. Fingerprints stored before depend on this spelling.
+     * after a point, and {@code E} with a signed exponent. Stored fingerprints depend on this spelling, so it stays.
      */
     void writeTo(StringBuilder sb) {
       if (digits.isEmpty()) {

@@ -16,13 +16,13 @@ import org.junit.jupiter.api.Timeout;
  * another body also has), and linear in the body, so a hostile body cannot spend the CPU before the claim.
  */
 @Timeout(value = 20, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-class JsonTest {
+class CanonicalJsonTest {
   private static Optional<Object> parse(String json) {
-    return Json.parse(json.getBytes(StandardCharsets.UTF_8));
+    return CanonicalJson.parse(json.getBytes(StandardCharsets.UTF_8));
   }
 
   private static String canonical(String json) {
-    return Json.canonical(parse(json).orElseThrow(() -> new AssertionError("should parse: " + json)));
+    return CanonicalJson.text(parse(json).orElseThrow(() -> new AssertionError("should parse: " + json)));
   }
 
   /** {@code \\u} takes exactly four hex digits: a sign is not one ({@code \\u+041} would read as {@code A}). */

@@ -1,0 +1,101 @@
+package dev.idempotency.http;
+
+import dev.idempotency.Execution;
+import dev.idempotency.StoredResponse;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.Operation;
+import dev.idempotency.http.internal.StoringRules;
+import dev.idempotency.spi.TransactionCallbacks;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One request's run of the application under its claim: the engine's {@link Operation}. The engine takes one
+ * response from an operation, the one to store; the handler also needs what the engine does not keep, so the run
+ * holds it for the handler to read once the engine returned: the live response (the caller gets it, every header
+ * included), the execution handed to the application, and why a response was not stored. The engine runs the
+ * operation on the calling thread, within {@link IdempotencyEngine#execute}. One per request; not thread-safe.
+ */
+final class ApplicationRun implements Operation {
+  private final IdempotencyEngine engine;
+  private final StoringRules rules;
+  private final OversizedResponse oversizedResponse;
+  private final byte[] body;
+  private final Downstream downstream;
+  private HandlerExecution execution;
+  private StoredResponse live;
+  private String notStoredReason;
+
+  ApplicationRun(IdempotencyEngine engine, StoringRules rules, OversizedResponse oversizedResponse, byte[] body,
+      Downstream downstream) {
+    this.engine = engine;
+    this.rules = rules;
+    this.oversizedResponse = oversizedResponse;
+    this.body = body;
+    this.downstream = downstream;
+  }
+
+  /**
+   * Runs the application and returns what the engine stores: the completion the application committed itself, the
+   * response by the {@link StoringRules}, or the not-stored marker, which this run commits itself. The engine's
+   * stored-response policy would judge the marker's own status (500) if it were returned, and a policy that
+   * excludes 500 would release a key whose side effect happened; so the policy judges the application's status.
+   *
+   * @throws ResponseNotStored when the response is too large and may not be replaced by the marker, so that the
+   *     engine releases the key (it does so only for an operation that ends without a response to store)
+   */
+  @Override
+  public StoredResponse run(Execution claimed) throws Exception {
+    execution = new HandlerExecution(claimed);
+    live = Objects.requireNonNull(downstream.run(body, execution), "downstream returned null");
+    // a completion the application committed itself is the stored response: the engine keeps it
+    Optional<StoredResponse> committed = execution.committed();
+    if (committed.isPresent()) {
+      return committed.get();
+    }
+    StoredResponse filtered = rules.filtered(live);
+    if (rules.fits(filtered)) {
+      return filtered;
+    }
+    if (oversizedResponse == OversizedResponse.RELEASE_KEY) {
+      notStoredReason = "oversizedResponse=RELEASE_KEY";
+    } else if (!engine.config().storedResponsePolicy().shouldStore(live)) {
+      notStoredReason = "storedResponsePolicy excludes status " + live.status();
+    }
+    if (notStoredReason != null) {
+      throw new ResponseNotStored();
+    }
+    StoredResponse marker = rules.notStoredMarker(live.status(), filtered);
+    engine.store().complete(claimed.recordId(), claimed.fence(), marker, claimed.now());
+    // told to the engine's execution, not the application's: the marker is no completion the application committed
+    TransactionCallbacks.of(claimed).completionCommitted(marker);
+    return marker;
+  }
+
+  /** What the application returned, once it returned. */
+  Optional<StoredResponse> live() {
+    return Optional.ofNullable(live);
+  }
+
+  /** The execution handed to the application, once the key was claimed. */
+  Optional<HandlerExecution> execution() {
+    return Optional.ofNullable(execution);
+  }
+
+  /** Why the live response is not stored and its key is to be released; empty when it is stored or failed to be. */
+  Optional<String> notStoredReason() {
+    return Optional.ofNullable(notStoredReason);
+  }
+
+  /**
+   * The end of a run whose response is not stored. It carries nothing: the handler reads the reason from the run,
+   * and the engine, seeing the operation end without a response, releases the key.
+   */
+  static final class ResponseNotStored extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    ResponseNotStored() {
+      super("the response exceeds maxStoredResponseBytes and is not stored", null, false, false);
+    }
+  }
+}
