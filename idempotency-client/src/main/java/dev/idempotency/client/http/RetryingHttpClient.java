@@ -182,7 +182,7 @@ public final class RetryingHttpClient {
         case RETRY:
         default:
           discard(response);
-          policy.sleeper().sleep(step.delay());
+          policy.environment().sleeper().sleep(step.delay());
       }
     }
   }
@@ -233,7 +233,7 @@ public final class RetryingHttpClient {
           case RETRY:
           default:
             discard(response);
-            policy.sleeper().sleepAsync(step.delay()).whenComplete((ignored, interrupted) -> {
+            policy.environment().sleeper().sleepAsync(step.delay()).whenComplete((ignored, interrupted) -> {
               if (interrupted != null) {
                 result.completeExceptionally(interrupted);
                 return;

@@ -67,6 +67,7 @@ public final class RetryRun {
   private static final Step RETURN = new Step(Action.RETURN, Duration.ZERO, null, null);
 
   private final RetryPolicy policy;
+  private final System.Logger logger;
   private final String method;
   private final String operation;
   private final Optional<OperationKey> key;
@@ -83,10 +84,11 @@ public final class RetryRun {
    */
   public RetryRun(RetryPolicy policy, String method, String operation, OperationKey key, Deadline deadline) {
     this.policy = Objects.requireNonNull(policy, "policy");
+    this.logger = policy.environment().logger();
     this.method = Objects.requireNonNull(method, "method");
     this.operation = Objects.requireNonNull(operation, "operation");
     this.key = Optional.ofNullable(key);
-    this.deadline = deadline != null ? deadline : Deadline.after(policy.deadline(), policy.ticker());
+    this.deadline = deadline != null ? deadline : Deadline.after(policy.deadline(), policy.environment().ticker());
     this.startNanos = this.deadline.ticker().nanoTime();
   }
 
@@ -133,7 +135,7 @@ public final class RetryRun {
       return RETURN;
     }
     lastCause = Classifier.describeStatus(status, problem.code());
-    return afterRetryable(verdict, RetryAfter.parse(retryAfter, policy.clock().instant()));
+    return afterRetryable(verdict, RetryAfter.parse(retryAfter, policy.environment().clock().instant()));
   }
 
   /**
@@ -176,9 +178,10 @@ public final class RetryRun {
     long left = deadline.remainingNanos();
     if (retryAfter.isPresent() && nanos(retryAfter.get()) >= left) {
       return stop(StopReason.RETRY_AFTER_BEYOND_DEADLINE, "the server asked to retry after "
-          + seconds(retryAfter.get()) + ", but only " + seconds(Duration.ofNanos(left)) + " is left before the deadline");
+          + seconds(retryAfter.get()) + ", but only " + seconds(Duration.ofNanos(left))
+          + " is left before the deadline");
     }
-    Duration backoff = policy.backoff().delay(attempts - 1, previousDelay, policy.random());
+    Duration backoff = policy.backoff().delay(attempts - 1, previousDelay, policy.environment().random());
     Duration delay = retryAfter.isPresent() && retryAfter.get().compareTo(backoff) > 0 ? retryAfter.get() : backoff;
     if (nanos(delay) >= left) {
       return stop(StopReason.DEADLINE, "the next wait of " + seconds(delay) + " would end at or past the deadline ("
@@ -191,9 +194,8 @@ public final class RetryRun {
     }
     previousDelay = backoff;
     Duration timeLeft = Duration.ofNanos(left);
-    System.Logger log = policy.logger();
-    if (log.isLoggable(Level.INFO)) {
-      log.log(Level.INFO, "retrying " + operation + key.map(k -> " [Idempotency-Key " + k + "]").orElse("")
+    if (logger.isLoggable(Level.INFO)) {
+      logger.log(Level.INFO, "retrying " + operation + key.map(k -> " [Idempotency-Key " + k + "]").orElse("")
           + ": attempt " + attempts + " of " + policy.maxAttempts() + " failed with " + lastCause
           + "; next attempt in " + millis(delay) + " ms" + retryAfter.map(r -> " (Retry-After " + seconds(r) + ")")
           .orElse("") + ", " + millis(timeLeft) + " ms left before the deadline");
@@ -207,9 +209,8 @@ public final class RetryRun {
     policy.budget().onSuccess();
     if (attempts > 1) {
       lastCause = Classifier.describeStatus(status, problemCode);
-      System.Logger log = policy.logger();
-      if (log.isLoggable(Level.DEBUG)) {
-        log.log(Level.DEBUG, operation + " answered " + lastCause + " after " + attempts + " attempts");
+      if (logger.isLoggable(Level.DEBUG)) {
+        logger.log(Level.DEBUG, operation + " answered " + lastCause + " after " + attempts + " attempts");
       }
       publish(new RetryEvent.SucceededAfterRetries(operation, key, attempts, elapsed()));
     }
@@ -221,8 +222,8 @@ public final class RetryRun {
         + attempts + (attempts == 1 ? " attempt" : " attempts") + " in " + seconds(elapsed) + " (" + reason + "): "
         + why + "; last outcome: " + lastCause;
     Level level = reason == StopReason.NOT_RETRYABLE && attempts <= 1 ? Level.DEBUG : Level.WARNING;
-    if (policy.logger().isLoggable(level)) {
-      policy.logger().log(level, message);
+    if (logger.isLoggable(level)) {
+      logger.log(level, message);
     }
     publish(new RetryEvent.GaveUp(operation, key, attempts, elapsed, reason, lastCause));
     return new Step(Action.STOP, Duration.ZERO,
@@ -234,7 +235,7 @@ public final class RetryRun {
       try {
         listener.onEvent(event);
       } catch (RuntimeException e) {
-        policy.logger().log(Level.WARNING, "retry listener " + listener + " failed on " + event, e);
+        logger.log(Level.WARNING, "retry listener " + listener + " failed on " + event, e);
       }
     }
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotency.client.FakeTime;
 import dev.idempotency.client.OperationKey;
 import dev.idempotency.client.RecordingLogger;
+import dev.idempotency.client.RetryEnvironment;
 import dev.idempotency.client.RetryEvent;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.Sleeper;
@@ -77,9 +78,13 @@ abstract class FilterEndToEndContract {
     }
   }
 
+  /** Fake time and a recording logger. */
+  RetryEnvironment environment() {
+    return time.environment().withLogger(new RecordingLogger());
+  }
+
   RetryPolicy.Builder policy() {
-    return RetryPolicy.builder().ticker(time).clock(time).sleeper(time).listener(events::add)
-        .logger(new RecordingLogger());
+    return RetryPolicy.builder().environment(environment()).listener(events::add);
   }
 
   static RetryingHttpClient client(RetryPolicy policy) {
@@ -218,7 +223,7 @@ abstract class FilterEndToEndContract {
       }
     };
 
-    IdempotentResponse<String> response = client(policy().sleeper(sleeper).maxAttempts(5)
+    IdempotentResponse<String> response = client(policy().environment(environment().withSleeper(sleeper)).maxAttempts(5)
         .attemptTimeout(Duration.ofSeconds(1)).build()).send(confirm("{\"amount\":100}"), BodyHandlers.ofString());
 
     assertThat(jetty.app.effects()).isEqualTo(1);

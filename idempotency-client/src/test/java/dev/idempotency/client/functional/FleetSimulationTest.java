@@ -58,8 +58,9 @@ class FleetSimulationTest {
     RecordingLogger silent = RecordingLogger.silent();
     List<RetryPolicy> policies = new ArrayList<>();
     for (int c = 0; c < CLIENTS; c++) {
-      policies.add(RetryPolicy.builder().ticker(clock).clock(clock).random(RandomSource.seeded(1000 + c))
-          .logger(silent).budget(budgets.apply(c)).build());
+      policies.add(RetryPolicy.builder()
+          .environment(clock.environment().withRandom(RandomSource.seeded(1000 + c)).withLogger(silent))
+          .budget(budgets.apply(c)).build());
     }
     PriorityQueue<Event> queue = new PriorityQueue<>((a, b) -> a.atNanos != b.atNanos
         ? Long.compare(a.atNanos, b.atNanos) : Long.compare(a.seq, b.seq));

@@ -65,8 +65,8 @@ class StoreUnavailableEndToEndTest {
 
   @Test
   void storeUnavailableIsRetriedThenGivesUpAndTheServletNeverRan() {
-    RetryPolicy policy = RetryPolicy.builder().ticker(time).clock(time).sleeper(time).listener(events::add)
-        .logger(new RecordingLogger()).build();
+    RetryPolicy policy = RetryPolicy.builder().environment(time.environment().withLogger(new RecordingLogger()))
+        .listener(events::add).build();
     HttpRequest request = HttpRequest.newBuilder(proxy.uri(FilterEndToEndContract.PATH))
         .header("Authorization", "Bearer alice").header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":100}")).build();

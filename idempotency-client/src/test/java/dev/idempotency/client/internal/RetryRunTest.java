@@ -8,6 +8,7 @@ import dev.idempotency.client.OperationKey;
 import dev.idempotency.client.RecordingLogger;
 import dev.idempotency.client.RetriesExhaustedException;
 import dev.idempotency.client.RetryBudget;
+import dev.idempotency.client.RetryEnvironment;
 import dev.idempotency.client.RetryEvent;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.StopReason;
@@ -25,9 +26,13 @@ class RetryRunTest {
   private final RecordingLogger logger = new RecordingLogger();
   private final List<RetryEvent> events = new CopyOnWriteArrayList<>();
 
+  /** Fake time, every jitter draw 0.5, and the recording logger. */
+  private RetryEnvironment environment() {
+    return time.environment().withRandom(() -> 0.5).withLogger(logger);
+  }
+
   private RetryPolicy.Builder policy() {
-    return RetryPolicy.builder().ticker(time).clock(time).sleeper(time).random(() -> 0.5).logger(logger)
-        .listener(events::add);
+    return RetryPolicy.builder().environment(environment()).listener(events::add);
   }
 
   private RetryRun run(RetryPolicy p, String method, OperationKey key) {
@@ -116,7 +121,7 @@ class RetryRunTest {
   /** A wait that would end at or past the deadline is not started. */
   @Test
   void noWaitRunsPastTheDeadline() {
-    RetryPolicy p = policy().deadline(Duration.ofSeconds(1)).random(() -> 0.9).build();
+    RetryPolicy p = policy().deadline(Duration.ofSeconds(1)).environment(environment().withRandom(() -> 0.9)).build();
     RetryRun run = run(p, "GET", null);
     assertThat(run.beginAttempt(null)).contains(Duration.ofSeconds(1));
     time.advance(Duration.ofMillis(600)); // 0.4 s left; the wait would be 0.45 s
