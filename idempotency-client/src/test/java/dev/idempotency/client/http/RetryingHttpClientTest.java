@@ -258,7 +258,8 @@ class RetryingHttpClientTest {
   @Test
   void theDeadlineClampsTheAttemptTimeout() {
     server.then(stall(20_000));
-    RetryPolicy policy = RetryPolicy.builder().deadline(Duration.ofSeconds(1)).environment(realTimeEnvironment()).build();
+    RetryPolicy policy = RetryPolicy.builder().deadline(Duration.ofSeconds(1)).environment(realTimeEnvironment())
+        .build();
     long start = System.nanoTime();
     RetriesExhaustedException e = catchThrowableOfType(() -> client(policy).send(get("/slow"), BodyHandlers.ofString()),
         RetriesExhaustedException.class);
