@@ -61,18 +61,11 @@ abstract class FilterEndToEndContract {
     proxy = new FaultyProxy(jetty.port());
   }
 
+  /** Closes the proxy, Jetty, the engine, then the store, each even if one before it failed. */
   @AfterEach
   void stopServers() throws Exception {
-    try {
-      if (proxy != null) {
-        proxy.close();
-      }
-      if (jetty != null) {
-        jetty.close();
-      }
-      if (engine != null) {
-        engine.close();
-      }
+    try (IdempotencyEngine e = engine; FilteredJetty j = jetty; FaultyProxy p = proxy) {
+      // try-with-resources closes in reverse order, skips null resources (never started) and keeps every failure
     } finally {
       closeStore();
     }
