@@ -21,19 +21,19 @@ import org.junit.platform.launcher.core.LauncherFactory;
 /** The guard every test of this module runs under: which threads it counts as left running, and which not. */
 class ThreadLeakGuardTest {
   private static final Duration SHORT_GRACE = Duration.ofMillis(50);
-  /** Holds the thread {@link Fixture#leavesAThreadRunning} leaves behind until the test that ran it lets it go. */
-  private static final CountDownLatch FIXTURE_THREAD_RELEASE = new CountDownLatch(1);
+  /** Holds the thread {@link GuardedTests#leavesAThreadRunning} leaves behind until the test that ran it lets it go. */
+  private static final CountDownLatch GUARDED_TESTS_RELEASE = new CountDownLatch(1);
 
   /**
    * Run only through the launcher below (surefire leaves nested classes alone): one test that leaves a non-daemon
    * thread running, one that closes what it started.
    */
-  static class Fixture {
+  static class GuardedTests {
     static volatile Thread leftRunning;
 
     @Test
     void leavesAThreadRunning() {
-      leftRunning = blockedOn(FIXTURE_THREAD_RELEASE, false);
+      leftRunning = blockedOn(GUARDED_TESTS_RELEASE, false);
     }
 
     @Test
@@ -50,7 +50,8 @@ class ThreadLeakGuardTest {
   @Test
   void everyTestOfTheModuleRunsUnderTheGuard() throws InterruptedException {
     Map<String, TestExecutionResult> results = new HashMap<>();
-    LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request().selectors(selectClass(Fixture.class))
+    LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
+        .selectors(selectClass(GuardedTests.class))
         .configurationParameter(ThreadLeakGuard.GRACE_PARAMETER, SHORT_GRACE.toString()).build();
     try {
       LauncherFactory.create().execute(request, new TestExecutionListener() {
@@ -60,9 +61,9 @@ class ThreadLeakGuardTest {
         }
       });
     } finally {
-      FIXTURE_THREAD_RELEASE.countDown();
-      if (Fixture.leftRunning != null) {
-        Fixture.leftRunning.join(TimeUnit.SECONDS.toMillis(10));
+      GUARDED_TESTS_RELEASE.countDown();
+      if (GuardedTests.leftRunning != null) {
+        GuardedTests.leftRunning.join(TimeUnit.SECONDS.toMillis(10));
       }
     }
 
@@ -71,8 +72,8 @@ class ThreadLeakGuardTest {
     assertThat(results.get("leavesAThreadRunning()").getThrowable()).get().asString()
         .contains("the test leavesAThreadRunning() left 1 non-daemon thread(s) running")
         .contains("\"guard-test-worker\" WAITING in " + ThreadLeakGuardTest.class.getName());
-    assertThat(results.get("ThreadLeakGuardTest$Fixture").getThrowable()).get().asString()
-        .contains("the test class ThreadLeakGuardTest$Fixture left 1 non-daemon thread(s) running");
+    assertThat(results.get("ThreadLeakGuardTest$GuardedTests").getThrowable()).get().asString()
+        .contains("the test class ThreadLeakGuardTest$GuardedTests left 1 non-daemon thread(s) running");
   }
 
   private static Thread blockedOn(CountDownLatch release, boolean daemon) {

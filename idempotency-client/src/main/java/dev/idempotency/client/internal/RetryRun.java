@@ -31,13 +31,13 @@ public final class RetryRun {
   public enum Action { RETURN, RETRY, STOP, PROPAGATE }
 
   /** The decision after one attempt. */
-  public static final class Step {
+  public static final class Decision {
     private final Action action;
     private final Duration delay;
     private final RetriesExhaustedException exception;
     private final Throwable bug;
 
-    private Step(Action action, Duration delay, RetriesExhaustedException exception, Throwable bug) {
+    private Decision(Action action, Duration delay, RetriesExhaustedException exception, Throwable bug) {
       this.action = action;
       this.delay = delay;
       this.exception = exception;
@@ -64,7 +64,7 @@ public final class RetryRun {
     }
   }
 
-  private static final Step RETURN = new Step(Action.RETURN, Duration.ZERO, null, null);
+  private static final Decision RETURN = new Decision(Action.RETURN, Duration.ZERO, null, null);
 
   private final RetryPolicy policy;
   private final System.Logger logger;
@@ -125,7 +125,7 @@ public final class RetryRun {
    * @param problem the problem body's {@code code} and {@code retryable}
    * @param response the response, kept as the last response
    */
-  public Step onResponse(int status, String retryAfter, ProblemDetails problem, Object response) {
+  public Decision onResponse(int status, String retryAfter, ProblemDetails problem, Object response) {
     lastResponse = response;
     lastFailure = null;
     RetryVerdict verdict = Classifier.classifyStatus(policy, method, key.isPresent(), status, problem.code(),
@@ -142,10 +142,10 @@ public final class RetryRun {
    * Decides after an attempt that threw. An I/O failure once the deadline has passed (the attempt's timeout was the
    * time left, and it ran out) stops the call with {@link StopReason#DEADLINE}, whatever the classification.
    */
-  public Step onFailure(Throwable failure) {
+  public Decision onFailure(Throwable failure) {
     Throwable t = Classifier.unwrap(failure);
     if (!(t instanceof IOException)) {
-      return new Step(Action.PROPAGATE, Duration.ZERO, null, t);
+      return new Decision(Action.PROPAGATE, Duration.ZERO, null, t);
     }
     lastResponse = null;
     lastFailure = t;
@@ -167,11 +167,11 @@ public final class RetryRun {
    *
    * @param failure what the caller's code threw, or failed its body with
    */
-  public Step onCallerFailure(Throwable failure) {
-    return new Step(Action.PROPAGATE, Duration.ZERO, null, Objects.requireNonNull(failure, "failure"));
+  public Decision onCallerFailure(Throwable failure) {
+    return new Decision(Action.PROPAGATE, Duration.ZERO, null, Objects.requireNonNull(failure, "failure"));
   }
 
-  private Step afterRetryable(RetryVerdict verdict, Optional<Duration> retryAfter) {
+  private Decision afterRetryable(RetryVerdict verdict, Optional<Duration> retryAfter) {
     if (attempts >= policy.maxAttempts()) {
       return stop(StopReason.ATTEMPTS, "all " + policy.maxAttempts() + " attempts (maxAttempts) ran");
     }
@@ -201,7 +201,7 @@ public final class RetryRun {
           .orElse("") + ", " + millis(timeLeft) + " ms left before the deadline");
     }
     publish(new RetryEvent.RetryScheduled(operation, key, attempts, lastCause, kind, delay, timeLeft));
-    return new Step(Action.RETRY, delay, null, null);
+    return new Decision(Action.RETRY, delay, null, null);
   }
 
   /** A final response: refund the budget; only a success after retries builds a message (the hot path does not). */
@@ -216,7 +216,7 @@ public final class RetryRun {
     }
   }
 
-  private Step stop(StopReason reason, String why) {
+  private Decision stop(StopReason reason, String why) {
     Duration elapsed = elapsed();
     String message = operation + key.map(k -> " [Idempotency-Key " + k + "]").orElse("") + " stopped after "
         + attempts + (attempts == 1 ? " attempt" : " attempts") + " in " + seconds(elapsed) + " (" + reason + "): "
@@ -226,7 +226,7 @@ public final class RetryRun {
       logger.log(level, message);
     }
     publish(new RetryEvent.GaveUp(operation, key, attempts, elapsed, reason, lastCause));
-    return new Step(Action.STOP, Duration.ZERO,
+    return new Decision(Action.STOP, Duration.ZERO,
         new RetriesExhaustedException(message, reason, attempts, elapsed, lastResponse, lastFailure), null);
   }
 
