@@ -179,13 +179,20 @@ abstract class FilterEndToEndContract {
 
   /**
    * The proxy holds the processed response back past the attempt timeout (real, 1 s): the keyed POST's read timeout
-   * is retried, and the retry gets the replay.
+   * is retried, and the retry gets the replay. The retry goes out once the first execution's response has reached
+   * the proxy: a server slower than the attempt timeout would otherwise still hold the key and answer the retry with
+   * 409 in flight. Ordered by events, not by timing.
    */
   @Test
   void aResponseStalledPastTheAttemptTimeoutIsRetriedIntoTheReplay() throws Exception {
     proxy.script(Action.FORWARD_THEN_STALL, Action.FORWARD);
+    Sleeper untilTheFirstResponseIsStored = d -> {
+      time.sleep(d);
+      assertThat(proxy.exchange(0).awaitUpstream(Duration.ofSeconds(10))).isTrue();
+    };
 
-    IdempotentResponse<String> response = client(policy().attemptTimeout(Duration.ofSeconds(1)).build())
+    IdempotentResponse<String> response = client(policy().attemptTimeout(Duration.ofSeconds(1))
+        .environment(environment().withSleeper(untilTheFirstResponseIsStored)).build())
         .send(confirm("{\"amount\":100}"), BodyHandlers.ofString());
 
     assertThat(jetty.app.effects()).isEqualTo(1);
@@ -216,8 +223,9 @@ abstract class FilterEndToEndContract {
       }
     };
 
-    IdempotentResponse<String> response = client(policy().environment(environment().withSleeper(sleeper)).maxAttempts(5)
-        .attemptTimeout(Duration.ofSeconds(1)).build()).send(confirm("{\"amount\":100}"), BodyHandlers.ofString());
+    IdempotentResponse<String> response = client(policy().environment(environment().withSleeper(sleeper))
+        .maxAttempts(5).attemptTimeout(Duration.ofSeconds(1)).build())
+        .send(confirm("{\"amount\":100}"), BodyHandlers.ofString());
 
     assertThat(jetty.app.effects()).isEqualTo(1);
     assertReplayOfTheFirstExecution(response);
