@@ -2,7 +2,6 @@ package dev.idempotency.client;
 
 import dev.idempotency.client.internal.Classifier;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -30,9 +29,12 @@ import java.util.Set;
  *       retryable in its problem body ({@code "retryable": true}).
  *   <li>{@code idempotentMethods} <b>GET, HEAD, OPTIONS, TRACE</b>: a read timeout, a dropped connection after the
  *       request went out, or a 502/504 (a gateway that forwarded it and lost the answer) may have left a side
- *       effect, so other methods are retried after such failures only when they carry an idempotency key. Add PUT and DELETE if your API gives them RFC 9110 semantics.
+ *       effect, so other methods are retried after such failures only when they carry an idempotency key. Add PUT
+ *       and DELETE if your API gives them RFC 9110 semantics.
  *   <li>{@code budget} <b>a {@link TokenBucketRetryBudget} per policy</b> (500, 5, 14, 1): shared by every call of
  *       the policy; pass one instance to several policies to share it wider.
+ *   <li>{@code environment} <b>{@link RetryEnvironment#system()}</b>: real time, thread-local randomness, real waits
+ *       and the {@code dev.idempotency.client} logger; a test replaces them in one value.
  * </ul>
  *
  * <p>Retry-After: a server's {@code Retry-After} (delta-seconds or HTTP-date) extends the backoff, never shortens
@@ -60,11 +62,7 @@ public final class RetryPolicy {
   private final Set<String> idempotentMethods;
   private final RetryBudget budget;
   private final List<RetryListener> listeners;
-  private final System.Logger logger;
-  private final Ticker ticker;
-  private final InstantSource clock;
-  private final RandomSource random;
-  private final Sleeper sleeper;
+  private final RetryEnvironment environment;
 
   private RetryPolicy(Builder b) {
     this.maxAttempts = b.maxAttempts;
@@ -75,11 +73,7 @@ public final class RetryPolicy {
     this.idempotentMethods = Collections.unmodifiableSet(new LinkedHashSet<>(b.idempotentMethods));
     this.budget = b.budget != null ? b.budget : TokenBucketRetryBudget.ofDefaults();
     this.listeners = List.copyOf(b.listeners);
-    this.logger = b.logger;
-    this.ticker = b.ticker;
-    this.clock = b.clock;
-    this.random = b.random;
-    this.sleeper = b.sleeper;
+    this.environment = b.environment;
   }
 
   /**
@@ -115,11 +109,7 @@ public final class RetryPolicy {
     b.idempotentMethods = new LinkedHashSet<>(idempotentMethods);
     b.budget = budget;
     b.listeners = new ArrayList<>(listeners);
-    b.logger = logger;
-    b.ticker = ticker;
-    b.clock = clock;
-    b.random = random;
-    b.sleeper = sleeper;
+    b.environment = environment;
     return b;
   }
 
@@ -210,29 +200,9 @@ public final class RetryPolicy {
     return listeners;
   }
 
-  /** @return the logger retries are logged to */
-  public System.Logger logger() {
-    return logger;
-  }
-
-  /** @return the monotonic time source */
-  public Ticker ticker() {
-    return ticker;
-  }
-
-  /** @return the wall clock, used to read {@code Retry-After} dates */
-  public InstantSource clock() {
-    return clock;
-  }
-
-  /** @return the random source of the jitter */
-  public RandomSource random() {
-    return random;
-  }
-
-  /** @return the sleeper */
-  public Sleeper sleeper() {
-    return sleeper;
+  /** @return the time, randomness, waiting and logging every call of this policy runs with */
+  public RetryEnvironment environment() {
+    return environment;
   }
 
   @Override
@@ -255,11 +225,7 @@ public final class RetryPolicy {
     private Set<String> idempotentMethods = new LinkedHashSet<>(DEFAULT_IDEMPOTENT_METHODS);
     private RetryBudget budget;
     private List<RetryListener> listeners = new ArrayList<>();
-    private System.Logger logger = System.getLogger("dev.idempotency.client");
-    private Ticker ticker = Ticker.system();
-    private InstantSource clock = InstantSource.system();
-    private RandomSource random = RandomSource.threadLocal();
-    private Sleeper sleeper = Sleeper.system();
+    private RetryEnvironment environment = RetryEnvironment.system();
 
     private Builder() { }
 
@@ -372,57 +338,14 @@ public final class RetryPolicy {
     }
 
     /**
-     * Sets the logger (default {@code System.getLogger("dev.idempotency.client")}).
+     * Sets the time, randomness, waiting and logging the policy runs with (default {@link RetryEnvironment#system()});
+     * a test passes fakes here to run a whole schedule without waiting.
      *
-     * @param logger the logger
+     * @param environment the environment
      * @return this builder
      */
-    public Builder logger(System.Logger logger) {
-      this.logger = Objects.requireNonNull(logger, "logger");
-      return this;
-    }
-
-    /**
-     * Sets the monotonic time source (tests).
-     *
-     * @param ticker the ticker
-     * @return this builder
-     */
-    public Builder ticker(Ticker ticker) {
-      this.ticker = Objects.requireNonNull(ticker, "ticker");
-      return this;
-    }
-
-    /**
-     * Sets the wall clock that {@code Retry-After} dates are compared with (tests).
-     *
-     * @param clock the clock
-     * @return this builder
-     */
-    public Builder clock(InstantSource clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
-      return this;
-    }
-
-    /**
-     * Sets the random source of the jitter (tests).
-     *
-     * @param random the random source
-     * @return this builder
-     */
-    public Builder random(RandomSource random) {
-      this.random = Objects.requireNonNull(random, "random");
-      return this;
-    }
-
-    /**
-     * Sets the sleeper (tests).
-     *
-     * @param sleeper the sleeper
-     * @return this builder
-     */
-    public Builder sleeper(Sleeper sleeper) {
-      this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+    public Builder environment(RetryEnvironment environment) {
+      this.environment = Objects.requireNonNull(environment, "environment");
       return this;
     }
 

@@ -5,8 +5,9 @@
  * {@link dev.idempotency.client.RetryPolicy#builder()} (or {@link dev.idempotency.client.RetryPolicy#ofDefaults()})
  * that holds the attempt bound, the {@link dev.idempotency.client.Backoff backoff} (full jitter by default,
  * decorrelated jitter the one alternative), the overall deadline and per-attempt timeout, the classification
- * allowlist, the shared {@link dev.idempotency.client.RetryBudget retry budget}, and the injected time, randomness
- * and sleeping ({@link dev.idempotency.client.Ticker}, {@link dev.idempotency.client.RandomSource},
+ * allowlist, the shared {@link dev.idempotency.client.RetryBudget retry budget}, and the
+ * {@link dev.idempotency.client.RetryEnvironment environment}: the injected time, randomness, sleeping and logging
+ * ({@link dev.idempotency.client.Ticker}, {@link dev.idempotency.client.RandomSource},
  * {@link dev.idempotency.client.Sleeper}) that make every schedule reproducible in tests.
  *
  * <p>{@link dev.idempotency.client.OperationKey} mints the {@code Idempotency-Key} of one logical operation, in the

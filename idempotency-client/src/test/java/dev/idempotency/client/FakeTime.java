@@ -42,4 +42,9 @@ public final class FakeTime implements Ticker, InstantSource, Sleeper {
   public Duration now() {
     return Duration.ofNanos(nanos.get());
   }
+
+  /** @return the system environment with this fake time as its ticker, clock and sleeper */
+  public RetryEnvironment environment() {
+    return RetryEnvironment.system().withTicker(this).withClock(this).withSleeper(this);
+  }
 }

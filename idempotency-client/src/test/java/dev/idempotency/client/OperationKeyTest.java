@@ -20,7 +20,8 @@ class OperationKeyTest {
   /** Derivations of the same event give the same key: a restarted caller collapses into the earlier request. */
   @Test
   void eventDerivedKeysAreStable() {
-    assertThat(OperationKey.forEvent("order-confirm", "4711")).isEqualTo(OperationKey.forEvent("order-confirm", "4711"));
+    assertThat(OperationKey.forEvent("order-confirm", "4711"))
+        .isEqualTo(OperationKey.forEvent("order-confirm", "4711"));
   }
 
   @Test

@@ -130,7 +130,7 @@ public final class HttpCall {
       return deadline;
     }
     if (deadlineBudget != null) {
-      return Deadline.after(deadlineBudget, client.policy().ticker());
+      return Deadline.after(deadlineBudget, client.policy().environment().ticker());
     }
     return null;
   }

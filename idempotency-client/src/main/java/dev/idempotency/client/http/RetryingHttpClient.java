@@ -165,24 +165,24 @@ public final class RetryingHttpClient {
         failure = e; // the JDK wraps what the caller's handler threw; capturing knows what it was
       }
       IdempotentResponse<T> response = null;
-      RetryRun.Step step;
+      RetryRun.Decision decision;
       if (failure != null) {
-        step = afterFailure(run, capturing, failure);
+        decision = afterFailure(run, capturing, failure);
       } else {
         response = wrap(raw, run, key);
-        step = afterResponse(run, raw, response);
+        decision = afterResponse(run, raw, response);
       }
-      switch (step.action()) {
+      switch (decision.action()) {
         case RETURN:
           return response;
         case STOP:
-          throw step.exception();
+          throw decision.exception();
         case PROPAGATE:
-          throw sneaky(step.bug());
+          throw sneaky(decision.bug());
         case RETRY:
         default:
           discard(response);
-          policy.sleeper().sleep(step.delay());
+          policy.environment().sleeper().sleep(decision.delay());
       }
     }
   }
@@ -213,27 +213,27 @@ public final class RetryingHttpClient {
     http.sendAsync(attempt(request, key, timeout.get()), capturing).whenComplete((raw, failure) -> {
       try {
         IdempotentResponse<T> response = null;
-        RetryRun.Step step;
+        RetryRun.Decision decision;
         if (failure != null) {
-          step = afterFailure(run, capturing, failure);
+          decision = afterFailure(run, capturing, failure);
         } else {
           response = wrap(raw, run, key);
-          step = afterResponse(run, raw, response);
+          decision = afterResponse(run, raw, response);
         }
-        switch (step.action()) {
+        switch (decision.action()) {
           case RETURN:
             result.complete(response);
             break;
           case STOP:
-            result.completeExceptionally(step.exception());
+            result.completeExceptionally(decision.exception());
             break;
           case PROPAGATE:
-            result.completeExceptionally(step.bug());
+            result.completeExceptionally(decision.bug());
             break;
           case RETRY:
           default:
             discard(response);
-            policy.sleeper().sleepAsync(step.delay()).whenComplete((ignored, interrupted) -> {
+            policy.environment().sleeper().sleepAsync(decision.delay()).whenComplete((ignored, interrupted) -> {
               if (interrupted != null) {
                 result.completeExceptionally(interrupted);
                 return;
@@ -251,14 +251,14 @@ public final class RetryingHttpClient {
     });
   }
 
-  private static RetryRun.Step afterResponse(RetryRun run, HttpResponse<? extends Captured<?>> raw,
+  private static RetryRun.Decision afterResponse(RetryRun run, HttpResponse<? extends Captured<?>> raw,
       IdempotentResponse<?> response) {
     return run.onResponse(raw.statusCode(), raw.headers().firstValue("Retry-After").orElse(null),
         raw.body().problem(), response);
   }
 
   /** The caller's own handler failing is its bug, never a lost connection: it propagates, and nothing is re-sent. */
-  private static RetryRun.Step afterFailure(RetryRun run, CapturingBodyHandler<?> capturing, Throwable failure) {
+  private static RetryRun.Decision afterFailure(RetryRun run, CapturingBodyHandler<?> capturing, Throwable failure) {
     Throwable callers = capturing.callerFailure();
     return callers != null ? run.onCallerFailure(callers) : run.onFailure(capturing.attemptFailure(failure));
   }

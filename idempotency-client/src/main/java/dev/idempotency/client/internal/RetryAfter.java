@@ -26,7 +26,7 @@ public final class RetryAfter {
     }
     if (v.chars().allMatch(c -> c >= '0' && c <= '9')) {
       // more than 12 digits is beyond any deadline; saturate rather than overflow
-      return Optional.of(v.length() > 12 ? Duration.ofSeconds(999_999_999_999L) : Duration.ofSeconds(Long.parseLong(v)));
+      return Optional.of(Duration.ofSeconds(v.length() > 12 ? 999_999_999_999L : Long.parseLong(v)));
     }
     try {
       Instant at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();

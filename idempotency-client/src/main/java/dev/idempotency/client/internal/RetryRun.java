@@ -31,13 +31,13 @@ public final class RetryRun {
   public enum Action { RETURN, RETRY, STOP, PROPAGATE }
 
   /** The decision after one attempt. */
-  public static final class Step {
+  public static final class Decision {
     private final Action action;
     private final Duration delay;
     private final RetriesExhaustedException exception;
     private final Throwable bug;
 
-    private Step(Action action, Duration delay, RetriesExhaustedException exception, Throwable bug) {
+    private Decision(Action action, Duration delay, RetriesExhaustedException exception, Throwable bug) {
       this.action = action;
       this.delay = delay;
       this.exception = exception;
@@ -64,9 +64,10 @@ public final class RetryRun {
     }
   }
 
-  private static final Step RETURN = new Step(Action.RETURN, Duration.ZERO, null, null);
+  private static final Decision RETURN = new Decision(Action.RETURN, Duration.ZERO, null, null);
 
   private final RetryPolicy policy;
+  private final System.Logger logger;
   private final String method;
   private final String operation;
   private final Optional<OperationKey> key;
@@ -83,10 +84,11 @@ public final class RetryRun {
    */
   public RetryRun(RetryPolicy policy, String method, String operation, OperationKey key, Deadline deadline) {
     this.policy = Objects.requireNonNull(policy, "policy");
+    this.logger = policy.environment().logger();
     this.method = Objects.requireNonNull(method, "method");
     this.operation = Objects.requireNonNull(operation, "operation");
     this.key = Optional.ofNullable(key);
-    this.deadline = deadline != null ? deadline : Deadline.after(policy.deadline(), policy.ticker());
+    this.deadline = deadline != null ? deadline : Deadline.after(policy.deadline(), policy.environment().ticker());
     this.startNanos = this.deadline.ticker().nanoTime();
   }
 
@@ -123,7 +125,7 @@ public final class RetryRun {
    * @param problem the problem body's {@code code} and {@code retryable}
    * @param response the response, kept as the last response
    */
-  public Step onResponse(int status, String retryAfter, ProblemDetails problem, Object response) {
+  public Decision onResponse(int status, String retryAfter, ProblemDetails problem, Object response) {
     lastResponse = response;
     lastFailure = null;
     RetryVerdict verdict = Classifier.classifyStatus(policy, method, key.isPresent(), status, problem.code(),
@@ -133,17 +135,17 @@ public final class RetryRun {
       return RETURN;
     }
     lastCause = Classifier.describeStatus(status, problem.code());
-    return afterRetryable(verdict, RetryAfter.parse(retryAfter, policy.clock().instant()));
+    return afterRetryable(verdict, RetryAfter.parse(retryAfter, policy.environment().clock().instant()));
   }
 
   /**
    * Decides after an attempt that threw. An I/O failure once the deadline has passed (the attempt's timeout was the
    * time left, and it ran out) stops the call with {@link StopReason#DEADLINE}, whatever the classification.
    */
-  public Step onFailure(Throwable failure) {
+  public Decision onFailure(Throwable failure) {
     Throwable t = Classifier.unwrap(failure);
     if (!(t instanceof IOException)) {
-      return new Step(Action.PROPAGATE, Duration.ZERO, null, t);
+      return new Decision(Action.PROPAGATE, Duration.ZERO, null, t);
     }
     lastResponse = null;
     lastFailure = t;
@@ -165,20 +167,21 @@ public final class RetryRun {
    *
    * @param failure what the caller's code threw, or failed its body with
    */
-  public Step onCallerFailure(Throwable failure) {
-    return new Step(Action.PROPAGATE, Duration.ZERO, null, Objects.requireNonNull(failure, "failure"));
+  public Decision onCallerFailure(Throwable failure) {
+    return new Decision(Action.PROPAGATE, Duration.ZERO, null, Objects.requireNonNull(failure, "failure"));
   }
 
-  private Step afterRetryable(RetryVerdict verdict, Optional<Duration> retryAfter) {
+  private Decision afterRetryable(RetryVerdict verdict, Optional<Duration> retryAfter) {
     if (attempts >= policy.maxAttempts()) {
       return stop(StopReason.ATTEMPTS, "all " + policy.maxAttempts() + " attempts (maxAttempts) ran");
     }
     long left = deadline.remainingNanos();
     if (retryAfter.isPresent() && nanos(retryAfter.get()) >= left) {
       return stop(StopReason.RETRY_AFTER_BEYOND_DEADLINE, "the server asked to retry after "
-          + seconds(retryAfter.get()) + ", but only " + seconds(Duration.ofNanos(left)) + " is left before the deadline");
+          + seconds(retryAfter.get()) + ", but only " + seconds(Duration.ofNanos(left))
+          + " is left before the deadline");
     }
-    Duration backoff = policy.backoff().delay(attempts - 1, previousDelay, policy.random());
+    Duration backoff = policy.backoff().delay(attempts - 1, previousDelay, policy.environment().random());
     Duration delay = retryAfter.isPresent() && retryAfter.get().compareTo(backoff) > 0 ? retryAfter.get() : backoff;
     if (nanos(delay) >= left) {
       return stop(StopReason.DEADLINE, "the next wait of " + seconds(delay) + " would end at or past the deadline ("
@@ -191,15 +194,14 @@ public final class RetryRun {
     }
     previousDelay = backoff;
     Duration timeLeft = Duration.ofNanos(left);
-    System.Logger log = policy.logger();
-    if (log.isLoggable(Level.INFO)) {
-      log.log(Level.INFO, "retrying " + operation + key.map(k -> " [Idempotency-Key " + k + "]").orElse("")
+    if (logger.isLoggable(Level.INFO)) {
+      logger.log(Level.INFO, "retrying " + operation + key.map(k -> " [Idempotency-Key " + k + "]").orElse("")
           + ": attempt " + attempts + " of " + policy.maxAttempts() + " failed with " + lastCause
           + "; next attempt in " + millis(delay) + " ms" + retryAfter.map(r -> " (Retry-After " + seconds(r) + ")")
           .orElse("") + ", " + millis(timeLeft) + " ms left before the deadline");
     }
     publish(new RetryEvent.RetryScheduled(operation, key, attempts, lastCause, kind, delay, timeLeft));
-    return new Step(Action.RETRY, delay, null, null);
+    return new Decision(Action.RETRY, delay, null, null);
   }
 
   /** A final response: refund the budget; only a success after retries builds a message (the hot path does not). */
@@ -207,25 +209,24 @@ public final class RetryRun {
     policy.budget().onSuccess();
     if (attempts > 1) {
       lastCause = Classifier.describeStatus(status, problemCode);
-      System.Logger log = policy.logger();
-      if (log.isLoggable(Level.DEBUG)) {
-        log.log(Level.DEBUG, operation + " answered " + lastCause + " after " + attempts + " attempts");
+      if (logger.isLoggable(Level.DEBUG)) {
+        logger.log(Level.DEBUG, operation + " answered " + lastCause + " after " + attempts + " attempts");
       }
       publish(new RetryEvent.SucceededAfterRetries(operation, key, attempts, elapsed()));
     }
   }
 
-  private Step stop(StopReason reason, String why) {
+  private Decision stop(StopReason reason, String why) {
     Duration elapsed = elapsed();
     String message = operation + key.map(k -> " [Idempotency-Key " + k + "]").orElse("") + " stopped after "
         + attempts + (attempts == 1 ? " attempt" : " attempts") + " in " + seconds(elapsed) + " (" + reason + "): "
         + why + "; last outcome: " + lastCause;
     Level level = reason == StopReason.NOT_RETRYABLE && attempts <= 1 ? Level.DEBUG : Level.WARNING;
-    if (policy.logger().isLoggable(level)) {
-      policy.logger().log(level, message);
+    if (logger.isLoggable(level)) {
+      logger.log(level, message);
     }
     publish(new RetryEvent.GaveUp(operation, key, attempts, elapsed, reason, lastCause));
-    return new Step(Action.STOP, Duration.ZERO,
+    return new Decision(Action.STOP, Duration.ZERO,
         new RetriesExhaustedException(message, reason, attempts, elapsed, lastResponse, lastFailure), null);
   }
 
@@ -234,7 +235,7 @@ public final class RetryRun {
       try {
         listener.onEvent(event);
       } catch (RuntimeException e) {
-        policy.logger().log(Level.WARNING, "retry listener " + listener + " failed on " + event, e);
+        logger.log(Level.WARNING, "retry listener " + listener + " failed on " + event, e);
       }
     }
   }

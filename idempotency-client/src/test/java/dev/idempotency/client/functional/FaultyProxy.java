@@ -1,5 +1,6 @@
 package dev.idempotency.client.functional;
 
+import dev.idempotency.client.ThreadLeakGuard;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -9,7 +10,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -26,6 +26,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -38,6 +39,10 @@ import java.util.concurrent.TimeUnit;
  * <p>One request per client connection: the proxy reads one HTTP/1.1 request (Content-Length bodies only), forwards
  * it over a fresh connection with {@code Connection: close}, and closes the client connection after its action.
  * Every request is recorded ({@link #exchanges()}), so tests count attempts at the wire, below every retry layer.
+ *
+ * <p>{@link #close()} closes every socket, the client's and the server's sides both, and waits for every thread of
+ * the proxy to end; it fails if one does not. The threads are not daemons, so one left running is a leak that
+ * {@code ThreadLeakGuard} reports for the test that left it.
  */
 final class FaultyProxy implements AutoCloseable {
   /** What the proxy does with one request. */
@@ -111,14 +116,11 @@ final class FaultyProxy implements AutoCloseable {
 
   private final int upstreamPort;
   private final ServerSocket listener;
-  private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "faulty-proxy");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService executor = Executors.newCachedThreadPool(r -> new Thread(r, "faulty-proxy"));
   private final Deque<Action> script = new ArrayDeque<>();
   private Action last = Action.FORWARD;
   private final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
+  /** Every socket the proxy holds, both sides, so that close() can unblock every read. */
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
@@ -163,15 +165,44 @@ final class FaultyProxy implements AutoCloseable {
 
   private void acceptLoop() {
     while (!closed) {
+      Socket client;
       try {
-        Socket client = listener.accept();
-        open.add(client);
-        executor.execute(() -> serve(client));
+        client = listener.accept();
       } catch (IOException e) {
         if (!closed) {
           throw new IllegalStateException("proxy accept failed", e);
         }
+        return;
       }
+      if (hold(client)) {
+        try {
+          executor.execute(() -> serve(client));
+        } catch (RejectedExecutionException closing) {
+          release(client);
+        }
+      }
+    }
+  }
+
+  /**
+   * Registers a socket for close() to close; false (and the socket closed) if the proxy is closing. The add comes
+   * before the check, and close() sets the flag before it walks the set, so every socket is closed by one of them.
+   */
+  private boolean hold(Socket socket) {
+    open.add(socket);
+    if (closed) {
+      release(socket);
+      return false;
+    }
+    return true;
+  }
+
+  private void release(Socket socket) {
+    open.remove(socket);
+    try {
+      socket.close();
+    } catch (IOException ignored) {
+      // closing anyway
     }
   }
 
@@ -241,12 +272,7 @@ final class FaultyProxy implements AutoCloseable {
         System.err.println("faulty-proxy: " + e);
       }
     } finally {
-      open.remove(client);
-      try {
-        client.close();
-      } catch (IOException ignored) {
-        // closing anyway
-      }
+      release(client);
     }
   }
 
@@ -260,13 +286,20 @@ final class FaultyProxy implements AutoCloseable {
     }
     head.append("Connection: close\r\n\r\n");
     byte[] response;
-    try (Socket upstream = new Socket(InetAddress.getLoopbackAddress(), upstreamPort)) {
+    Socket upstream = new Socket();
+    if (!hold(upstream)) {
+      throw new IOException("proxy closed");
+    }
+    try {
+      upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), upstreamPort));
       upstream.setSoTimeout(60_000);
       OutputStream up = upstream.getOutputStream();
       up.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
       up.write(body);
       up.flush();
       response = upstream.getInputStream().readAllBytes();
+    } finally {
+      release(upstream);
     }
     int headEnd = indexOf(response, "\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
     if (headEnd < 0) {
@@ -328,6 +361,11 @@ final class FaultyProxy implements AutoCloseable {
     return -1;
   }
 
+  /**
+   * Stops accepting, closes every socket, and waits for the proxy's threads to end.
+   *
+   * @throws IllegalStateException if a thread of the proxy is still running after {@link ThreadLeakGuard#GRACE}
+   */
   @Override
   public void close() {
     closed = true;
@@ -336,20 +374,7 @@ final class FaultyProxy implements AutoCloseable {
     } catch (IOException ignored) {
       // closing anyway
     }
-    for (Socket s : open) {
-      try {
-        s.close();
-      } catch (SocketException ignored) {
-        // already closed
-      } catch (IOException ignored) {
-        // closing anyway
-      }
-    }
-    executor.shutdownNow();
-    try {
-      executor.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    open.forEach(this::release);
+    ThreadLeakGuard.shutDown(executor, "faulty proxy");
   }
 }

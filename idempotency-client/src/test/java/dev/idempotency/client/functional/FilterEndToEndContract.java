@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotency.client.FakeTime;
 import dev.idempotency.client.OperationKey;
 import dev.idempotency.client.RecordingLogger;
+import dev.idempotency.client.RetryEnvironment;
 import dev.idempotency.client.RetryEvent;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.Sleeper;
@@ -60,26 +61,23 @@ abstract class FilterEndToEndContract {
     proxy = new FaultyProxy(jetty.port());
   }
 
+  /** Closes the proxy, Jetty, the engine, then the store, each even if one before it failed. */
   @AfterEach
   void stopServers() throws Exception {
-    try {
-      if (proxy != null) {
-        proxy.close();
-      }
-      if (jetty != null) {
-        jetty.close();
-      }
-      if (engine != null) {
-        engine.close();
-      }
+    try (IdempotencyEngine e = engine; FilteredJetty j = jetty; FaultyProxy p = proxy) {
+      // try-with-resources closes in reverse order, skips null resources (never started) and keeps every failure
     } finally {
       closeStore();
     }
   }
 
+  /** Fake time and a recording logger. */
+  RetryEnvironment environment() {
+    return time.environment().withLogger(new RecordingLogger());
+  }
+
   RetryPolicy.Builder policy() {
-    return RetryPolicy.builder().ticker(time).clock(time).sleeper(time).listener(events::add)
-        .logger(new RecordingLogger());
+    return RetryPolicy.builder().environment(environment()).listener(events::add);
   }
 
   static RetryingHttpClient client(RetryPolicy policy) {
@@ -181,13 +179,20 @@ abstract class FilterEndToEndContract {
 
   /**
    * The proxy holds the processed response back past the attempt timeout (real, 1 s): the keyed POST's read timeout
-   * is retried, and the retry gets the replay.
+   * is retried, and the retry gets the replay. The retry goes out once the first execution's response has reached
+   * the proxy: a server slower than the attempt timeout would otherwise still hold the key and answer the retry with
+   * 409 in flight. Ordered by events, not by timing.
    */
   @Test
   void aResponseStalledPastTheAttemptTimeoutIsRetriedIntoTheReplay() throws Exception {
     proxy.script(Action.FORWARD_THEN_STALL, Action.FORWARD);
+    Sleeper untilTheFirstResponseIsStored = d -> {
+      time.sleep(d);
+      assertThat(proxy.exchange(0).awaitUpstream(Duration.ofSeconds(10))).isTrue();
+    };
 
-    IdempotentResponse<String> response = client(policy().attemptTimeout(Duration.ofSeconds(1)).build())
+    IdempotentResponse<String> response = client(policy().attemptTimeout(Duration.ofSeconds(1))
+        .environment(environment().withSleeper(untilTheFirstResponseIsStored)).build())
         .send(confirm("{\"amount\":100}"), BodyHandlers.ofString());
 
     assertThat(jetty.app.effects()).isEqualTo(1);
@@ -218,8 +223,9 @@ abstract class FilterEndToEndContract {
       }
     };
 
-    IdempotentResponse<String> response = client(policy().sleeper(sleeper).maxAttempts(5)
-        .attemptTimeout(Duration.ofSeconds(1)).build()).send(confirm("{\"amount\":100}"), BodyHandlers.ofString());
+    IdempotentResponse<String> response = client(policy().environment(environment().withSleeper(sleeper))
+        .maxAttempts(5).attemptTimeout(Duration.ofSeconds(1)).build())
+        .send(confirm("{\"amount\":100}"), BodyHandlers.ofString());
 
     assertThat(jetty.app.effects()).isEqualTo(1);
     assertReplayOfTheFirstExecution(response);

@@ -34,7 +34,7 @@ class FleetSimulationTest {
   static final long OUTAGE_END = 660;
   static final long LATENCY_MILLIS = 20;
 
-  record Result(long calls, long attempts, long retries) {
+  record FleetTotals(long calls, long attempts, long retries) {
     double amplification() {
       return (double) attempts / calls;
     }
@@ -50,23 +50,25 @@ class FleetSimulationTest {
     }
   }
 
-  private record Event(long atNanos, long seq, int client, RetryRun run, boolean start) { }
+  /** An attempt due at {@code atNanos}: a new call's first ({@code start}), or the next attempt of {@code run}. */
+  private record DueAttempt(long atNanos, long seq, int client, RetryRun run, boolean start) { }
 
   /** Runs the scenario; {@code budgets} gives each client its budget (or the same shared one). */
-  static Result simulate(IntFunction<RetryBudget> budgets) {
+  static FleetTotals simulate(IntFunction<RetryBudget> budgets) {
     FakeTime clock = new FakeTime();
     RecordingLogger silent = RecordingLogger.silent();
     List<RetryPolicy> policies = new ArrayList<>();
     for (int c = 0; c < CLIENTS; c++) {
-      policies.add(RetryPolicy.builder().ticker(clock).clock(clock).random(RandomSource.seeded(1000 + c))
-          .logger(silent).budget(budgets.apply(c)).build());
+      policies.add(RetryPolicy.builder()
+          .environment(clock.environment().withRandom(RandomSource.seeded(1000 + c)).withLogger(silent))
+          .budget(budgets.apply(c)).build());
     }
-    PriorityQueue<Event> queue = new PriorityQueue<>((a, b) -> a.atNanos != b.atNanos
+    PriorityQueue<DueAttempt> queue = new PriorityQueue<>((a, b) -> a.atNanos != b.atNanos
         ? Long.compare(a.atNanos, b.atNanos) : Long.compare(a.seq, b.seq));
     long seq = 0;
     for (long s = 0; s < SIM_SECONDS; s++) {
       for (int c = 0; c < CLIENTS; c++) {
-        queue.add(new Event(Duration.ofSeconds(s).plusMillis(c * 10L).toNanos(), seq++, c, null, true));
+        queue.add(new DueAttempt(Duration.ofSeconds(s).plusMillis(c * 10L).toNanos(), seq++, c, null, true));
       }
     }
     long calls = 0;
@@ -75,7 +77,7 @@ class FleetSimulationTest {
     long outageStart = Duration.ofSeconds(OUTAGE_START).toNanos();
     long outageEnd = Duration.ofSeconds(OUTAGE_END).toNanos();
     while (!queue.isEmpty()) {
-      Event e = queue.poll();
+      DueAttempt e = queue.poll();
       clock.advance(Duration.ofNanos(e.atNanos - clock.nanoTime()));
       RetryRun run = e.run;
       boolean inOutage = e.atNanos >= outageStart && e.atNanos < outageEnd;
@@ -95,18 +97,18 @@ class FleetSimulationTest {
       }
       clock.advance(Duration.ofMillis(LATENCY_MILLIS));
       boolean down = e.atNanos >= outageStart && e.atNanos < outageEnd;
-      RetryRun.Step step = run.onResponse(down ? 503 : 200, null, ProblemDetails.NONE, "response");
-      if (step.action() == RetryRun.Action.RETRY) {
-        queue.add(new Event(clock.nanoTime() + step.delay().toNanos(), seq++, e.client, run, false));
+      RetryRun.Decision decision = run.onResponse(down ? 503 : 200, null, ProblemDetails.NONE, "response");
+      if (decision.action() == RetryRun.Action.RETRY) {
+        queue.add(new DueAttempt(clock.nanoTime() + decision.delay().toNanos(), seq++, e.client, run, false));
       }
     }
-    return new Result(calls, attempts, retries);
+    return new FleetTotals(calls, attempts, retries);
   }
 
   /** Without a budget, every call during the outage makes all 3 attempts: the outage triples the load. */
   @Test
   void withoutABudgetRetriesAmplifyTheOutage() {
-    Result r = simulate(c -> RetryBudget.unlimited());
+    FleetTotals r = simulate(c -> RetryBudget.unlimited());
     System.out.println("fleet without budget: " + r);
     assertThat(r.calls()).isEqualTo(CLIENTS * (OUTAGE_END - OUTAGE_START));
     assertThat(r.amplification()).isGreaterThan(2.95);
@@ -119,7 +121,7 @@ class FleetSimulationTest {
    */
   @Test
   void withTheDefaultBudgetRetriesStayUnderTenPercent() {
-    Result r = simulate(c -> TokenBucketRetryBudget.ofDefaults());
+    FleetTotals r = simulate(c -> TokenBucketRetryBudget.ofDefaults());
     System.out.println("fleet with a budget per client: " + r);
     assertThat(r.retries()).isLessThanOrEqualTo(CLIENTS * 35L);
     assertThat(r.retryShare()).isLessThan(0.10);
@@ -130,7 +132,7 @@ class FleetSimulationTest {
   @Test
   void aFleetWideBudgetCapsRetriesForEveryone() {
     RetryBudget shared = TokenBucketRetryBudget.ofDefaults();
-    Result r = simulate(c -> shared);
+    FleetTotals r = simulate(c -> shared);
     System.out.println("fleet with one shared budget: " + r);
     assertThat(r.retries()).isLessThanOrEqualTo(35L);
     assertThat(r.retryShare()).isLessThan(0.001);

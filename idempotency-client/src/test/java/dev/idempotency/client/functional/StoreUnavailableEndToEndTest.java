@@ -49,11 +49,12 @@ class StoreUnavailableEndToEndTest {
     proxy = new FaultyProxy(jetty.port());
   }
 
+  /** Closes the proxy, then Jetty, then the engine, each even if one before it failed; one never started is null. */
   @AfterEach
   void stop() throws Exception {
-    proxy.close();
-    jetty.close();
-    engine.close();
+    try (IdempotencyEngine e = engine; FilteredJetty j = jetty; FaultyProxy p = proxy) {
+      // try-with-resources closes in reverse order, skips null resources and keeps every failure
+    }
   }
 
   /** A loopback port that was free a moment ago (bound, then closed): connections to it are refused. */
@@ -65,8 +66,8 @@ class StoreUnavailableEndToEndTest {
 
   @Test
   void storeUnavailableIsRetriedThenGivesUpAndTheServletNeverRan() {
-    RetryPolicy policy = RetryPolicy.builder().ticker(time).clock(time).sleeper(time).listener(events::add)
-        .logger(new RecordingLogger()).build();
+    RetryPolicy policy = RetryPolicy.builder().environment(time.environment().withLogger(new RecordingLogger()))
+        .listener(events::add).build();
     HttpRequest request = HttpRequest.newBuilder(proxy.uri(FilterEndToEndContract.PATH))
         .header("Authorization", "Bearer alice").header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":100}")).build();

@@ -47,7 +47,7 @@ class CallerBodyHandlerFailureTest {
   private final HttpClient http = ScriptedServer.http11Client();
   private final FakeTime time = new FakeTime();
   private final RetryingHttpClient client = RetryingHttpClient.builder(http).policy(RetryPolicy.builder()
-      .ticker(time).clock(time).sleeper(time).random(() -> 0.5).logger(new RecordingLogger()).build()).build();
+      .environment(time.environment().withRandom(() -> 0.5).withLogger(new RecordingLogger())).build()).build();
 
   @TempDir
   static Path dir;

@@ -11,6 +11,7 @@ import dev.idempotency.client.FakeTime;
 import dev.idempotency.client.OperationKey;
 import dev.idempotency.client.RecordingLogger;
 import dev.idempotency.client.RetriesExhaustedException;
+import dev.idempotency.client.RetryEnvironment;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.StopReason;
 import java.io.IOException;
@@ -47,7 +48,8 @@ class ResponseBodyDeadlineTest {
 
   private RetryingHttpClient realTimeClient(Duration deadline) {
     return RetryingHttpClient.builder(http)
-        .policy(RetryPolicy.builder().deadline(deadline).logger(new RecordingLogger()).build()).build();
+        .policy(RetryPolicy.builder().deadline(deadline)
+            .environment(RetryEnvironment.system().withLogger(new RecordingLogger())).build()).build();
   }
 
   private HttpRequest post(String path) {
@@ -112,8 +114,8 @@ class ResponseBodyDeadlineTest {
   void aBodyStalledPastTheAttemptTimeoutIsRetriedLikeAReadTimeout() throws Exception {
     server.then(headersThenStall(headersSent), respond(201, "created"));
     FakeTime time = new FakeTime();
-    RetryPolicy policy = RetryPolicy.builder().ticker(time).clock(time).sleeper(time).random(() -> 0.5)
-        .attemptTimeout(Duration.ofMillis(300)).logger(new RecordingLogger()).build();
+    RetryPolicy policy = RetryPolicy.builder().attemptTimeout(Duration.ofMillis(300))
+        .environment(time.environment().withRandom(() -> 0.5).withLogger(new RecordingLogger())).build();
     IdempotentResponse<String> response = RetryingHttpClient.builder(http).policy(policy).build().send(post("/o"),
         BodyHandlers.ofString());
     assertThat(response.body()).isEqualTo("created");

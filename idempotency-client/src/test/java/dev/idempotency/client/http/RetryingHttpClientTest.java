@@ -13,6 +13,7 @@ import dev.idempotency.client.FakeTime;
 import dev.idempotency.client.OperationKey;
 import dev.idempotency.client.RecordingLogger;
 import dev.idempotency.client.RetriesExhaustedException;
+import dev.idempotency.client.RetryEnvironment;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.StopReason;
 import dev.idempotency.client.TokenBucketRetryBudget;
@@ -54,8 +55,13 @@ class RetryingHttpClientTest {
   }
 
   private RetryPolicy.Builder fakeTimePolicy() {
-    return RetryPolicy.builder().ticker(time).clock(time).sleeper(time).random(() -> 0.5)
-        .logger(new RecordingLogger());
+    return RetryPolicy.builder().environment(time.environment().withRandom(() -> 0.5)
+        .withLogger(new RecordingLogger()));
+  }
+
+  /** Real time, for the tests that measure waits at the server; the log goes to a recording logger. */
+  private static RetryEnvironment realTimeEnvironment() {
+    return RetryEnvironment.system().withLogger(new RecordingLogger());
   }
 
   private RetryingHttpClient client(RetryPolicy policy) {
@@ -252,7 +258,8 @@ class RetryingHttpClientTest {
   @Test
   void theDeadlineClampsTheAttemptTimeout() {
     server.then(stall(20_000));
-    RetryPolicy policy = RetryPolicy.builder().deadline(Duration.ofSeconds(1)).logger(new RecordingLogger()).build();
+    RetryPolicy policy = RetryPolicy.builder().deadline(Duration.ofSeconds(1)).environment(realTimeEnvironment())
+        .build();
     long start = System.nanoTime();
     RetriesExhaustedException e = catchThrowableOfType(() -> client(policy).send(get("/slow"), BodyHandlers.ofString()),
         RetriesExhaustedException.class);
@@ -314,7 +321,7 @@ class RetryingHttpClientTest {
   @Test
   void sendAsyncWaitsWithoutBlockingInRealTime() throws Exception {
     server.then(respond(429, Map.of("Retry-After", "1"), ""), respond(200, "ok"));
-    RetryPolicy policy = RetryPolicy.builder().logger(new RecordingLogger()).build();
+    RetryPolicy policy = RetryPolicy.builder().environment(realTimeEnvironment()).build();
     IdempotentResponse<String> response = client(policy).sendAsync(get("/x"), BodyHandlers.ofString())
         .get(30, TimeUnit.SECONDS);
     assertThat(response.body()).isEqualTo("ok");
@@ -326,7 +333,7 @@ class RetryingHttpClientTest {
   @Test
   void theRetryNeverFiresBeforeRetryAfter() throws Exception {
     server.then(respond(503, Map.of("Retry-After", "1"), ""), respond(200, "ok"));
-    RetryPolicy policy = RetryPolicy.builder().logger(new RecordingLogger()).build();
+    RetryPolicy policy = RetryPolicy.builder().environment(realTimeEnvironment()).build();
     client(policy).send(get("/x"), BodyHandlers.ofString());
     long gap = server.received().get(1).arrivalNanos() - server.received().get(0).arrivalNanos();
     assertThat(gap).isGreaterThanOrEqualTo(TimeUnit.SECONDS.toNanos(1));

@@ -2,6 +2,7 @@ package dev.idempotency.client.http;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.idempotency.client.ThreadLeakGuard;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -19,7 +20,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A real HTTP server on 127.0.0.1 (port 0) that fails on purpose, following a script of behaviours, one per request
@@ -41,11 +41,8 @@ public final class ScriptedServer implements AutoCloseable {
   }
 
   private final HttpServer server;
-  private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "scripted-server");
-    t.setDaemon(true);
-    return t;
-  });
+  /** Not daemons: one left running is a leak that {@link ThreadLeakGuard} reports for the test that left it. */
+  private final ExecutorService executor = Executors.newCachedThreadPool(r -> new Thread(r, "scripted-server"));
   private final Deque<Behaviour> script = new ArrayDeque<>();
   private Behaviour last = respond(200, "ok");
   private final List<Received> received = new CopyOnWriteArrayList<>();
@@ -118,15 +115,16 @@ public final class ScriptedServer implements AutoCloseable {
     return received.size();
   }
 
+  /**
+   * Stops the server (closing its connections and ending its dispatcher thread), then interrupts the behaviours
+   * still running and waits for them to end.
+   *
+   * @throws IllegalStateException if a thread of the server is still running after {@link ThreadLeakGuard#GRACE}
+   */
   @Override
   public void close() {
     server.stop(0);
-    executor.shutdownNow();
-    try {
-      executor.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    ThreadLeakGuard.shutDown(executor, "scripted server");
   }
 
   // ---- behaviours ----

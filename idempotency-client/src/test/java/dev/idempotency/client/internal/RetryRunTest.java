@@ -8,6 +8,7 @@ import dev.idempotency.client.OperationKey;
 import dev.idempotency.client.RecordingLogger;
 import dev.idempotency.client.RetriesExhaustedException;
 import dev.idempotency.client.RetryBudget;
+import dev.idempotency.client.RetryEnvironment;
 import dev.idempotency.client.RetryEvent;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.StopReason;
@@ -25,9 +26,13 @@ class RetryRunTest {
   private final RecordingLogger logger = new RecordingLogger();
   private final List<RetryEvent> events = new CopyOnWriteArrayList<>();
 
+  /** Fake time, every jitter draw 0.5, and the recording logger. */
+  private RetryEnvironment environment() {
+    return time.environment().withRandom(() -> 0.5).withLogger(logger);
+  }
+
   private RetryPolicy.Builder policy() {
-    return RetryPolicy.builder().ticker(time).clock(time).sleeper(time).random(() -> 0.5).logger(logger)
-        .listener(events::add);
+    return RetryPolicy.builder().environment(environment()).listener(events::add);
   }
 
   private RetryRun run(RetryPolicy p, String method, OperationKey key) {
@@ -45,18 +50,18 @@ class RetryRunTest {
     RetryRun run = run(p, "GET", null);
 
     assertThat(run.beginAttempt(null)).contains(Duration.ofSeconds(10));
-    RetryRun.Step s1 = run.onResponse(503, null, none(), "r1");
+    RetryRun.Decision s1 = run.onResponse(503, null, none(), "r1");
     assertThat(s1.action()).isEqualTo(RetryRun.Action.RETRY);
     assertThat(s1.delay()).isEqualTo(Duration.ofMillis(250));
     time.sleep(s1.delay());
 
     assertThat(run.beginAttempt(null)).contains(Duration.ofSeconds(10));
-    RetryRun.Step s2 = run.onResponse(503, null, none(), "r2");
+    RetryRun.Decision s2 = run.onResponse(503, null, none(), "r2");
     assertThat(s2.delay()).isEqualTo(Duration.ofMillis(500));
     time.sleep(s2.delay());
 
     assertThat(run.beginAttempt(null)).isPresent();
-    RetryRun.Step s3 = run.onResponse(503, null, none(), "r3");
+    RetryRun.Decision s3 = run.onResponse(503, null, none(), "r3");
     assertThat(s3.action()).isEqualTo(RetryRun.Action.STOP);
     RetriesExhaustedException e = s3.exception();
     assertThat(e.reason()).isEqualTo(StopReason.ATTEMPTS);
@@ -75,7 +80,7 @@ class RetryRunTest {
     RetryRun run = run(p, "GET", null);
     assertThat(run.beginAttempt(null)).contains(Duration.ofSeconds(10));
     time.advance(Duration.ofSeconds(10)); // the attempt stalled until its timeout
-    RetryRun.Step s = run.onFailure(new HttpTimeoutException("request timed out"));
+    RetryRun.Decision s = run.onFailure(new HttpTimeoutException("request timed out"));
     assertThat(s.delay()).isEqualTo(Duration.ofMillis(250));
     time.sleep(s.delay());
     assertThat(run.beginAttempt(null)).contains(Duration.ofMillis(1750));
@@ -103,7 +108,7 @@ class RetryRunTest {
     RetryRun run = run(p, "POST", OperationKey.of("k1"));
     run.beginAttempt(null);
     time.advance(Duration.ofSeconds(1));
-    RetryRun.Step s = run.onResponse(503, "30", none(), "the 503");
+    RetryRun.Decision s = run.onResponse(503, "30", none(), "the 503");
     assertThat(s.action()).isEqualTo(RetryRun.Action.STOP);
     assertThat(s.exception().reason()).isEqualTo(StopReason.RETRY_AFTER_BEYOND_DEADLINE);
     assertThat(s.exception().attempts()).isEqualTo(1);
@@ -116,11 +121,11 @@ class RetryRunTest {
   /** A wait that would end at or past the deadline is not started. */
   @Test
   void noWaitRunsPastTheDeadline() {
-    RetryPolicy p = policy().deadline(Duration.ofSeconds(1)).random(() -> 0.9).build();
+    RetryPolicy p = policy().deadline(Duration.ofSeconds(1)).environment(environment().withRandom(() -> 0.9)).build();
     RetryRun run = run(p, "GET", null);
     assertThat(run.beginAttempt(null)).contains(Duration.ofSeconds(1));
     time.advance(Duration.ofMillis(600)); // 0.4 s left; the wait would be 0.45 s
-    RetryRun.Step s = run.onResponse(502, null, none(), "r");
+    RetryRun.Decision s = run.onResponse(502, null, none(), "r");
     assertThat(s.exception().reason()).isEqualTo(StopReason.DEADLINE);
     assertThat(s.exception().getMessage()).contains("next wait of 0.450 s would end at or past the deadline");
     assertThat(p.budget().available()).isEqualTo(500);
@@ -146,7 +151,7 @@ class RetryRunTest {
     run.beginAttempt(null);
     assertThat(run.onResponse(503, null, none(), "r").action()).isEqualTo(RetryRun.Action.RETRY);
     run.beginAttempt(null);
-    RetryRun.Step s = run.onResponse(503, null, none(), "r");
+    RetryRun.Decision s = run.onResponse(503, null, none(), "r");
     assertThat(s.exception().reason()).isEqualTo(StopReason.BUDGET);
     assertThat(s.exception().getMessage()).contains("will not be retried to protect the caller and the server");
     assertThat(logger.messages(Level.WARNING)).anySatisfy(m -> assertThat(m).contains("(BUDGET)"));
@@ -178,7 +183,7 @@ class RetryRunTest {
     RetryRun unkeyed = run(policy().build(), "POST", null);
     unkeyed.beginAttempt(null);
     HttpTimeoutException timeout = new HttpTimeoutException("request timed out");
-    RetryRun.Step s = unkeyed.onFailure(timeout);
+    RetryRun.Decision s = unkeyed.onFailure(timeout);
     assertThat(s.exception().reason()).isEqualTo(StopReason.NOT_RETRYABLE);
     assertThat(s.exception().getCause()).isSameAs(timeout);
     assertThat(s.exception().lastResponse()).isEmpty();
@@ -194,7 +199,7 @@ class RetryRunTest {
     RetryRun run = run(policy().build(), "GET", null);
     run.beginAttempt(null);
     IllegalArgumentException bug = new IllegalArgumentException("bug");
-    RetryRun.Step s = run.onFailure(new java.util.concurrent.CompletionException(bug));
+    RetryRun.Decision s = run.onFailure(new java.util.concurrent.CompletionException(bug));
     assertThat(s.action()).isEqualTo(RetryRun.Action.PROPAGATE);
     assertThat(s.bug()).isSameAs(bug);
   }
