@@ -305,6 +305,12 @@ public abstract class TransactionalKeyStoreContract<T> {
         Rule.R10_6, () -> situation + " was reported as " + ex.events() + "; at that instant the committed writes"
             + " were " + c.markers() + " and the record " + Describe.snapshot(c.record()) + ", expected "
             + expectation);
+    // the phase closes when its transaction has ended: closed earlier, the engine would renew the lease inside it
+    List<List<String>> atClose = ex.markersAtClose();
+    verify.check(!atClose.isEmpty() && atClose.get(atClose.size() - 1).contains(marker), Rule.R10_6,
+        () -> situation + ": at its last phaseClosed the committed writes were "
+            + (atClose.isEmpty() ? "(no phaseClosed)" : atClose.get(atClose.size() - 1)) + ", expected " + marker
+            + " committed: phaseClosed must come after the commit (or the rollback), never before");
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -344,7 +350,11 @@ public abstract class TransactionalKeyStoreContract<T> {
     void required_10_2_inPhaseCommitsTheWorkAndTheRecoveryPointTogether() throws Exception {
       RecordId id = id("k1");
       Duration lease = timing.lease();
-      ObservedExecution ex = owner(id, lease);
+      // the phase runs half a lease after the claim, so a phase that does not renew the lease shows its old end
+      Timeline tl = Timeline.start(clock, timing);
+      ObservedExecution claimedAt = owner(id, lease);
+      tl.at(lease.dividedBy(2));
+      ObservedExecution ex = claimedAt.at(clock.instant());
       RecoveryPoint charged = Samples.point("charged");
       RecoveryPoint shipped = Samples.point("shipped");
       String result = commits(Rule.R10_2, "the first phase of " + id,
@@ -417,6 +427,11 @@ public abstract class TransactionalKeyStoreContract<T> {
           + " lease expired, while the owner's work ran");
       verify.check(completion instanceof LeaseLostException, Rule.R10_4, () -> "completeWith whose record was taken"
           + " over while its work ran threw " + describe(completion) + ", expected LeaseLostException");
+      verify.check(completion.getMessage() != null && completion.getMessage().contains(id.key().value()),
+          Rule.R10_4, () -> "the LeaseLostException of a stale completeWith should name the record " + id
+              + ", its message is: " + completion.getMessage());
+      requireBracket(ex, "a completion whose record was taken over while its work ran");
+      requireNoCommitReported(ex, "a completion whose record was taken over while its work ran");
       requireMarkers(Rule.R10_4, "after a completion with a fence gone stale while the work ran");
       RecordSnapshot s = present(id, Rule.R10_4, "after the stale owner's completeWith");
       verify.check(s.state() == KeyState.IN_FLIGHT && s.fence().equals(taker.fence()) && s.response().isEmpty(),

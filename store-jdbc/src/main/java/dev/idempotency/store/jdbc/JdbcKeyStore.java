@@ -223,7 +223,8 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
    *
    * <p>The work's connection is a view of the pool's that sets the {@linkplain Builder#statementTimeout statement
    * timeout} on every statement the work creates; it implements {@link Connection} only, so reach a driver's own
-   * interface (PostgreSQL's {@code PGConnection}, say) through {@link Connection#unwrap}, not a cast.
+   * interface (PostgreSQL's {@code PGConnection}, say) through {@link Connection#unwrap}, not a cast. On H2, which
+   * has no statement timeout here (its lock timeout bounds a wait), the work gets the pool's connection itself.
    */
   @Override
   public <R> R inPhase(Execution execution, RecoveryPoint next, TransactionalWork<Connection, R> work)

@@ -53,6 +53,7 @@ public final class ObservedExecution implements Execution, TransactionCallbacks 
   private final Callable<List<String>> committedMarkers;
   private final List<String> events = new ArrayList<>();
   private final List<Commit> commits = new ArrayList<>();
+  private final List<List<String>> markersAtClose = new ArrayList<>();
 
   /**
    * An execution of the record {@code id} claimed as {@code claimed}.
@@ -72,6 +73,11 @@ public final class ObservedExecution implements Execution, TransactionCallbacks 
     this.now = Objects.requireNonNull(now, "now");
     this.lease = Objects.requireNonNull(lease, "lease");
     this.committedMarkers = Objects.requireNonNull(committedMarkers, "committedMarkers");
+  }
+
+  /** The same owner at a later time {@code later}, with a record of events of its own. */
+  public ObservedExecution at(Instant later) {
+    return new ObservedExecution(store, id, claimed, later, lease, committedMarkers);
   }
 
   /** Records a run of the work; the contract's work calls it first thing. */
@@ -95,11 +101,22 @@ public final class ObservedExecution implements Execution, TransactionCallbacks 
     }
   }
 
+  /**
+   * The business writes the committed read showed at each {@code phaseClosed}, in order (empty where the read
+   * threw): a store that closes the phase before its commit is seen here without the phase's writes.
+   */
+  public List<List<String>> markersAtClose() {
+    synchronized (events) {
+      return List.copyOf(markersAtClose);
+    }
+  }
+
   /** Forgets the events and commits so far, so that the next call is judged alone. */
   public void forget() {
     synchronized (events) {
       events.clear();
       commits.clear();
+      markersAtClose.clear();
     }
   }
 
@@ -239,8 +256,15 @@ public final class ObservedExecution implements Execution, TransactionCallbacks 
 
   @Override
   public void phaseClosed() {
+    List<String> markers;
+    try {
+      markers = committedMarkers.call();
+    } catch (Exception e) {
+      markers = List.of();
+    }
     synchronized (events) {
       events.add(CLOSED);
+      markersAtClose.add(markers);
     }
   }
 
