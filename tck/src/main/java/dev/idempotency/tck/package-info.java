@@ -7,4 +7,7 @@
  * test class and its three extension points) and {@link dev.idempotency.tck.TckContext} (what a factory is told
  * about the test). Everything else lives in {@code dev.idempotency.tck.internal} and may change in any release.
  */
+@NullMarked
 package dev.idempotency.tck;
+
+import org.jspecify.annotations.NullMarked;
