@@ -36,6 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -262,7 +263,7 @@ public abstract class TransactionalKeyStoreContract<T> {
   }
 
   /** What {@code call} threw, or null if it returned. */
-  private static Exception thrownBy(Call<?> call) {
+  private static @Nullable Exception thrownBy(Call<?> call) {
     try {
       call.run();
       return null;
@@ -271,7 +272,7 @@ public abstract class TransactionalKeyStoreContract<T> {
     }
   }
 
-  private static String describe(Throwable t) {
+  private static String describe(@Nullable Throwable t) {
     return t == null ? "nothing (it returned)" : t.toString();
   }
 
@@ -516,6 +517,7 @@ public abstract class TransactionalKeyStoreContract<T> {
 
     @Test
     @DisplayName("Rule 10.7: an Execution without the callbacks, or a null argument, is refused before any work")
+    @SuppressWarnings("NullAway") // rule 10.7 passes null where the SPI forbids it, to see the store refuse it
     void required_10_7_foreignExecutionOrNullArgumentIsRefusedBeforeAnyWork() throws Exception {
       RecordId id = id("k1");
       ObservedExecution ex = owner(id, timing.stableLease());

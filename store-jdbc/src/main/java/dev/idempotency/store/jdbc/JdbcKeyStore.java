@@ -36,6 +36,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link dev.idempotency.spi.KeyStore} on a relational database: a unique constraint on {@code (scope, key)}
@@ -278,7 +279,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   private void fenced(DataSource from, String op, RecordId id, ParamValues p, Transactions.FencedWrite write) {
     transactions.run(from, op + " of " + id, (c, a) -> {
       write.run(c, p);
-      return null;
+      return Boolean.TRUE; // the write succeeded: a fence that no longer holds throws instead
     });
   }
 
@@ -302,9 +303,9 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
    */
   public static final class Builder {
     private final DataSource dataSource;
-    private DataSource renewalDataSource;
+    private @Nullable DataSource renewalDataSource; // null: renewals share dataSource
     private Names names = Names.of(Names.DEFAULT_TABLE);
-    private Dialect dialect;
+    private @Nullable Dialect dialect; // null: build() detects it
     private ClockSource clockSource = ClockSource.DATABASE;
     private boolean createSchema;
     private boolean validateSchema = true;

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The execution the transactional rules hand a store, standing for the engine's: an {@link Execution} that is its
@@ -43,7 +44,7 @@ public final class ObservedExecution implements Execution, TransactionCallbacks 
    * @param readFailure what the committed read threw, or null
    */
   public record Commit(Object reported, Optional<RecordSnapshot> record, List<String> markers,
-      Exception readFailure) {}
+      @Nullable Exception readFailure) {}
 
   private final KeyStore store;
   private final RecordId id;
@@ -108,7 +109,7 @@ public final class ObservedExecution implements Execution, TransactionCallbacks 
    * {@code phaseOpening} and its {@code phaseClosed}, every {@code phaseOpening} must be closed once, and no
    * {@code phaseClosed} may come without one.
    */
-  public String bracketProblem() {
+  public @Nullable String bracketProblem() {
     int open = 0;
     int position = 0;
     for (String event : events()) {
