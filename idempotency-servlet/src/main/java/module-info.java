@@ -5,6 +5,7 @@
 module dev.idempotency.servlet {
   requires transitive dev.idempotency.http;
   requires transitive jakarta.servlet;
+  requires static org.jspecify;
 
   exports dev.idempotency.servlet;
 }

@@ -11,9 +11,9 @@ import org.openjdk.jmh.annotations.Benchmark;
  * complete of a new key) vs {@code baselineFresh}, {@code replay} vs {@code baselineReplay}, {@code mismatch} vs
  * {@code baselineMismatch}. The published figure is our time / the baseline's time in the same run.
  *
- * {@snippet lang="shell" :
+ * <pre>{@code
  * java -jar benchmarks/target/benchmarks.jar ClaimBenchmark -p store=IN_MEMORY
- * }
+ * }</pre>
  */
 public class ClaimBenchmark extends AbstractStoreBenchmark {
   @Benchmark

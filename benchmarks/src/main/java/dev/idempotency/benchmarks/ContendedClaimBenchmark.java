@@ -11,9 +11,9 @@ import org.openjdk.jmh.annotations.Threads;
  * caller in four wins the claim and completes it while the others see it in flight or completed, as identical
  * retries racing each other do. Beside it, the baseline does the same race with the storage's own primitives.
  *
- * {@snippet lang="shell" :
+ * <pre>{@code
  * java -jar benchmarks/target/benchmarks.jar ContendedClaimBenchmark -p store=IN_MEMORY
- * }
+ * }</pre>
  */
 @Threads(4)
 public class ContendedClaimBenchmark extends AbstractStoreBenchmark {

@@ -29,9 +29,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * completion called on the store directly), and the same for a replay. Run with {@code -prof gc} for the
  * allocation per request.
  *
- * {@snippet lang="shell" :
+ * <pre>{@code
  * java -jar benchmarks/target/benchmarks.jar EngineBenchmark -prof gc
- * }
+ * }</pre>
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

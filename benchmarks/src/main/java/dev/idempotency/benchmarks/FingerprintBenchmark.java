@@ -27,9 +27,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * The default fingerprint (SHA-256 over method, path and body, length-framed) against a bare
  * {@code MessageDigest} over the body alone, for 1 KB and 64 KB bodies.
  *
- * {@snippet lang="shell" :
+ * <pre>{@code
  * java -jar benchmarks/target/benchmarks.jar FingerprintBenchmark
- * }
+ * }</pre>
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

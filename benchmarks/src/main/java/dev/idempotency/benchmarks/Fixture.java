@@ -32,6 +32,7 @@ interface Fixture extends AutoCloseable {
     }
   }
 
+  /** Releases the storage (the JDBC fixture closes its pool); throws nothing checked. */
   @Override
-  default void close() throws Exception {}
+  default void close() {}
 }

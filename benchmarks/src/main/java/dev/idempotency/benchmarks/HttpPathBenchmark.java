@@ -46,9 +46,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * without the filter ({@code baselineFresh} and {@code baselineReplay} post to an unguarded path of the same
  * server).
  *
- * {@snippet lang="shell" :
+ * <pre>{@code
  * java -jar benchmarks/target/benchmarks.jar HttpPathBenchmark
- * }
+ * }</pre>
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)

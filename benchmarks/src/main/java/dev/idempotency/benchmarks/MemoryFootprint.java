@@ -19,9 +19,9 @@ import java.util.Map;
  * full collection with {@code N} records, minus the heap in use with none, divided by {@code N}. The response is a
  * typical small JSON body (about 100 bytes) with two headers; the key a UUID. Not JMH: it measures space, not time.
  *
- * {@snippet lang="shell" :
+ * <pre>{@code
  * java -cp benchmarks/target/benchmarks.jar dev.idempotency.benchmarks.MemoryFootprint 200000
- * }
+ * }</pre>
  */
 public final class MemoryFootprint {
   private MemoryFootprint() {}

@@ -17,9 +17,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * stores {@value #BATCHES} batches' worth of completed records, then deletes them batch by batch; the score is the
  * time per batch (divide {@value #BATCH} by it for records per second).
  *
- * {@snippet lang="shell" :
+ * <pre>{@code
  * java -jar benchmarks/target/benchmarks.jar ReaperBenchmark -p store=POSTGRESQL
- * }
+ * }</pre>
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)

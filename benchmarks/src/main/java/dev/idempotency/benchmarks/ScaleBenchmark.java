@@ -14,9 +14,9 @@ import org.openjdk.jmh.annotations.Setup;
  * {@code claimAndRelease} claims a fresh key and releases it (so the record count stays put), and
  * {@code replayAmongExisting} replays one of the existing records. Index-backed claims should stay flat.
  *
- * {@snippet lang="shell" :
+ * <pre>{@code
  * java -jar benchmarks/target/benchmarks.jar ScaleBenchmark -p store=IN_MEMORY -p existing=10000,1000000
- * }
+ * }</pre>
  */
 public class ScaleBenchmark extends AbstractStoreBenchmark {
   @Param({"10000", "100000", "1000000"})

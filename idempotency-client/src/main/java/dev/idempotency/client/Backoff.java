@@ -112,8 +112,8 @@ public final class Backoff {
     }
     long prev = Math.max(baseNanos, Deadline.saturatedNanos(previous));
     double upper = 3.0 * prev;
-    double drawn = baseNanos + r * (upper - baseNanos);
-    return Duration.ofNanos((long) Math.min(capNanos, drawn));
+    double drawn = baseNanos + r * (upper - (double) baseNanos);
+    return Duration.ofNanos((long) Math.min((double) capNanos, drawn));
   }
 
   /**

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A call stopped without a response it could return: it tells how many attempts ran, how long the call took, why it
@@ -22,7 +23,7 @@ public final class RetriesExhaustedException extends IOException {
   private final StopReason reason;
   private final int attempts;
   private final Duration elapsed;
-  private final transient Object lastResponse;
+  private final transient @Nullable Object lastResponse;
 
   /**
    * Creates the exception.
@@ -35,7 +36,7 @@ public final class RetriesExhaustedException extends IOException {
    * @param cause the last failure, or {@code null} if the last attempt produced a response
    */
   public RetriesExhaustedException(String message, StopReason reason, int attempts, Duration elapsed,
-      Object lastResponse, Throwable cause) {
+      @Nullable Object lastResponse, @Nullable Throwable cause) {
     super(message, cause);
     this.reason = Objects.requireNonNull(reason, "reason");
     this.attempts = attempts;

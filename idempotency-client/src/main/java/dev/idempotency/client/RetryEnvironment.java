@@ -102,27 +102,27 @@ public final class RetryEnvironment {
     return new RetryEnvironment(ticker, clock, random, sleeper, logger);
   }
 
-  /** @return the monotonic time source */
+  /** Returns the monotonic time source. */
   public Ticker ticker() {
     return ticker;
   }
 
-  /** @return the wall clock, used to read {@code Retry-After} dates */
+  /** Returns the wall clock, used to read {@code Retry-After} dates. */
   public InstantSource clock() {
     return clock;
   }
 
-  /** @return the random source of the jitter */
+  /** Returns the random source of the jitter. */
   public RandomSource random() {
     return random;
   }
 
-  /** @return what waits between attempts */
+  /** Returns what waits between attempts. */
   public Sleeper sleeper() {
     return sleeper;
   }
 
-  /** @return the logger retries are logged to */
+  /** Returns the logger retries are logged to. */
   public System.Logger logger() {
     return logger;
   }

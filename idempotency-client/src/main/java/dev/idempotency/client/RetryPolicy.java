@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The retry policy: an immutable, validated configuration shared by every call of a client.
@@ -128,7 +129,8 @@ public final class RetryPolicy {
    * @param problemRetryable the {@code retryable} member of that body, or {@code null}
    * @return the verdict
    */
-  public RetryVerdict classify(String method, boolean keyed, int status, String problemCode, Boolean problemRetryable) {
+  public RetryVerdict classify(String method, boolean keyed, int status, @Nullable String problemCode,
+      @Nullable Boolean problemRetryable) {
     Objects.requireNonNull(method, "method");
     return Classifier.classifyStatus(this, method, keyed, status, problemCode, problemRetryable);
   }
@@ -160,47 +162,47 @@ public final class RetryPolicy {
     return idempotentMethods.contains(method.toUpperCase(Locale.ROOT));
   }
 
-  /** @return attempts in all, first included */
+  /** Returns the number of attempts in all, the first included. */
   public int maxAttempts() {
     return maxAttempts;
   }
 
-  /** @return the backoff */
+  /** Returns the backoff. */
   public Backoff backoff() {
     return backoff;
   }
 
-  /** @return the overall deadline of a call */
+  /** Returns the overall deadline of a call. */
   public Duration deadline() {
     return deadline;
   }
 
-  /** @return the timeout of one attempt, before clamping to the time left */
+  /** Returns the timeout of one attempt, before clamping to the time left. */
   public Duration attemptTimeout() {
     return attemptTimeout;
   }
 
-  /** @return whether a plain 500 is retried */
+  /** Returns whether a plain 500 is retried. */
   public boolean retryOn500() {
     return retryOn500;
   }
 
-  /** @return the methods treated as idempotent, upper case */
+  /** Returns the methods treated as idempotent, upper case. */
   public Set<String> idempotentMethods() {
     return idempotentMethods;
   }
 
-  /** @return the budget every call of this policy pays its retries from */
+  /** Returns the budget every call of this policy pays its retries from. */
   public RetryBudget budget() {
     return budget;
   }
 
-  /** @return the listeners */
+  /** Returns the listeners. */
   public List<RetryListener> listeners() {
     return listeners;
   }
 
-  /** @return the time, randomness, waiting and logging every call of this policy runs with */
+  /** Returns the time, randomness, waiting and logging every call of this policy runs with. */
   public RetryEnvironment environment() {
     return environment;
   }
@@ -223,7 +225,7 @@ public final class RetryPolicy {
     private Duration attemptTimeout = DEFAULT_ATTEMPT_TIMEOUT;
     private boolean retryOn500;
     private Set<String> idempotentMethods = new LinkedHashSet<>(DEFAULT_IDEMPOTENT_METHODS);
-    private RetryBudget budget;
+    private @Nullable RetryBudget budget;
     private List<RetryListener> listeners = new ArrayList<>();
     private RetryEnvironment environment = RetryEnvironment.system();
 

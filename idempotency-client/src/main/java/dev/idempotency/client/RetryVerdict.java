@@ -2,6 +2,7 @@ package dev.idempotency.client;
 
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The classification of one failed attempt: retryable or not, of which {@link RetryKind}, and why. Produced by
@@ -11,10 +12,10 @@ import java.util.Optional;
  */
 public final class RetryVerdict {
   private final boolean retryable;
-  private final RetryKind kind;
+  private final @Nullable RetryKind kind;
   private final String reason;
 
-  private RetryVerdict(boolean retryable, RetryKind kind, String reason) {
+  private RetryVerdict(boolean retryable, @Nullable RetryKind kind, String reason) {
     this.retryable = retryable;
     this.kind = kind;
     this.reason = Objects.requireNonNull(reason, "reason");

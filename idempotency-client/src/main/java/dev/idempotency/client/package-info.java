@@ -17,6 +17,10 @@
  * {@link java.lang.System.Logger} and published as a {@link dev.idempotency.client.RetryEvent}.
  *
  * <p>Unless a type's javadoc says otherwise, every type here is immutable and thread-safe, and no method accepts or
- * returns {@code null}: a {@code null} argument throws {@link java.lang.NullPointerException} naming the parameter.
+ * returns {@code null} unless its signature says {@link org.jspecify.annotations.Nullable @Nullable}: any other
+ * {@code null} argument throws {@link java.lang.NullPointerException} naming the parameter.
  */
+@NullMarked
 package dev.idempotency.client;
+
+import org.jspecify.annotations.NullMarked;

@@ -29,11 +29,24 @@ class ModuleDescriptorTest {
     assertThat(d.opens()).isEmpty();
   }
 
-  /** java.net.http is transitive because the adapter's API speaks its types; nothing else is required. */
+  /**
+   * java.net.http is transitive because the adapter's API speaks its types; at run time nothing else is required.
+   * org.jspecify is required statically, for its annotations at compile time only, and transitively.
+   */
   @Test
   void requiresOnlyTheJdk() throws IOException {
     ModuleDescriptor d = descriptor();
-    assertThat(d.requires()).allSatisfy(r -> assertThat(r.name()).startsWith("java."));
+    assertThat(d.requires().stream().filter(r -> !r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC)))
+        .isNotEmpty()
+        .allSatisfy(r -> assertThat(r.name()).startsWith("java."));
+    assertThat(d.requires().stream().filter(r -> r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC))
+        .map(ModuleDescriptor.Requires::name)).containsExactly("org.jspecify");
+    // transitive as well: a module compiling against this API reads the annotations on its signatures
+    assertThat(d.requires()).anySatisfy(r -> {
+      assertThat(r.name()).isEqualTo("org.jspecify");
+      assertThat(r.modifiers())
+          .contains(ModuleDescriptor.Requires.Modifier.STATIC, ModuleDescriptor.Requires.Modifier.TRANSITIVE);
+    });
     assertThat(d.requires()).anySatisfy(r -> {
       assertThat(r.name()).isEqualTo("java.net.http");
       assertThat(r.modifiers()).contains(ModuleDescriptor.Requires.Modifier.TRANSITIVE);

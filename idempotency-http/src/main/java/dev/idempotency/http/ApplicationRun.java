@@ -8,6 +8,7 @@ import dev.idempotency.http.internal.StoringRules;
 import dev.idempotency.spi.TransactionCallbacks;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One request's run of the application under its claim: the engine's {@link Operation}. The engine takes one
@@ -22,9 +23,9 @@ final class ApplicationRun implements Operation {
   private final OversizedResponse oversizedResponse;
   private final byte[] body;
   private final Downstream downstream;
-  private HandlerExecution execution;
-  private StoredResponse live;
-  private String notStoredReason;
+  private @Nullable HandlerExecution execution;
+  private @Nullable StoredResponse live;
+  private @Nullable String notStoredReason;
 
   ApplicationRun(IdempotencyEngine engine, StoringRules rules, OversizedResponse oversizedResponse, byte[] body,
       Downstream downstream) {

@@ -10,6 +10,7 @@ import dev.idempotency.spi.TransactionCallbacks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The execution the handler gives the application: the engine's, plus what the handler must know of a completion
@@ -19,8 +20,8 @@ import java.util.Optional;
 final class HandlerExecution implements Execution, TransactionCallbacks {
   private final Execution engine;
   private final TransactionCallbacks engineCallbacks;
-  private volatile StoredResponse committed;
-  private volatile StoredResponse answer;
+  private volatile @Nullable StoredResponse committed;
+  private volatile @Nullable StoredResponse answer;
 
   HandlerExecution(Execution engine) {
     this.engine = engine;

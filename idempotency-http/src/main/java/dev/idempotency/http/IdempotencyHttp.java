@@ -24,6 +24,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The HTTP contract of idempotency keys, independent of any web framework: one instance per application, built
@@ -190,7 +191,9 @@ public final class IdempotencyHttp {
       outcome = engine.execute(id, fp, run);
     } catch (OperationFailedException e) {
       if (run.live().isEmpty()) {
-        throw new ApplicationFailedException(e.getCause(), e.keyReleased());
+        throw new ApplicationFailedException(
+            Objects.requireNonNull(e.getCause(), "an OperationFailedException carries what the operation threw"),
+            e.keyReleased());
       }
       // the application returned; what failed is storing its response, and the caller still gets that response
       logNotStored(id, run.notStoredReason(), e);
@@ -319,7 +322,7 @@ public final class IdempotencyHttp {
    * @return the response
    * @throws IllegalArgumentException if {@code status} is out of range
    */
-  public static StoredResponse applicationError(int status, String message) {
+  public static StoredResponse applicationError(int status, @Nullable String message) {
     return Problems.applicationError(status, message);
   }
 

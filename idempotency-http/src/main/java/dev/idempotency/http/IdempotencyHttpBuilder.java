@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds an {@link IdempotencyHttp}: {@link IdempotencyHttp#builder(IdempotencyEngine)} starts one with every
@@ -45,7 +46,7 @@ public final class IdempotencyHttpBuilder {
   String headerName = "Idempotency-Key";
   final List<EndpointRule> endpoints = new ArrayList<>();
   ScopeResolver scopeResolver = ScopeResolver.principal();
-  Scope anonymousScope;
+  @Nullable Scope anonymousScope;
   FingerprintStrategy fingerprint = FingerprintStrategy.methodPathBody();
   MismatchStatus mismatchStatus = MismatchStatus.CONFLICT;
   InFlightResponse inFlightResponse = InFlightResponse.CONFLICT;

@@ -11,7 +11,11 @@
  * {@code status}, {@code detail}, a machine-readable {@code code} (see {@link dev.idempotency.http.ProblemCode}) and
  * {@code retryable}. The contract table, every default and the reason for it are in {@code docs/http.md}.
  *
- * <p>Nulls: no method here accepts or returns {@code null}; a {@code null} argument throws
+ * <p>Nulls: no method here accepts or returns {@code null} unless its signature says
+ * {@link org.jspecify.annotations.Nullable @Nullable}; any other {@code null} argument throws
  * {@link java.lang.NullPointerException} naming the parameter. Every type says whether it is thread-safe.
  */
+@NullMarked
 package dev.idempotency.http;
+
+import org.jspecify.annotations.NullMarked;

@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The guarded request as the application sees it: the body the filter already read (and fingerprinted) served
@@ -35,7 +36,7 @@ final class BufferedBodyRequest extends HttpServletRequestWrapper {
   private final byte[] body;
   private boolean streamUsed;
   private boolean readerUsed;
-  private Map<String, String[]> parameters;
+  private @Nullable Map<String, String[]> parameters;
 
   BufferedBodyRequest(HttpServletRequest request, byte[] body) {
     super(request);
@@ -106,7 +107,7 @@ final class BufferedBodyRequest extends HttpServletRequestWrapper {
   }
 
   @Override
-  public String getParameter(String name) {
+  public @Nullable String getParameter(String name) {
     String[] values = parameters().get(name);
     return values == null ? null : values[0];
   }
@@ -122,7 +123,7 @@ final class BufferedBodyRequest extends HttpServletRequestWrapper {
   }
 
   @Override
-  public String[] getParameterValues(String name) {
+  public String @Nullable [] getParameterValues(String name) {
     String[] values = parameters().get(name);
     return values == null ? null : values.clone();
   }
@@ -149,11 +150,11 @@ final class BufferedBodyRequest extends HttpServletRequestWrapper {
     return parameters;
   }
 
-  private static void parse(String encoded, Charset charset, Map<String, List<String>> into) {
+  private static void parse(@Nullable String encoded, Charset charset, Map<String, List<String>> into) {
     if (encoded == null || encoded.isEmpty()) {
       return;
     }
-    for (String pair : encoded.split("&")) {
+    for (String pair : encoded.split("&", -1)) {
       if (pair.isEmpty()) {
         continue;
       }

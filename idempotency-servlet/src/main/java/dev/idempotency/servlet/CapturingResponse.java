@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Captures everything the application writes, and sends nothing: the filter writes the response only after the
@@ -35,9 +36,9 @@ final class CapturingResponse extends HttpServletResponseWrapper {
   private int status = SC_OK;
   /** lower-case name → (name as first set, values) */
   private final Map<String, Map.Entry<String, List<String>>> headers = new LinkedHashMap<>();
-  private String contentType;
-  private String characterEncoding;
-  private Locale locale;
+  private @Nullable String contentType;
+  private @Nullable String characterEncoding;
+  private @Nullable Locale locale;
   private final ByteArrayOutputStream body = new ByteArrayOutputStream();
   /** What the application writes to; discards everything once sendError or sendRedirect closed the response. */
   private final OutputStream sink = new OutputStream() {
@@ -56,8 +57,8 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     }
   };
   private boolean closed;
-  private ServletOutputStream stream;
-  private PrintWriter writer;
+  private @Nullable ServletOutputStream stream;
+  private @Nullable PrintWriter writer;
   private boolean committed;
 
   CapturingResponse(HttpServletResponse response) {
@@ -81,7 +82,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     return StoredResponse.of(status, out, body.toByteArray());
   }
 
-  private String effectiveContentType() {
+  private @Nullable String effectiveContentType() {
     if (contentType == null) {
       return null;
     }
@@ -106,7 +107,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
   }
 
   @Override
-  public void setHeader(String name, String value) {
+  public void setHeader(@Nullable String name, @Nullable String value) {
     if (committed || name == null) {
       return;
     }
@@ -124,7 +125,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
   }
 
   @Override
-  public void addHeader(String name, String value) {
+  public void addHeader(@Nullable String name, @Nullable String value) {
     if (committed || name == null || value == null) {
       return;
     }
@@ -136,7 +137,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
   }
 
   /** Content-Type and Content-Length set as headers go through their own methods, as in the container. */
-  private boolean special(String name, String value) {
+  private boolean special(String name, @Nullable String value) {
     if (name.equalsIgnoreCase("Content-Type")) {
       setContentType(value);
       return true;
@@ -171,7 +172,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
   }
 
   @Override
-  public String getHeader(String name) {
+  public @Nullable String getHeader(String name) {
     if (name.equalsIgnoreCase("Content-Type")) {
       return effectiveContentType();
     }
@@ -182,7 +183,8 @@ final class CapturingResponse extends HttpServletResponseWrapper {
   @Override
   public Collection<String> getHeaders(String name) {
     if (name.equalsIgnoreCase("Content-Type")) {
-      return contentType == null ? List.of() : List.of(effectiveContentType());
+      String type = effectiveContentType();
+      return type == null ? List.of() : List.of(type);
     }
     Map.Entry<String, List<String>> e = headers.get(name.toLowerCase(Locale.ROOT));
     return e == null ? List.of() : List.copyOf(e.getValue());
@@ -214,19 +216,19 @@ final class CapturingResponse extends HttpServletResponseWrapper {
   // ---- content type, encoding, length, locale
 
   @Override
-  public void setContentType(String type) {
+  public void setContentType(@Nullable String type) {
     if (!committed) {
       contentType = type;
     }
   }
 
   @Override
-  public String getContentType() {
+  public @Nullable String getContentType() {
     return effectiveContentType();
   }
 
   @Override
-  public void setCharacterEncoding(String charset) {
+  public void setCharacterEncoding(@Nullable String charset) {
     if (!committed && writer == null) {
       characterEncoding = charset;
     }
@@ -234,7 +236,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
 
   /** New in Servlet 6.1; the wrapper would forward it to the real response, past the capture. */
   @Override
-  public void setCharacterEncoding(Charset charset) {
+  public void setCharacterEncoding(@Nullable Charset charset) {
     setCharacterEncoding(charset == null ? null : charset.name());
   }
 
@@ -246,7 +248,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     if (contentType != null) {
       int at = contentType.toLowerCase(Locale.ROOT).indexOf("charset=");
       if (at >= 0) {
-        return contentType.substring(at + 8).replace("\"", "").split(";")[0].trim();
+        return contentType.substring(at + 8).replace("\"", "").split(";", -1)[0].trim();
       }
       if (isJson(contentType)) {
         return StandardCharsets.UTF_8.name(); // RFC 8259: JSON is UTF-8, and the container assumes it too
@@ -274,7 +276,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
   }
 
   @Override
-  public void setLocale(Locale loc) {
+  public void setLocale(@Nullable Locale loc) {
     if (!committed) {
       locale = loc;
     }
@@ -391,7 +393,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
   }
 
   @Override
-  public void sendError(int sc, String msg) {
+  public void sendError(int sc, @Nullable String msg) {
     if (committed) {
       throw new IllegalStateException("the response is committed");
     }

@@ -19,6 +19,7 @@ import java.io.OutputStream;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The idempotency-key contract as a servlet filter. Register it in front of the application, after authentication
@@ -60,7 +61,7 @@ public final class IdempotencyFilter implements Filter {
   /** The servlet context attribute holding the {@link IdempotencyHttp} of a filter declared without one. */
   public static final String HANDLER_ATTRIBUTE = IdempotencyHttp.class.getName();
 
-  private volatile IdempotencyHttp http;
+  private volatile @Nullable IdempotencyHttp http;
 
   /** A filter that takes its handler from the context attribute {@link #HANDLER_ATTRIBUTE} at {@link #init}. */
   public IdempotencyFilter() {}
@@ -110,7 +111,8 @@ public final class IdempotencyFilter implements Filter {
         return captured.toStoredResponse();
       });
     } catch (ApplicationFailedException e) {
-      throw rethrow(e.getCause());
+      throw rethrow(
+          Objects.requireNonNull(e.getCause(), "an ApplicationFailedException carries what the application threw"));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ServletException("interrupted while waiting for an in-flight idempotency key", e);

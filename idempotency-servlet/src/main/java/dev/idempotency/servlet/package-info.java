@@ -5,4 +5,7 @@
  * {@code sendRedirect}, cookies), lets the engine store it under the fence, then writes it; replays write the stored
  * response. Everything else in this package is package-private.
  */
+@NullMarked
 package dev.idempotency.servlet;
+
+import org.jspecify.annotations.NullMarked;

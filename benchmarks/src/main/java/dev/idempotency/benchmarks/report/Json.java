@@ -31,22 +31,15 @@ final class Json {
   private Object value() {
     skipSpace();
     char c = s.charAt(i);
-    switch (c) {
-      case '{':
-        return object();
-      case '[':
-        return array();
-      case '"':
-        return string();
-      case 't':
-        return literal("true", Boolean.TRUE);
-      case 'f':
-        return literal("false", Boolean.FALSE);
-      case 'n':
-        return literal("null", null);
-      default:
-        return number();
-    }
+    return switch (c) {
+      case '{' -> object();
+      case '[' -> array();
+      case '"' -> string();
+      case 't' -> literal("true", true);
+      case 'f' -> literal("false", false);
+      case 'n' -> literal("null", null);
+      default -> number();
+    };
   }
 
   private Map<String, Object> object() {

@@ -29,7 +29,7 @@ public final class RatioReport {
 
   /** One measured benchmark: class, method, parameters, unit, and the median of its iteration scores. */
   record Row(String benchmarkClass, String method, Map<String, String> params, String mode, String unit,
-      double median, double[] iterations) {}
+      double median, List<Double> iterations) {}
 
   public static void main(String[] args) throws IOException {
     if (args.length != 2) {
@@ -65,10 +65,10 @@ public final class RatioReport {
           }
         }
       }
-      double[] iterations = scores.stream().mapToDouble(Double::doubleValue).toArray();
-      double median = iterations.length == 0 ? (Double) primary.get("score") : median(iterations);
+      double median = scores.isEmpty() ? (Double) primary.get("score")
+          : median(scores.stream().mapToDouble(Double::doubleValue).toArray());
       rows.add(new Row(cls, benchmark.substring(dot + 1), params, (String) result.get("mode"),
-          (String) primary.get("scoreUnit"), median, iterations));
+          (String) primary.get("scoreUnit"), median, List.copyOf(scores)));
     }
     return rows;
   }

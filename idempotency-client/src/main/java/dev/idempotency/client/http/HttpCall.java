@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One logical call: a request, the idempotency key fixed for it, and optionally its own deadline. The key is decided
@@ -23,12 +24,12 @@ import java.util.concurrent.CompletableFuture;
 public final class HttpCall {
   private final RetryingHttpClient client;
   private final HttpRequest request;
-  private OperationKey key;
-  private Deadline deadline;
-  private Duration deadlineBudget;
+  private @Nullable OperationKey key;
+  private @Nullable Deadline deadline;
+  private @Nullable Duration deadlineBudget;
   private boolean sent;
 
-  HttpCall(RetryingHttpClient client, HttpRequest request, OperationKey key) {
+  HttpCall(RetryingHttpClient client, HttpRequest request, @Nullable OperationKey key) {
     this.client = client;
     this.request = request;
     this.key = key;
@@ -125,7 +126,8 @@ public final class HttpCall {
     return client.executeAsync(request, key, currentDeadline(), handler);
   }
 
-  private Deadline currentDeadline() {
+  /** The deadline of a send starting now; null for the policy's. */
+  private @Nullable Deadline currentDeadline() {
     if (deadline != null) {
       return deadline;
     }

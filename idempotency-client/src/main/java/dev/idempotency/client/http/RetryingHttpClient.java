@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link HttpClient} with the retry half of the idempotency guarantee: the {@link RetryPolicy}'s allowlist,
@@ -66,7 +67,7 @@ public final class RetryingHttpClient {
 
   private RetryingHttpClient(Builder b) {
     this.http = b.http;
-    this.policy = b.policy;
+    this.policy = Objects.requireNonNull(b.policy, "build() sets the policy");
     this.autoKeyMethods = Set.copyOf(b.autoKeyMethods);
     this.keyMinter = b.keyMinter;
   }
@@ -138,18 +139,18 @@ public final class RetryingHttpClient {
     return call(request).sendAsync(handler);
   }
 
-  /** @return the policy */
+  /** Returns the policy. */
   public RetryPolicy policy() {
     return policy;
   }
 
-  /** @return the wrapped client */
+  /** Returns the wrapped client. */
   public HttpClient httpClient() {
     return http;
   }
 
-  <T> IdempotentResponse<T> execute(HttpRequest request, OperationKey key, Deadline deadline, BodyHandler<T> handler)
-      throws IOException, InterruptedException {
+  <T> IdempotentResponse<T> execute(HttpRequest request, @Nullable OperationKey key, @Nullable Deadline deadline,
+      BodyHandler<T> handler) throws IOException, InterruptedException {
     RetryRun run = newRun(request, key, deadline);
     while (true) {
       Optional<Duration> timeout = run.beginAttempt(request.timeout().orElse(null));
@@ -169,12 +170,13 @@ public final class RetryingHttpClient {
       if (failure != null) {
         decision = afterFailure(run, capturing, failure);
       } else {
-        response = wrap(raw, run, key);
-        decision = afterResponse(run, raw, response);
+        HttpResponse<Captured<T>> sent = Objects.requireNonNull(raw, "send returned neither a response nor a failure");
+        response = wrap(sent, run, key);
+        decision = afterResponse(run, sent, response);
       }
       switch (decision.action()) {
         case RETURN:
-          return response;
+          return returned(response);
         case STOP:
           throw decision.exception();
         case PROPAGATE:
@@ -187,8 +189,8 @@ public final class RetryingHttpClient {
     }
   }
 
-  <T> CompletableFuture<IdempotentResponse<T>> executeAsync(HttpRequest request, OperationKey key, Deadline deadline,
-      BodyHandler<T> handler) {
+  <T> CompletableFuture<IdempotentResponse<T>> executeAsync(HttpRequest request, @Nullable OperationKey key,
+      @Nullable Deadline deadline, BodyHandler<T> handler) {
     CompletableFuture<IdempotentResponse<T>> result = new CompletableFuture<>();
     try {
       RetryRun run = newRun(request, key, deadline);
@@ -199,7 +201,7 @@ public final class RetryingHttpClient {
     return result;
   }
 
-  private <T> void attemptAsync(RetryRun run, HttpRequest request, OperationKey key, BodyHandler<T> handler,
+  private <T> void attemptAsync(RetryRun run, HttpRequest request, @Nullable OperationKey key, BodyHandler<T> handler,
       CompletableFuture<IdempotentResponse<T>> result) {
     if (result.isDone()) {
       return; // cancelled by the caller: no further attempt
@@ -210,7 +212,9 @@ public final class RetryingHttpClient {
       return;
     }
     CapturingBodyHandler<T> capturing = new CapturingBodyHandler<>(handler, timeout.get());
-    http.sendAsync(attempt(request, key, timeout.get()), capturing).whenComplete((raw, failure) -> {
+    // the callback completes `result` whatever happens, its own failures included: the future whenComplete returns
+    // holds nothing that is not in `result` already
+    var unused = http.sendAsync(attempt(request, key, timeout.get()), capturing).whenComplete((raw, failure) -> {
       try {
         IdempotentResponse<T> response = null;
         RetryRun.Decision decision;
@@ -222,7 +226,7 @@ public final class RetryingHttpClient {
         }
         switch (decision.action()) {
           case RETURN:
-            result.complete(response);
+            result.complete(returned(response));
             break;
           case STOP:
             result.completeExceptionally(decision.exception());
@@ -251,6 +255,11 @@ public final class RetryingHttpClient {
     });
   }
 
+  /** The response a RETURN decision returns: only an attempt that produced a response is returned. */
+  private static <T> IdempotentResponse<T> returned(@Nullable IdempotentResponse<T> response) {
+    return Objects.requireNonNull(response, "a RETURN decision follows a response");
+  }
+
   private static RetryRun.Decision afterResponse(RetryRun run, HttpResponse<? extends Captured<?>> raw,
       IdempotentResponse<?> response) {
     return run.onResponse(raw.statusCode(), raw.headers().firstValue("Retry-After").orElse(null),
@@ -263,11 +272,11 @@ public final class RetryingHttpClient {
     return callers != null ? run.onCallerFailure(callers) : run.onFailure(capturing.attemptFailure(failure));
   }
 
-  private RetryRun newRun(HttpRequest request, OperationKey key, Deadline deadline) {
+  private RetryRun newRun(HttpRequest request, @Nullable OperationKey key, @Nullable Deadline deadline) {
     return new RetryRun(policy, request.method(), request.method() + " " + describe(request.uri()), key, deadline);
   }
 
-  private static HttpRequest attempt(HttpRequest request, OperationKey key, Duration timeout) {
+  private static HttpRequest attempt(HttpRequest request, @Nullable OperationKey key, Duration timeout) {
     HttpRequest.Builder b = HttpRequest.newBuilder(request, (name, value) -> !name.equalsIgnoreCase(KEY_HEADER));
     if (key != null) {
       b.setHeader(KEY_HEADER, key.value());
@@ -275,12 +284,13 @@ public final class RetryingHttpClient {
     return b.timeout(timeout).build();
   }
 
-  private static <T> IdempotentResponse<T> wrap(HttpResponse<Captured<T>> raw, RetryRun run, OperationKey key) {
+  private static <T> IdempotentResponse<T> wrap(HttpResponse<Captured<T>> raw, RetryRun run,
+      @Nullable OperationKey key) {
     return new IdempotentResponse<>(raw, raw.body().body(), run.attempts(), Optional.ofNullable(key), run.elapsed());
   }
 
   /** A retried response's body is dropped; a streaming body (an InputStream) must be closed to free the connection. */
-  private static void discard(IdempotentResponse<?> response) {
+  private static void discard(@Nullable IdempotentResponse<?> response) {
     if (response != null && response.body() instanceof AutoCloseable closeable) {
       try {
         closeable.close();
@@ -309,7 +319,7 @@ public final class RetryingHttpClient {
   /** Builds a {@link RetryingHttpClient}. Not thread-safe. */
   public static final class Builder {
     private final HttpClient http;
-    private RetryPolicy policy;
+    private @Nullable RetryPolicy policy;
     private Set<String> autoKeyMethods = new LinkedHashSet<>(DEFAULT_AUTO_KEY_METHODS);
     private Supplier<OperationKey> keyMinter = OperationKey::random;
 

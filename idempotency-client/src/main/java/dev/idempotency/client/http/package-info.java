@@ -9,4 +9,7 @@
  * <p>Thread-safety is stated per type: the client is thread-safe, a {@link dev.idempotency.client.http.HttpCall}
  * is not (build and send it from one thread).
  */
+@NullMarked
 package dev.idempotency.client.http;
+
+import org.jspecify.annotations.NullMarked;

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs the caller's {@link BodyHandler} and {@link BodySubscriber} and tells their failures apart from the
@@ -23,10 +24,11 @@ final class CallerSubscriber<T> implements BodySubscriber<T> {
   private final Consumer<Throwable> onCallerFailure;
   private final CompletableFuture<T> body = new CompletableFuture<>();
   private final AtomicBoolean failed = new AtomicBoolean();
-  private final BodySubscriber<T> caller;
-  private volatile Flow.Subscription subscription;
+  /** The caller's subscriber; null only when the caller's handler failed, and then nothing signals it. */
+  private final @Nullable BodySubscriber<T> caller;
+  private volatile Flow.@Nullable Subscription subscription;
   /** The connection's failure, handed to the caller's subscriber; its body failing with it is not the caller's. */
-  private volatile Throwable upstreamError;
+  private volatile @Nullable Throwable upstreamError;
 
   CallerSubscriber(BodyHandler<T> handler, ResponseInfo info, Consumer<Throwable> onCallerFailure) {
     this.onCallerFailure = onCallerFailure;
@@ -41,7 +43,7 @@ final class CallerSubscriber<T> implements BodySubscriber<T> {
     this.caller = subscriber;
   }
 
-  private void callerBodyDone(T value, Throwable t) {
+  private void callerBodyDone(T value, @Nullable Throwable t) {
     if (t == null) {
       body.complete(value);
     } else if (causedBy(t, upstreamError)) {
@@ -52,7 +54,7 @@ final class CallerSubscriber<T> implements BodySubscriber<T> {
   }
 
   /** Bounded, because a cause chain can be a cycle. */
-  private static boolean causedBy(Throwable t, Throwable upstream) {
+  private static boolean causedBy(Throwable t, @Nullable Throwable upstream) {
     Throwable c = t;
     for (int depth = 0; upstream != null && c != null && depth < 32; depth++, c = c.getCause()) {
       if (c == upstream) {
@@ -86,32 +88,34 @@ final class CallerSubscriber<T> implements BodySubscriber<T> {
       s.cancel(); // the caller failed before the body began: nothing of it will be read
       return;
     }
-    callCaller(() -> caller.onSubscribe(s));
+    callCaller(c -> c.onSubscribe(s));
   }
 
   @Override
   public void onNext(List<ByteBuffer> item) {
-    callCaller(() -> caller.onNext(item));
+    callCaller(c -> c.onNext(item));
   }
 
   @Override
   public void onError(Throwable error) {
     upstreamError = error;
-    callCaller(() -> caller.onError(error));
+    callCaller(c -> c.onError(error));
   }
 
   @Override
   public void onComplete() {
-    callCaller(caller::onComplete);
+    callCaller(BodySubscriber::onComplete);
   }
 
   /** Signals the caller's subscriber, unless its code already failed; a throwable from it is the caller's. */
-  private void callCaller(Runnable signal) {
+  private void callCaller(Consumer<BodySubscriber<T>> signal) {
     if (failed.get()) {
       return;
     }
+    BodySubscriber<T> subscriber =
+        Objects.requireNonNull(caller, "the caller's subscriber is missing only when its handler failed");
     try {
-      signal.run();
+      signal.accept(subscriber);
     } catch (Throwable t) {
       fail(t);
     }

@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Wraps the caller's body handler for one attempt.
@@ -48,8 +49,8 @@ public final class CapturingBodyHandler<T> implements BodyHandler<CapturingBodyH
   private final BodyHandler<T> handler;
   private final Duration timeout;
   private final long startNanos = System.nanoTime();
-  private volatile Throwable callerFailure;
-  private volatile ResponseBodyTimeoutException bodyTimeout;
+  private volatile @Nullable Throwable callerFailure;
+  private volatile @Nullable ResponseBodyTimeoutException bodyTimeout;
 
   /**
    * @param handler the caller's handler
@@ -77,7 +78,7 @@ public final class CapturingBodyHandler<T> implements BodyHandler<CapturingBodyH
    *
    * @return the caller's failure, unchanged, or {@code null} if its code did not fail
    */
-  public Throwable callerFailure() {
+  public @Nullable Throwable callerFailure() {
     return callerFailure;
   }
 

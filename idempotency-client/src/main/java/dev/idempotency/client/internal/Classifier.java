@@ -12,6 +12,7 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The retry allowlist. Anything not named here is not retried: an allowlist fails safe when a new failure mode
@@ -46,7 +47,7 @@ public final class Classifier {
    * @return the verdict; for every status below 400 one shared instance, built without allocating
    */
   public static RetryVerdict classifyStatus(RetryPolicy policy, String method, boolean keyed, int status,
-      String problemCode, Boolean problemRetryable) {
+      @Nullable String problemCode, @Nullable Boolean problemRetryable) {
     if (status < 400) {
       return FINAL;
     }
@@ -57,30 +58,24 @@ public final class Classifier {
     if (Boolean.FALSE.equals(problemRetryable)) {
       return RetryVerdict.doNotRetry(what + ": the server marked it \"retryable\": false");
     }
-    switch (status) {
-      case 429:
-        return RetryVerdict.retry(RetryKind.THROTTLING, what + ": throttled, retry after Retry-After");
-      case 409:
-        if (IN_FLIGHT.equals(problemCode)) {
-          return RetryVerdict.retry(RetryKind.THROTTLING, what + ": the same key is still in flight");
-        }
-        return RetryVerdict.doNotRetry(what + " is a conflict a retry would repeat");
-      case 503:
-        return RetryVerdict.retry(RetryKind.TRANSIENT, what + " is on the retry allowlist");
-      case 502:
-      case 504:
-        return gated(policy, method, keyed, what, " is on the retry allowlist");
-      case 500:
+    return switch (status) {
+      case 429 -> RetryVerdict.retry(RetryKind.THROTTLING, what + ": throttled, retry after Retry-After");
+      case 409 -> IN_FLIGHT.equals(problemCode)
+          ? RetryVerdict.retry(RetryKind.THROTTLING, what + ": the same key is still in flight")
+          : RetryVerdict.doNotRetry(what + " is a conflict a retry would repeat");
+      case 503 -> RetryVerdict.retry(RetryKind.TRANSIENT, what + " is on the retry allowlist");
+      case 502, 504 -> gated(policy, method, keyed, what, " is on the retry allowlist");
+      case 500 -> {
         if (policy.retryOn500()) {
-          return gated(policy, method, keyed, what, ": retryOn500 is set");
+          yield gated(policy, method, keyed, what, ": retryOn500 is set");
         }
         if (Boolean.TRUE.equals(problemRetryable)) {
-          return gated(policy, method, keyed, what, ": the server marked it \"retryable\": true");
+          yield gated(policy, method, keyed, what, ": the server marked it \"retryable\": true");
         }
-        return RetryVerdict.doNotRetry(what + ": a 500 is retried only when configured or marked retryable");
-      default:
-        return RetryVerdict.doNotRetry(what + " is not on the retry allowlist");
-    }
+        yield RetryVerdict.doNotRetry(what + ": a 500 is retried only when configured or marked retryable");
+      }
+      default -> RetryVerdict.doNotRetry(what + " is not on the retry allowlist");
+    };
   }
 
   /**
@@ -99,8 +94,8 @@ public final class Classifier {
         + " (a gateway may have forwarded it and lost the answer); it is not re-sent");
   }
 
-  /** @return {@code "HTTP 503"} or {@code "HTTP 503 (code)"} */
-  public static String describeStatus(int status, String problemCode) {
+  /** Returns {@code "HTTP 503"} or {@code "HTTP 503 (code)"}. */
+  public static String describeStatus(int status, @Nullable String problemCode) {
     return "HTTP " + status + (problemCode != null ? " (" + problemCode + ")" : "");
   }
 

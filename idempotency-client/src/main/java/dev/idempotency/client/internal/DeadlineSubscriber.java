@@ -3,6 +3,7 @@ package dev.idempotency.client.internal;
 import java.net.http.HttpResponse.BodySubscriber;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -13,6 +14,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Carries an attempt's timeout through the response body, where the JDK's request timeout no longer runs. When it
@@ -37,7 +39,7 @@ final class DeadlineSubscriber<T> implements BodySubscriber<T> {
   private final AtomicBoolean upstreamDone = new AtomicBoolean();
   private final Queue<Runnable> signals = new ConcurrentLinkedQueue<>();
   private final AtomicInteger pending = new AtomicInteger();
-  private volatile Flow.Subscription upstream;
+  private volatile Flow.@Nullable Subscription upstream;
   /** Read and written only while draining {@link #signals}, which one thread at a time does. */
   private boolean terminated;
 
@@ -83,10 +85,12 @@ final class DeadlineSubscriber<T> implements BodySubscriber<T> {
       }
     }));
     long left = Math.max(0, timeoutNanos - (System.nanoTime() - startNanos));
-    timer.orTimeout(left, TimeUnit.NANOSECONDS).whenComplete((ignored, failure) -> {
+    // the callback only hands the expiry to another thread, and expire() ends the body even when it fails itself:
+    // neither future below holds a failure nobody else sees
+    var unused = timer.orTimeout(left, TimeUnit.NANOSECONDS).whenComplete((ignored, failure) -> {
       if (failure instanceof TimeoutException) {
         // off the JDK's single delayer thread: expiring runs the downstream's onError, which may be slow
-        CompletableFuture.runAsync(this::expire);
+        var unusedExpiry = CompletableFuture.runAsync(this::expire);
       }
     });
   }
@@ -117,16 +121,26 @@ final class DeadlineSubscriber<T> implements BodySubscriber<T> {
   }
 
   private void expire() {
-    boolean cut = upstreamDone.compareAndSet(false, true);
-    if (!cut && body.isDone()) {
-      return;
+    try {
+      boolean cut = upstreamDone.compareAndSet(false, true);
+      if (!cut && body.isDone()) {
+        return;
+      }
+      Throwable timeout = onTimeout.get();
+      if (cut) {
+        cancelUpstream();
+        terminate(() -> downstream.onError(timeout));
+      }
+      body.completeExceptionally(timeout);
+    } catch (RuntimeException | Error e) {
+      // expiry runs where nobody waits for it: a failure of its own must still end the body the caller waits for
+      body.completeExceptionally(e);
     }
-    Throwable timeout = onTimeout.get();
-    if (cut) {
-      upstream.cancel();
-      terminate(() -> downstream.onError(timeout));
-    }
-    body.completeExceptionally(timeout);
+  }
+
+  /** Cancels the upstream, which subscribed before the timer started and before any signal. */
+  private void cancelUpstream() {
+    Objects.requireNonNull(upstream, "the upstream subscribes before the timer starts and before any signal").cancel();
   }
 
   private void terminate(Runnable terminal) {
@@ -157,7 +171,7 @@ final class DeadlineSubscriber<T> implements BodySubscriber<T> {
       } catch (RuntimeException | Error e) {
         // the downstream is this module's own code; a failure there ends the body instead of wedging the queue
         if (upstreamDone.compareAndSet(false, true)) {
-          upstream.cancel();
+          cancelUpstream();
         }
         terminated = true;
         body.completeExceptionally(e);

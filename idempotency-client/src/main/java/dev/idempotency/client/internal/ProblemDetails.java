@@ -1,6 +1,7 @@
 package dev.idempotency.client.internal;
 
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The two members of an RFC 9457 problem body the classifier reads: {@code code} and {@code retryable}, taken
@@ -10,25 +11,25 @@ import java.nio.charset.StandardCharsets;
 public final class ProblemDetails {
   public static final ProblemDetails NONE = new ProblemDetails(null, null);
 
-  private final String code;
-  private final Boolean retryable;
+  private final @Nullable String code;
+  private final @Nullable Boolean retryable;
 
-  public ProblemDetails(String code, Boolean retryable) {
+  public ProblemDetails(@Nullable String code, @Nullable Boolean retryable) {
     this.code = code;
     this.retryable = retryable;
   }
 
-  /** @return the {@code code} member, or {@code null} */
-  public String code() {
+  /** Returns the {@code code} member, or {@code null}. */
+  public @Nullable String code() {
     return code;
   }
 
-  /** @return the {@code retryable} member, or {@code null} */
-  public Boolean retryable() {
+  /** Returns the {@code retryable} member, or {@code null}. */
+  public @Nullable Boolean retryable() {
     return retryable;
   }
 
-  public static ProblemDetails parse(byte[] body) {
+  public static ProblemDetails parse(byte @Nullable [] body) {
     if (body == null || body.length == 0) {
       return NONE;
     }
@@ -47,8 +48,8 @@ public final class ProblemDetails {
   private static final class Scanner {
     private final String s;
     private int i;
-    private String code;
-    private Boolean retryable;
+    private @Nullable String code;
+    private @Nullable Boolean retryable;
 
     Scanner(String s) {
       this.s = s;
@@ -137,16 +138,16 @@ public final class ProblemDetails {
         if (c == '\\') {
           char e = s.charAt(i++);
           switch (e) {
-            case 'n': out.append('\n'); break;
-            case 't': out.append('\t'); break;
-            case 'r': out.append('\r'); break;
-            case 'b': out.append('\b'); break;
-            case 'f': out.append('\f'); break;
-            case 'u':
+            case 'n' -> out.append('\n');
+            case 't' -> out.append('\t');
+            case 'r' -> out.append('\r');
+            case 'b' -> out.append('\b');
+            case 'f' -> out.append('\f');
+            case 'u' -> {
               out.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
               i += 4;
-              break;
-            default: out.append(e);
+            }
+            default -> out.append(e);
           }
         } else {
           out.append(c);

@@ -6,17 +6,20 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /** Parses {@code Retry-After}: delta-seconds or an HTTP-date (RFC 9110 section 10.2.3). */
 public final class RetryAfter {
   private RetryAfter() { }
 
   /**
+   * The wait a {@code Retry-After} header asks for.
+   *
    * @param value the header value, or {@code null}
    * @param now the wall clock's now, for dates
    * @return the wait it asks for (a date in the past asks for zero), or empty if absent or unparseable
    */
-  public static Optional<Duration> parse(String value, Instant now) {
+  public static Optional<Duration> parse(@Nullable String value, Instant now) {
     if (value == null) {
       return Optional.empty();
     }

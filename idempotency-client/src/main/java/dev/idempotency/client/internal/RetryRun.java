@@ -14,6 +14,7 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The state of one logical call: attempts made, the deadline, the previous wait. The transport drives it: before
@@ -34,10 +35,13 @@ public final class RetryRun {
   public static final class Decision {
     private final Action action;
     private final Duration delay;
-    private final RetriesExhaustedException exception;
-    private final Throwable bug;
+    /** Set for STOP only. */
+    private final @Nullable RetriesExhaustedException exception;
+    /** Set for PROPAGATE only. */
+    private final @Nullable Throwable bug;
 
-    private Decision(Action action, Duration delay, RetriesExhaustedException exception, Throwable bug) {
+    private Decision(Action action, Duration delay, @Nullable RetriesExhaustedException exception,
+        @Nullable Throwable bug) {
       this.action = action;
       this.delay = delay;
       this.exception = exception;
@@ -48,19 +52,19 @@ public final class RetryRun {
       return action;
     }
 
-    /** @return the wait before the next attempt (RETRY) */
+    /** Returns the wait before the next attempt (RETRY). */
     public Duration delay() {
       return delay;
     }
 
-    /** @return the exception to throw (STOP) */
+    /** Returns the exception to throw (STOP). */
     public RetriesExhaustedException exception() {
-      return exception;
+      return Objects.requireNonNull(exception, "only a STOP decision carries an exception, and this is " + action);
     }
 
-    /** @return the unchecked failure to rethrow unchanged (PROPAGATE) */
+    /** Returns the unchecked failure to rethrow unchanged (PROPAGATE). */
     public Throwable bug() {
-      return bug;
+      return Objects.requireNonNull(bug, "only a PROPAGATE decision carries a failure, and this is " + action);
     }
   }
 
@@ -75,14 +79,18 @@ public final class RetryRun {
   private final long startNanos;
   private int attempts;
   private Duration previousDelay = Duration.ZERO;
-  private Object lastResponse;
-  private Throwable lastFailure;
+  private @Nullable Object lastResponse;
+  private @Nullable Throwable lastFailure;
   private String lastCause = "none";
 
   /**
+   * Starts the state of one call.
+   *
+   * @param key the call's idempotency key, or {@code null} for a call without one
    * @param deadline the call's deadline, or {@code null} for the policy's deadline starting now
    */
-  public RetryRun(RetryPolicy policy, String method, String operation, OperationKey key, Deadline deadline) {
+  public RetryRun(RetryPolicy policy, String method, String operation, @Nullable OperationKey key,
+      @Nullable Deadline deadline) {
     this.policy = Objects.requireNonNull(policy, "policy");
     this.logger = policy.environment().logger();
     this.method = Objects.requireNonNull(method, "method");
@@ -99,7 +107,7 @@ public final class RetryRun {
    * @return the attempt's timeout, {@code min(attemptTimeout, requestTimeout, time left)}, or empty when the
    *     deadline has passed (then throw {@link #deadlinePassed()})
    */
-  public Optional<Duration> beginAttempt(Duration requestTimeout) {
+  public Optional<Duration> beginAttempt(@Nullable Duration requestTimeout) {
     long left = deadline.remainingNanos();
     if (left <= 0) {
       return Optional.empty();
@@ -112,7 +120,7 @@ public final class RetryRun {
     return Optional.of(Duration.ofNanos(timeout));
   }
 
-  /** @return the exception for a deadline that passed before the next attempt could start */
+  /** Returns the exception for a deadline that passed before the next attempt could start. */
   public RetriesExhaustedException deadlinePassed() {
     return stop(StopReason.DEADLINE, "the deadline of " + seconds(deadline.budget()) + " passed before attempt "
         + (attempts + 1)).exception();
@@ -125,7 +133,7 @@ public final class RetryRun {
    * @param problem the problem body's {@code code} and {@code retryable}
    * @param response the response, kept as the last response
    */
-  public Decision onResponse(int status, String retryAfter, ProblemDetails problem, Object response) {
+  public Decision onResponse(int status, @Nullable String retryAfter, ProblemDetails problem, Object response) {
     lastResponse = response;
     lastFailure = null;
     RetryVerdict verdict = Classifier.classifyStatus(policy, method, key.isPresent(), status, problem.code(),
@@ -205,7 +213,7 @@ public final class RetryRun {
   }
 
   /** A final response: refund the budget; only a success after retries builds a message (the hot path does not). */
-  private void succeeded(int status, String problemCode) {
+  private void succeeded(int status, @Nullable String problemCode) {
     policy.budget().onSuccess();
     if (attempts > 1) {
       lastCause = Classifier.describeStatus(status, problemCode);
@@ -240,17 +248,17 @@ public final class RetryRun {
     }
   }
 
-  /** @return attempts started so far */
+  /** Returns the number of attempts started so far. */
   public int attempts() {
     return attempts;
   }
 
-  /** @return time since the call started */
+  /** Returns the time since the call started. */
   public Duration elapsed() {
     return Duration.ofNanos(Math.max(0, deadline.ticker().nanoTime() - startNanos));
   }
 
-  /** @return the call's deadline */
+  /** Returns the call's deadline. */
   public Deadline deadline() {
     return deadline;
   }

@@ -4,4 +4,7 @@
  * and the body handler the HTTP adapter uses. Not exported from the module; nothing here is API, and it changes
  * without notice.
  */
+@NullMarked
 package dev.idempotency.client.internal;
+
+import org.jspecify.annotations.NullMarked;

@@ -57,22 +57,15 @@ final class CanonicalJson {
       throw new IllegalArgumentException("too deep");
     }
     char c = s.charAt(i);
-    switch (c) {
-      case '{':
-        return object(depth);
-      case '[':
-        return array(depth);
-      case '"':
-        return string();
-      case 't':
-        return literal("true", Boolean.TRUE);
-      case 'f':
-        return literal("false", Boolean.FALSE);
-      case 'n':
-        return literal("null", NULL);
-      default:
-        return number();
-    }
+    return switch (c) {
+      case '{' -> object(depth);
+      case '[' -> array(depth);
+      case '"' -> string();
+      case 't' -> literal("true", true);
+      case 'f' -> literal("false", false);
+      case 'n' -> literal("null", NULL);
+      default -> number();
+    };
   }
 
   private Map<String, Object> object(int depth) {
@@ -145,25 +138,13 @@ final class CanonicalJson {
       }
       char e = s.charAt(i++);
       switch (e) {
-        case '"': case '\\': case '/':
-          sb.append(e);
-          break;
-        case 'b':
-          sb.append('\b');
-          break;
-        case 'f':
-          sb.append('\f');
-          break;
-        case 'n':
-          sb.append('\n');
-          break;
-        case 'r':
-          sb.append('\r');
-          break;
-        case 't':
-          sb.append('\t');
-          break;
-        case 'u':
+        case '"', '\\', '/' -> sb.append(e);
+        case 'b' -> sb.append('\b');
+        case 'f' -> sb.append('\f');
+        case 'n' -> sb.append('\n');
+        case 'r' -> sb.append('\r');
+        case 't' -> sb.append('\t');
+        case 'u' -> {
           char u = hex4();
           if (Character.isHighSurrogate(u)) {
             if (!s.startsWith("\\u", i)) {
@@ -180,9 +161,8 @@ final class CanonicalJson {
           } else {
             sb.append(u);
           }
-          break;
-        default:
-          throw new IllegalArgumentException("bad escape");
+        }
+        default -> throw new IllegalArgumentException("bad escape");
       }
     }
   }

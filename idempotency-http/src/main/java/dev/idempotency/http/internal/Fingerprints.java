@@ -8,6 +8,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The built-in fingerprint strategies. The SHA-256 input is a domain prefix, then the method, the raw path, the
@@ -23,7 +24,7 @@ public final class Fingerprints {
   private static final byte[] MEMBERS = "idempotency-fingerprint/2 members\n".getBytes(StandardCharsets.US_ASCII);
   private static final long ABSENT = -1;
   /** Never updated, only cloned; null when the provider's digest cannot be cloned. */
-  private static final MessageDigest PROTOTYPE = prototype();
+  private static final @Nullable MessageDigest PROTOTYPE = prototype();
 
   private Fingerprints() {}
 
@@ -106,11 +107,10 @@ public final class Fingerprints {
     }
   }
 
-  private static MessageDigest prototype() {
-    MessageDigest sha = newSha256();
+  /** A digest to clone, itself a clone: proof that this provider's digests can be cloned; null when they cannot. */
+  private static @Nullable MessageDigest prototype() {
     try {
-      sha.clone();
-      return sha;
+      return (MessageDigest) newSha256().clone();
     } catch (CloneNotSupportedException e) {
       return null;
     }

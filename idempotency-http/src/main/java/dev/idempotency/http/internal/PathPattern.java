@@ -75,7 +75,7 @@ public final class PathPattern {
   /** The segments of {@code path} a router resolves: no empty ones, no dot segments, no path parameters. */
   private static List<String> segments(String path) {
     List<String> parts = new ArrayList<>();
-    for (String part : path.split("/")) {
+    for (String part : path.split("/", -1)) {
       int parameters = part.indexOf(';');
       String segment = parameters < 0 ? part : part.substring(0, parameters);
       if (segment.equals("..")) {

@@ -59,28 +59,14 @@ public final class ProblemJson {
     for (int k = 0; k < s.length(); k++) {
       char c = s.charAt(k);
       switch (c) {
-        case '"':
-          out.append("\\\"");
-          break;
-        case '\\':
-          out.append("\\\\");
-          break;
-        case '\n':
-          out.append("\\n");
-          break;
-        case '\r':
-          out.append("\\r");
-          break;
-        case '\t':
-          out.append("\\t");
-          break;
-        case '\b':
-          out.append("\\b");
-          break;
-        case '\f':
-          out.append("\\f");
-          break;
-        default:
+        case '"' -> out.append("\\\"");
+        case '\\' -> out.append("\\\\");
+        case '\n' -> out.append("\\n");
+        case '\r' -> out.append("\\r");
+        case '\t' -> out.append("\\t");
+        case '\b' -> out.append("\\b");
+        case '\f' -> out.append("\\f");
+        default -> {
           if (c < 0x20 || c == 0x7F || c == '\u2028' || c == '\u2029') {
             out.append(String.format("\\u%04x", (int) c));
           } else if (Character.isSurrogate(c)) {
@@ -94,6 +80,7 @@ public final class ProblemJson {
           } else {
             out.append(c);
           }
+        }
       }
     }
     out.append('"');

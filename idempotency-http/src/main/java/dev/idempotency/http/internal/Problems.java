@@ -10,6 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The responses the handler answers with instead of the application: one RFC 9457 problem per refusal, in the
@@ -48,7 +50,8 @@ public final class Problems {
 
   /** {@code 400 idempotency_key_invalid} for a key the key contract refuses; {@code rule} names the broken rule. */
   public StoredResponse invalidKey(InvalidIdempotencyKeyException e) {
-    return invalidKey(e.rule().name().toLowerCase(Locale.ROOT), e.getMessage());
+    return invalidKey(e.rule().name().toLowerCase(Locale.ROOT),
+        Objects.requireNonNull(e.getMessage(), "an InvalidIdempotencyKeyException always says what is wrong"));
   }
 
   /** {@code 401 idempotency_scope_unresolved}. */
@@ -105,7 +108,7 @@ public final class Problems {
   }
 
   /** An RFC 9457 problem response with the contract's members. */
-  private StoredResponse problem(ProblemCode code, int status, String detail, String rule) {
+  private StoredResponse problem(ProblemCode code, int status, String detail, @Nullable String rule) {
     ProblemJson json = new ProblemJson()
         .put("type", typeBase + code.code())
         .put("title", code.title())
@@ -138,7 +141,7 @@ public final class Problems {
    * The problem response for the application's own error ({@link IdempotencyHttp#applicationError}): status
    * {@code status}, the reason phrase as title, {@code detail} only when {@code message} is neither null nor empty.
    */
-  public static StoredResponse applicationError(int status, String message) {
+  public static StoredResponse applicationError(int status, @Nullable String message) {
     ProblemJson json = new ProblemJson().put("type", "about:blank").put("title", reasonPhrase(status))
         .put("status", status);
     if (message != null && !message.isEmpty()) {
@@ -148,26 +151,26 @@ public final class Problems {
   }
 
   private static String reasonPhrase(int sc) {
-    switch (sc) {
-      case 400: return "Bad Request";
-      case 401: return "Unauthorized";
-      case 402: return "Payment Required";
-      case 403: return "Forbidden";
-      case 404: return "Not Found";
-      case 405: return "Method Not Allowed";
-      case 409: return "Conflict";
-      case 410: return "Gone";
-      case 412: return "Precondition Failed";
-      case 413: return "Content Too Large";
-      case 415: return "Unsupported Media Type";
-      case 422: return "Unprocessable Content";
-      case 429: return "Too Many Requests";
-      case 500: return "Internal Server Error";
-      case 501: return "Not Implemented";
-      case 502: return "Bad Gateway";
-      case 503: return "Service Unavailable";
-      case 504: return "Gateway Timeout";
-      default: return sc >= 500 ? "Server Error" : sc >= 400 ? "Client Error" : "Status " + sc;
-    }
+    return switch (sc) {
+      case 400 -> "Bad Request";
+      case 401 -> "Unauthorized";
+      case 402 -> "Payment Required";
+      case 403 -> "Forbidden";
+      case 404 -> "Not Found";
+      case 405 -> "Method Not Allowed";
+      case 409 -> "Conflict";
+      case 410 -> "Gone";
+      case 412 -> "Precondition Failed";
+      case 413 -> "Content Too Large";
+      case 415 -> "Unsupported Media Type";
+      case 422 -> "Unprocessable Content";
+      case 429 -> "Too Many Requests";
+      case 500 -> "Internal Server Error";
+      case 501 -> "Not Implemented";
+      case 502 -> "Bad Gateway";
+      case 503 -> "Service Unavailable";
+      case 504 -> "Gateway Timeout";
+      default -> sc >= 500 ? "Server Error" : sc >= 400 ? "Client Error" : "Status " + sc;
+    };
   }
 }

@@ -56,7 +56,7 @@ public final class StatusEndpoint {
   /** Answers a GET of this endpoint. */
   public HttpResult answer(HttpRequestView request) {
     String encodedKey = null;
-    for (String pair : request.query().orElse("").split("&")) {
+    for (String pair : request.query().orElse("").split("&", -1)) {
       if (pair.startsWith("key=")) {
         if (encodedKey != null) {
           return reject(problems.invalidKey("multiple_values", "the status URL must have exactly one key parameter"));

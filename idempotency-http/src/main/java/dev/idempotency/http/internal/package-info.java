@@ -3,4 +3,7 @@
  * writer, the storing rules of responses, the status endpoint, path patterns, the fingerprint functions and the
  * strict JSON reader they canonicalise with. Not exported; may change at any time.
  */
+@NullMarked
 package dev.idempotency.http.internal;
+
+import org.jspecify.annotations.NullMarked;
