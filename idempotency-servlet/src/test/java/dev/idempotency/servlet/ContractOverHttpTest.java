@@ -8,7 +8,6 @@ import dev.idempotency.RecordId;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InFlightPolicy;
 import dev.idempotency.core.InMemoryKeyStore;
-import dev.idempotency.core.MutableClock;
 import dev.idempotency.core.StoredResponsePolicy;
 import dev.idempotency.http.EndpointRule;
 import dev.idempotency.http.IdempotencyHttp;
@@ -17,6 +16,8 @@ import dev.idempotency.http.KeyRequirement;
 import dev.idempotency.http.MismatchStatus;
 import dev.idempotency.http.OversizedResponse;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.testing.LoopbackPorts;
+import dev.idempotency.testing.MutableClock;
 import java.io.ByteArrayInputStream;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -554,7 +555,7 @@ class ContractOverHttpTest {
     void unreachableStoreIs503AndTheApplicationDoesNotRun() throws Exception {
       // the JDBC store, its PostgreSQL server address pointing at a loopback port nothing listens on
       org.postgresql.ds.PGSimpleDataSource unreachable = new org.postgresql.ds.PGSimpleDataSource();
-      unreachable.setURL("jdbc:postgresql://127.0.0.1:" + TestEnv.closedPort() + "/idem");
+      unreachable.setURL("jdbc:postgresql://127.0.0.1:" + LoopbackPorts.closed() + "/idem");
       unreachable.setConnectTimeout(2);
       KeyStore jdbc = dev.idempotency.store.jdbc.JdbcKeyStore.builder(unreachable)
           .dialect(dev.idempotency.store.jdbc.Dialect.POSTGRESQL).validateSchema(false).build();

@@ -7,6 +7,7 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.http.IdempotencyHttp;
 import dev.idempotency.http.IdempotencyHttpBuilder;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
+import dev.idempotency.testing.TestDatabases;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -31,14 +32,12 @@ abstract class TransactionalCompletionContract {
 
   private HikariDataSource pool;
 
-  /** Points {@code pool} at the database; its tables servlet_tx_records and servlet_orders are replaced. */
-  protected abstract void connect(HikariDataSource pool);
+  /** The database; its tables servlet_tx_records and servlet_orders are replaced. */
+  protected abstract TestDatabases database();
 
   private DataSource dataSource() {
     if (pool == null) {
-      pool = new HikariDataSource();
-      connect(pool);
-      pool.setMaximumPoolSize(8);
+      pool = database().pool(database().url(), 8);
     }
     return pool;
   }
