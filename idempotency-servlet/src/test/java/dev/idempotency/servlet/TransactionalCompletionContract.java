@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Timeout;
 abstract class TransactionalCompletionContract {
   private static final String BODY = "{\"item\":1}";
   private IdempotencyEngine engine;
-  private JettyServer server;
+  private FilteredTestApp server;
 
   private HikariDataSource pool;
 
@@ -42,7 +42,7 @@ abstract class TransactionalCompletionContract {
     return pool;
   }
 
-  private JettyServer start(UnaryOperator<IdempotencyHttpBuilder> settings) throws Exception {
+  private FilteredTestApp start(UnaryOperator<IdempotencyHttpBuilder> settings) throws Exception {
     DataSource ds = dataSource();
     try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
       st.execute("DROP TABLE IF EXISTS servlet_orders");
@@ -51,7 +51,7 @@ abstract class TransactionalCompletionContract {
     }
     JdbcKeyStore jdbc = JdbcKeyStore.builder(ds).tableName("servlet_tx_records").createSchemaIfMissing().build();
     engine = IdempotencyEngine.builder(jdbc).build();
-    server = new JettyServer(settings.apply(IdempotencyHttp.builder(engine)).build());
+    server = new FilteredTestApp(settings.apply(IdempotencyHttp.builder(engine)).build());
     server.app.jdbc = jdbc;
     return server;
   }
@@ -83,7 +83,7 @@ abstract class TransactionalCompletionContract {
    */
   @Test
   void directCommitAnswersTheFirstCallerWithWhatTheReplayReturns() throws Exception {
-    JettyServer s = start(h -> h);
+    FilteredTestApp s = start(h -> h);
     HttpResponse<byte[]> first = s.post("/order-direct", "tx-1", BODY);
     HttpResponse<byte[]> replay = s.post("/order-direct", "tx-1", BODY);
 
@@ -101,7 +101,7 @@ abstract class TransactionalCompletionContract {
    */
   @Test
   void commitThroughTheHandlerStoresOnlyWhatItsRulesAllow() throws Exception {
-    JettyServer s = start(h -> h);
+    FilteredTestApp s = start(h -> h);
     HttpResponse<byte[]> first = s.post("/order-rules", "tx-2", BODY);
     HttpResponse<byte[]> replay = s.post("/order-rules", "tx-2", BODY);
 
@@ -120,7 +120,7 @@ abstract class TransactionalCompletionContract {
   /** Over the storable limit through the handler: the marker is committed with the order, the caller gets it all. */
   @Test
   void oversizedCommitThroughTheHandlerStoresTheMarker() throws Exception {
-    JettyServer s = start(h -> h.maxStoredResponseBytes(1024));
+    FilteredTestApp s = start(h -> h.maxStoredResponseBytes(1024));
     HttpResponse<byte[]> first = s.post("/order-rules?size=2000", "tx-3", BODY);
     HttpResponse<byte[]> replay = s.post("/order-rules?size=2000", "tx-3", BODY);
 

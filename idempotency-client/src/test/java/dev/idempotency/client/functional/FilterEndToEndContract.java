@@ -45,7 +45,7 @@ abstract class FilterEndToEndContract {
   final FakeTime time = new FakeTime();
   final List<RetryEvent> events = new CopyOnWriteArrayList<>();
   private IdempotencyEngine engine;
-  FilteredJetty jetty;
+  FilteredConfirmApp jetty;
   FaultyProxy proxy;
 
   /** @return a fresh, empty store for one test */
@@ -57,14 +57,14 @@ abstract class FilterEndToEndContract {
   void startServers() throws Exception {
     // a 5 s lease: the in-flight 409's Retry-After (the owner's remaining lease) fits the client's 30 s deadline
     engine = IdempotencyEngine.builder(newStore()).lease(Duration.ofSeconds(5)).build();
-    jetty = new FilteredJetty(engine);
+    jetty = new FilteredConfirmApp(engine);
     proxy = new FaultyProxy(jetty.port());
   }
 
   /** Closes the proxy, Jetty, the engine, then the store, each even if one before it failed. */
   @AfterEach
   void stopServers() throws Exception {
-    try (IdempotencyEngine e = engine; FilteredJetty j = jetty; FaultyProxy p = proxy) {
+    try (IdempotencyEngine e = engine; FilteredConfirmApp j = jetty; FaultyProxy p = proxy) {
       // try-with-resources closes in reverse order, skips null resources (never started) and keeps every failure
     } finally {
       closeStore();
