@@ -13,6 +13,7 @@ import dev.idempotency.client.http.RetryingHttpClient;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.store.jdbc.Dialect;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
+import dev.idempotency.testing.FaultInjectingProxy;
 import dev.idempotency.testing.LoopbackPorts;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -35,7 +36,7 @@ class StoreUnavailableEndToEndTest {
   private final List<RetryEvent> events = new CopyOnWriteArrayList<>();
   private IdempotencyEngine engine;
   private FilteredConfirmApp jetty;
-  private FaultyProxy proxy;
+  private FaultInjectingProxy proxy;
 
   @BeforeEach
   void start() throws Exception {
@@ -44,13 +45,13 @@ class StoreUnavailableEndToEndTest {
     engine = IdempotencyEngine.builder(JdbcKeyStore.builder(unreachable).dialect(Dialect.H2).validateSchema(false)
         .build()).build();
     jetty = new FilteredConfirmApp(engine);
-    proxy = new FaultyProxy(jetty.port());
+    proxy = FaultInjectingProxy.start(jetty.port());
   }
 
   /** Closes the proxy, then Jetty, then the engine, each even if one before it failed; one never started is null. */
   @AfterEach
   void stop() throws Exception {
-    try (IdempotencyEngine e = engine; FilteredConfirmApp j = jetty; FaultyProxy p = proxy) {
+    try (IdempotencyEngine e = engine; FilteredConfirmApp j = jetty; FaultInjectingProxy p = proxy) {
       // try-with-resources closes in reverse order, skips null resources and keeps every failure
     }
   }
@@ -79,8 +80,8 @@ class StoreUnavailableEndToEndTest {
       assertThat(x.upstreamBody()).contains("\"code\":\"idempotency_store_unavailable\"")
           .contains("\"retryable\":true");
     });
-    String key = proxy.exchange(0).idempotencyKeys.get(0);
-    assertThat(proxy.exchanges()).allSatisfy(x -> assertThat(x.idempotencyKeys).containsExactly(key));
+    String key = proxy.exchange(0).idempotencyKeys().get(0);
+    assertThat(proxy.exchanges()).allSatisfy(x -> assertThat(x.idempotencyKeys()).containsExactly(key));
     @SuppressWarnings("unchecked")
     HttpResponse<String> last = e.lastResponse(HttpResponse.class).orElseThrow();
     assertThat(last.statusCode()).isEqualTo(503);
