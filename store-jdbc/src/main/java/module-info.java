@@ -4,6 +4,7 @@
  * PostgreSQL 15+, MySQL 8 / MariaDB 10.11 and H2 2.x; the JDBC driver and the {@code DataSource} are the user's.
  */
 module dev.idempotency.store.jdbc {
+  requires static org.jspecify;
   requires transitive dev.idempotency.api;
   requires transitive java.sql;
 

@@ -8,6 +8,7 @@
  * reflectively when the TCK runs on the module path.
  */
 module dev.idempotency.tck {
+  requires static org.jspecify;
   requires transitive dev.idempotency.api;
   requires transitive org.junit.jupiter.api;
   requires org.assertj.core;

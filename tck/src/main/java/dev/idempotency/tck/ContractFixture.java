@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The words every section's tests are written in: the store under test, the clock, claims with the test's
@@ -143,7 +144,7 @@ interface ContractFixture {
   }
 
   /** A fresh claim, with a fence above {@code previous} (rule 3.1) when one was issued before. */
-  default void fresh(ClaimOutcome outcome, FenceToken previous, Rule rule, String situation) {
+  default void fresh(ClaimOutcome outcome, @Nullable FenceToken previous, Rule rule, String situation) {
     ClaimOutcome.Claimed c = verify().claimed(outcome, rule, situation);
     verify().won(c, rule, situation + " (a fresh claim expected)").fresh();
     if (previous != null) {

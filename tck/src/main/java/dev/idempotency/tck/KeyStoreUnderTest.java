@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.SplittableRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One contract test's store and what it is judged by: its peers, the capabilities tested, the clock, the timing
@@ -35,7 +36,7 @@ final class KeyStoreUnderTest {
   private final TckClock clock;
   private final Timing timing;
   private final Verifier verifier;
-  private List<KeyStore> instances;
+  private @Nullable List<KeyStore> instances; // made on first use
 
   KeyStoreUnderTest(TckContext context, KeyStore store, Set<StoreCapability> capabilities, PeerFactory peers) {
     this.context = context;

@@ -68,7 +68,7 @@ interface Section8ServerClock extends ContractFixture {
     for (Instant start : List.of(Instant.parse("1999-12-31T23:59:59.500Z"), Instant.parse("2095-06-01T12:00:00Z"))) {
       RecordId id = id("k" + ++round);
       clock().set(start);
-      ClaimOutcome.Claimed c = claimNew(id, FP_A, lease);
+      claimNew(id, FP_A, lease);
       clock().set(start.plus(lease).minusMillis(1));
       verify().inFlight(claim(store(), id, FP_A, lease, timing().window()), Rule.R8_2, "a claim 1 ms before the lease"
           + " ends by now=" + now() + " (the lease started at now=" + start + ")");

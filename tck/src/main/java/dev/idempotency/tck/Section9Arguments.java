@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 interface Section9Arguments extends ContractFixture {
   @Test
   @DisplayName("Rule 9.1: a null argument throws NullPointerException and changes nothing")
+  @SuppressWarnings("NullAway") // rule 9.1 passes null where the SPI forbids it, to see the store refuse it
   default void required_9_1_nullArgumentsThrowNullPointerException() {
     RecordId id = id("k1");
     ClaimOutcome.Claimed c = claimNew(id);

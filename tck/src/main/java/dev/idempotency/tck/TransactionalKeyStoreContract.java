@@ -36,6 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -262,7 +263,7 @@ public abstract class TransactionalKeyStoreContract<T> {
   }
 
   /** What {@code call} threw, or null if it returned. */
-  private static Exception thrownBy(Call<?> call) {
+  private static @Nullable Exception thrownBy(Call<?> call) {
     try {
       call.run();
       return null;
@@ -271,7 +272,7 @@ public abstract class TransactionalKeyStoreContract<T> {
     }
   }
 
-  private static String describe(Throwable t) {
+  private static String describe(@Nullable Throwable t) {
     return t == null ? "nothing (it returned)" : t.toString();
   }
 
@@ -305,6 +306,12 @@ public abstract class TransactionalKeyStoreContract<T> {
         Rule.R10_6, () -> situation + " was reported as " + ex.events() + "; at that instant the committed writes"
             + " were " + c.markers() + " and the record " + Describe.snapshot(c.record()) + ", expected "
             + expectation);
+    // the phase closes when its transaction has ended: closed earlier, the engine would renew the lease inside it
+    List<List<String>> atClose = ex.markersAtClose();
+    verify.check(!atClose.isEmpty() && atClose.get(atClose.size() - 1).contains(marker), Rule.R10_6,
+        () -> situation + ": at its last phaseClosed the committed writes were "
+            + (atClose.isEmpty() ? "(no phaseClosed)" : atClose.get(atClose.size() - 1)) + ", expected " + marker
+            + " committed: phaseClosed must come after the commit (or the rollback), never before");
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -344,7 +351,11 @@ public abstract class TransactionalKeyStoreContract<T> {
     void required_10_2_inPhaseCommitsTheWorkAndTheRecoveryPointTogether() throws Exception {
       RecordId id = id("k1");
       Duration lease = timing.lease();
-      ObservedExecution ex = owner(id, lease);
+      // the phase runs half a lease after the claim, so a phase that does not renew the lease shows its old end
+      Timeline tl = Timeline.start(clock, timing);
+      ObservedExecution claimedAt = owner(id, lease);
+      tl.at(lease.dividedBy(2));
+      ObservedExecution ex = claimedAt.at(clock.instant());
       RecoveryPoint charged = Samples.point("charged");
       RecoveryPoint shipped = Samples.point("shipped");
       String result = commits(Rule.R10_2, "the first phase of " + id,
@@ -417,6 +428,11 @@ public abstract class TransactionalKeyStoreContract<T> {
           + " lease expired, while the owner's work ran");
       verify.check(completion instanceof LeaseLostException, Rule.R10_4, () -> "completeWith whose record was taken"
           + " over while its work ran threw " + describe(completion) + ", expected LeaseLostException");
+      verify.check(completion.getMessage() != null && completion.getMessage().contains(id.key().value()),
+          Rule.R10_4, () -> "the LeaseLostException of a stale completeWith should name the record " + id
+              + ", its message is: " + completion.getMessage());
+      requireBracket(ex, "a completion whose record was taken over while its work ran");
+      requireNoCommitReported(ex, "a completion whose record was taken over while its work ran");
       requireMarkers(Rule.R10_4, "after a completion with a fence gone stale while the work ran");
       RecordSnapshot s = present(id, Rule.R10_4, "after the stale owner's completeWith");
       verify.check(s.state() == KeyState.IN_FLIGHT && s.fence().equals(taker.fence()) && s.response().isEmpty(),
@@ -516,6 +532,7 @@ public abstract class TransactionalKeyStoreContract<T> {
 
     @Test
     @DisplayName("Rule 10.7: an Execution without the callbacks, or a null argument, is refused before any work")
+    @SuppressWarnings("NullAway") // rule 10.7 passes null where the SPI forbids it, to see the store refuse it
     void required_10_7_foreignExecutionOrNullArgumentIsRefusedBeforeAnyWork() throws Exception {
       RecordId id = id("k1");
       ObservedExecution ex = owner(id, timing.stableLease());

@@ -11,4 +11,7 @@
  * and {@link dev.idempotency.tck.TckContext} (what a factory is told about the test). Everything else is
  * package-private or lives in {@code dev.idempotency.tck.internal}, and may change in any release.
  */
+@NullMarked
 package dev.idempotency.tck;
+
+import org.jspecify.annotations.NullMarked;

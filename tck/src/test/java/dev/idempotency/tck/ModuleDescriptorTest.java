@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Tests run on the class path, so this checks the compiled module-info instead: the TCK exports only its API
- * package, keeps {@code internal} hidden, and opens the contract package to JUnit alone.
+ * package, keeps {@code internal} hidden, opens the contract package to JUnit alone, and needs org.jspecify at
+ * compile time only.
  */
 class ModuleDescriptorTest {
   @Test
@@ -26,5 +27,11 @@ class ModuleDescriptorTest {
     });
     assertThat(d.requires().stream().filter(r -> r.modifiers().contains(ModuleDescriptor.Requires.Modifier.TRANSITIVE))
         .map(ModuleDescriptor.Requires::name)).containsExactlyInAnyOrder("dev.idempotency.api", "org.junit.jupiter.api");
+    // at run time: org.jspecify is required statically, for its annotations at compile time only
+    assertThat(d.requires().stream().filter(r -> !r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC))
+        .map(ModuleDescriptor.Requires::name))
+        .containsExactlyInAnyOrder("java.base", "dev.idempotency.api", "org.junit.jupiter.api", "org.assertj.core");
+    assertThat(d.requires().stream().filter(r -> r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC))
+        .map(ModuleDescriptor.Requires::name)).containsExactly("org.jspecify");
   }
 }

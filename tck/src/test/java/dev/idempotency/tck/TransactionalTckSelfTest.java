@@ -85,6 +85,20 @@ class TransactionalTckSelfTest {
     }
   }
 
+  static class PhaseKeepsOldLeaseContract extends MutantContract {
+    @Override
+    TransactionalMapKeyStore create() {
+      return new TransactionalMutants.PhaseKeepsOldLease();
+    }
+  }
+
+  static class ClosedBeforeCommitContract extends MutantContract {
+    @Override
+    TransactionalMapKeyStore create() {
+      return new TransactionalMutants.ClosedBeforeCommit();
+    }
+  }
+
   static class WorkDroppedContract extends MutantContract {
     @Override
     TransactionalMapKeyStore create() {
@@ -135,6 +149,10 @@ class TransactionalTckSelfTest {
             Set.of("required_10_7_foreignExecutionOrNullArgumentIsRefusedBeforeAnyWork")),
         Arguments.of(PhaseWithoutCheckpointContract.class, "10.2",
             Set.of("required_10_2_inPhaseCommitsTheWorkAndTheRecoveryPointTogether")),
+        Arguments.of(PhaseKeepsOldLeaseContract.class, "10.2",
+            Set.of("required_10_2_inPhaseCommitsTheWorkAndTheRecoveryPointTogether")),
+        Arguments.of(ClosedBeforeCommitContract.class, "10.6",
+            Set.of("required_10_6_callbacksBracketTheWorkAndReportTheCommitOnceVisible")),
         Arguments.of(WorkDroppedContract.class, "10.1",
             Set.of("required_10_1_completeWithCommitsTheWorkAndTheCompletionTogether")),
         Arguments.of(WorkDroppedContract.class, "10.2",

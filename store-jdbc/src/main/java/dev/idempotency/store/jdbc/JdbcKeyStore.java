@@ -36,6 +36,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link dev.idempotency.spi.KeyStore} on a relational database: a unique constraint on {@code (scope, key)}
@@ -223,7 +224,8 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
    *
    * <p>The work's connection is a view of the pool's that sets the {@linkplain Builder#statementTimeout statement
    * timeout} on every statement the work creates; it implements {@link Connection} only, so reach a driver's own
-   * interface (PostgreSQL's {@code PGConnection}, say) through {@link Connection#unwrap}, not a cast.
+   * interface (PostgreSQL's {@code PGConnection}, say) through {@link Connection#unwrap}, not a cast. On H2, which
+   * has no statement timeout here (its lock timeout bounds a wait), the work gets the pool's connection itself.
    */
   @Override
   public <R> R inPhase(Execution execution, RecoveryPoint next, TransactionalWork<Connection, R> work)
@@ -278,7 +280,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   private void fenced(DataSource from, String op, RecordId id, ParamValues p, Transactions.FencedWrite write) {
     transactions.run(from, op + " of " + id, (c, a) -> {
       write.run(c, p);
-      return null;
+      return Boolean.TRUE; // the write succeeded: a fence that no longer holds throws instead
     });
   }
 
@@ -302,9 +304,9 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
    */
   public static final class Builder {
     private final DataSource dataSource;
-    private DataSource renewalDataSource;
+    private @Nullable DataSource renewalDataSource; // null: renewals share dataSource
     private Names names = Names.of(Names.DEFAULT_TABLE);
-    private Dialect dialect;
+    private @Nullable Dialect dialect; // null: build() detects it
     private ClockSource clockSource = ClockSource.DATABASE;
     private boolean createSchema;
     private boolean validateSchema = true;

@@ -7,4 +7,7 @@
  * {@code dev/idempotency/store/jdbc/schema/<dialect>/V1__idempotency_records.sql}; see
  * {@code docs/stores-jdbc.md} for the claim statement of each dialect, the isolation levels and the transaction API.
  */
+@NullMarked
 package dev.idempotency.store.jdbc;
+
+import org.jspecify.annotations.NullMarked;

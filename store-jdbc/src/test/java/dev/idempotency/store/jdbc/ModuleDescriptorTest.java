@@ -7,7 +7,10 @@ import java.lang.module.ModuleFinder;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The module descriptor exports only the public package and requires the API and java.sql transitively. */
+/**
+ * The module descriptor exports only the public package, requires the API and java.sql transitively, and needs
+ * org.jspecify at compile time only.
+ */
 class ModuleDescriptorTest {
   @Test
   void exportsOnlyThePublicPackage() {
@@ -17,5 +20,11 @@ class ModuleDescriptorTest {
     assertThat(d.packages()).contains("dev.idempotency.store.jdbc.internal");
     assertThat(d.requires()).filteredOn(r -> r.modifiers().contains(ModuleDescriptor.Requires.Modifier.TRANSITIVE))
         .extracting(ModuleDescriptor.Requires::name).containsExactlyInAnyOrder("dev.idempotency.api", "java.sql");
+    // at run time: org.jspecify is required statically, for its annotations at compile time only
+    assertThat(d.requires()).filteredOn(r -> !r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC))
+        .extracting(ModuleDescriptor.Requires::name)
+        .containsExactlyInAnyOrder("java.base", "dev.idempotency.api", "java.sql");
+    assertThat(d.requires()).filteredOn(r -> r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC))
+        .extracting(ModuleDescriptor.Requires::name).containsExactly("org.jspecify");
   }
 }

@@ -10,6 +10,7 @@ import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spi.LeaseLostException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -20,6 +21,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The concurrency gate of DESIGN.md (rules 2.3, 2.4, 2.5): N threads race one fresh record behind a start latch,
@@ -115,27 +117,29 @@ public final class ConcurrencyGate implements AutoCloseable {
           + sideEffects.get() + " times");
     }
     Attempt winner = winners.get(0);
-    if (winner.completeFailure() != null) {
+    RuntimeException winnerFailure = winner.completeFailure();
+    if (winnerFailure != null) {
       throw verifier.violation(Rule.R2_4, "the winner of " + where + " could not complete with its own fence: "
-          + winner.completeFailure(), winner.completeFailure());
+          + winnerFailure, winnerFailure);
     }
+    StoredResponse winning = Objects.requireNonNull(winner.response(), "a won claim completes with a response");
     for (Attempt a : attempts) {
-      if (a == winner || a.outcome() instanceof ClaimOutcome.InFlight) {
+      // each thread makes one attempt, so the thread number tells the winner's apart from the losers'
+      if (a.thread() == winner.thread() || a.outcome() instanceof ClaimOutcome.InFlight) {
         continue;
       }
-      if (!(a.outcome() instanceof ClaimOutcome.Completed c) || !Samples.identical(c.response(), winner.response())) {
+      if (!(a.outcome() instanceof ClaimOutcome.Completed c) || !Samples.identical(c.response(), winning)) {
         throw verifier.violation(Rule.R2_4, "a loser of " + where + " (T" + a.thread() + ") saw "
-            + Describe.outcome(a.outcome()) + ", expected InFlight or the winner's "
-            + Describe.response(winner.response()));
+            + Describe.outcome(a.outcome()) + ", expected InFlight or the winner's " + Describe.response(winning));
       }
     }
     for (int i = 0; i < n; i++) {
       ClaimOutcome after = stores.get(i % stores.size()).claim(new ClaimRequest(id, fp, clock.instant(),
           timing.stableLease(), timing.stableWindow()));
-      if (!(after instanceof ClaimOutcome.Completed c) || !Samples.identical(c.response(), winner.response())) {
+      if (!(after instanceof ClaimOutcome.Completed c) || !Samples.identical(c.response(), winning)) {
         throw verifier.violation(Rule.R2_4, "after the race on " + where + " was completed, thread T" + i + "'s"
             + " retry (through instance " + i % stores.size() + ") returned " + Describe.outcome(after)
-            + ", expected the winner's " + Describe.response(winner.response()));
+            + ", expected the winner's " + Describe.response(winning));
       }
     }
   }
@@ -307,7 +311,12 @@ public final class ConcurrencyGate implements AutoCloseable {
     pool.shutdownNow();
   }
 
-  private record Attempt(int thread, ClaimOutcome outcome, StoredResponse response, RuntimeException completeFailure) {}
+  /**
+   * One thread's part in a race, as it ended: the claim's outcome (null where the racer made no single claim), and,
+   * for a winner, the response it completed with or what its complete threw.
+   */
+  private record Attempt(int thread, @Nullable ClaimOutcome outcome, @Nullable StoredResponse response,
+      @Nullable RuntimeException completeFailure) {}
 
   /** The thread counts of DESIGN.md's gate. */
   public static int[] threadCounts() {

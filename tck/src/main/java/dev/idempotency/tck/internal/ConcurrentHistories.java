@@ -104,9 +104,9 @@ public final class ConcurrentHistories {
           harnessError.get());
     }
     for (History.Event e : history.calls()) {
-      if (e.result() instanceof Result.Threw t) {
-        throw verifier.violation(Rule.R2_1, "a call threw an exception no rule allows: " + e.op().describe(history.base()) + " threw " + t.error() + "\n"
-            + history.print(), t.error(), seed);
+      if (e.callResult() instanceof Result.Threw t) {
+        throw verifier.violation(Rule.R2_1, "a call threw an exception no rule allows: "
+            + e.call().describe(history.base()) + " threw " + t.error() + "\n" + history.print(), t.error(), seed);
       }
     }
     HistoryInvariants.check(history, ids, verifier);
@@ -165,10 +165,10 @@ public final class ConcurrentHistories {
       }
       History.Event e = history.record(thread, op, store);
       done++;
-      if (e.result() instanceof Result.Outcome o && o.outcome() instanceof ClaimOutcome.Claimed c) {
+      if (e.callResult() instanceof Result.Outcome o && o.outcome() instanceof ClaimOutcome.Claimed c) {
         owned.put(id, c.fence()); // the side effect of this ownership is the later complete, counted by the invariants
         held.computeIfAbsent(id, k -> new ArrayList<>()).add(c.fence());
-      } else if (op instanceof Op.Complete || op instanceof Op.Release || e.result() instanceof Result.Lost) {
+      } else if (op instanceof Op.Complete || op instanceof Op.Release || e.callResult() instanceof Result.Lost) {
         owned.remove(id);
       }
     }

@@ -9,13 +9,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /** Short, exact descriptions of SPI values for failure messages and printed histories. */
 public final class Describe {
   private Describe() {}
 
   /** A claim outcome, with everything it carries. */
-  public static String outcome(ClaimOutcome outcome) {
+  public static String outcome(@Nullable ClaimOutcome outcome) {
     if (outcome == null) {
       return "null";
     }
@@ -36,7 +37,7 @@ public final class Describe {
   }
 
   /** A response: status, headers with values in order, and the body (text when printable, else its size). */
-  public static String response(StoredResponse r) {
+  public static String response(@Nullable StoredResponse r) {
     if (r == null) {
       return "null";
     }
@@ -60,7 +61,7 @@ public final class Describe {
   }
 
   /** A recovery point's name. */
-  public static String point(RecoveryPoint p) {
+  public static String point(@Nullable RecoveryPoint p) {
     return p == null ? "none" : p.name();
   }
 
@@ -71,7 +72,7 @@ public final class Describe {
   }
 
   /** A snapshot, all of it. */
-  public static String snapshot(RecordSnapshot s) {
+  public static String snapshot(@Nullable RecordSnapshot s) {
     if (s == null) {
       return "null";
     }

@@ -4,7 +4,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The record of one generated history: every call with its result and the logical times of its invocation and
@@ -13,11 +15,25 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class History {
 
-  /** One call (or, with {@code op == null}, a note) by {@code thread}. */
-  public record Event(int thread, Op op, Result result, long invoke, long response, String note) {
+  /**
+   * One call by {@code thread}, with its {@code op} and {@code result} and no {@code note}; or a note, with neither
+   * {@code op} nor {@code result}.
+   */
+  public record Event(int thread, @Nullable Op op, @Nullable Result result, long invoke, long response,
+      @Nullable String note) {
     /** Whether this event happened entirely before {@code other} began. */
     public boolean precedes(Event other) {
       return response < other.invoke;
+    }
+
+    /** The call of an event that is one, as every event of {@link History#calls()} is. */
+    public Op call() {
+      return Objects.requireNonNull(op, "a note is not a call, and History.calls() leaves notes out");
+    }
+
+    /** What the call of an event that is one returned or threw. */
+    public Result callResult() {
+      return Objects.requireNonNull(result, "every call has a result, and History.calls() leaves notes out");
     }
   }
 
@@ -97,11 +113,12 @@ public final class History {
     for (Event e : events()) {
       sb.append("\n  [").append(e.invoke()).append("..").append(e.response()).append("] T").append(e.thread())
           .append(' ');
-      if (e.op() == null) {
+      Op op = e.op();
+      if (op == null) {
         sb.append("-- ").append(e.note());
       } else {
-        sb.append(e.op().via() == 0 ? "" : "(peer " + e.op().via() + ") ").append(e.op().describe(base))
-            .append(" → ").append(e.result().describe());
+        sb.append(op.via() == 0 ? "" : "(peer " + op.via() + ") ").append(op.describe(base))
+            .append(" → ").append(e.callResult().describe());
       }
     }
     return sb.toString();

@@ -7,6 +7,7 @@ import dev.idempotency.spi.ClaimOutcome;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -37,18 +38,18 @@ final class HistoryInvariants {
       List<History.Event> completes = new ArrayList<>();
       List<History.Event> replays = new ArrayList<>();
       for (History.Event e : history.calls()) {
-        if (!id.equals(e.op().id())) {
+        if (!id.equals(e.call().id())) {
           continue;
         }
-        if (e.result() instanceof Result.Outcome o) {
+        if (e.callResult() instanceof Result.Outcome o) {
           if (o.outcome() instanceof ClaimOutcome.Claimed) {
             claims.add(e);
           } else if (o.outcome() instanceof ClaimOutcome.Completed) {
             replays.add(e);
           }
-        } else if (e.result() instanceof Result.Ok) {
+        } else if (e.callResult() instanceof Result.Ok) {
           writes.add(e);
-          if (e.op() instanceof Op.Complete) {
+          if (e.call() instanceof Op.Complete) {
             completes.add(e);
           }
         }
@@ -61,11 +62,11 @@ final class HistoryInvariants {
   }
 
   private static FenceToken fenceOf(History.Event claim) {
-    return ((ClaimOutcome.Claimed) ((Result.Outcome) claim.result()).outcome()).fence();
+    return ((ClaimOutcome.Claimed) ((Result.Outcome) claim.callResult()).outcome()).fence();
   }
 
   private static boolean isTakeover(History.Event claim) {
-    return ((ClaimOutcome.Claimed) ((Result.Outcome) claim.result()).outcome()).takeover();
+    return ((ClaimOutcome.Claimed) ((Result.Outcome) claim.callResult()).outcome()).takeover();
   }
 
   private static FenceToken writeFence(Op op) {
@@ -84,7 +85,8 @@ final class HistoryInvariants {
   private static void checkFences(History h, RecordId id, List<History.Event> claims, Verifier v) {
     for (History.Event a : claims) {
       for (History.Event b : claims) {
-        if (a != b && fenceOf(a).equals(fenceOf(b))) {
+        // every call has its own invoke tick: the same tick is the same claim
+        if (a.invoke() != b.invoke() && fenceOf(a).equals(fenceOf(b))) {
           throw fail(v, h, Rule.R3_1, "two claims of " + id + " both won with " + fenceOf(a)
               + ": two owners hold the same fence");
         }
@@ -99,26 +101,26 @@ final class HistoryInvariants {
   private static void checkWrites(History h, RecordId id, List<History.Event> claims, List<History.Event> writes,
       Verifier v) {
     for (History.Event w : writes) {
-      FenceToken f = writeFence(w.op());
+      FenceToken f = writeFence(w.call());
       boolean issued = false;
       for (History.Event c : claims) {
         if (fenceOf(c).equals(f) && c.invoke() < w.response()) {
           issued = true;
         }
         if (fenceOf(c).isNewerThan(f) && c.precedes(w)) {
-          throw fail(v, h, Rule.R3_2, "a " + name(w.op()) + " of " + id + " with " + f + " succeeded although a"
+          throw fail(v, h, Rule.R3_2, "a " + name(w.call()) + " of " + id + " with " + f + " succeeded although a"
               + " claim had already won " + fenceOf(c) + " before the write began");
         }
       }
       if (!issued) {
-        throw fail(v, h, Rule.R3_4, "a " + name(w.op()) + " of " + id + " with " + f
+        throw fail(v, h, Rule.R3_4, "a " + name(w.call()) + " of " + id + " with " + f
             + " succeeded, but no claim issued that fence");
       }
       for (History.Event end : writes) {
-        if (end != w && end.precedes(w) && writeFence(end.op()).equals(f)
-            && (end.op() instanceof Op.Complete || end.op() instanceof Op.Release)) {
-          throw fail(v, h, end.op() instanceof Op.Complete ? Rule.R5_2 : Rule.R3_4, "a " + name(w.op()) + " of "
-              + id + " with " + f + " succeeded after a " + name(end.op()) + " with the same fence had returned");
+        if (end.invoke() != w.invoke() && end.precedes(w) && writeFence(end.call()).equals(f)
+            && (end.call() instanceof Op.Complete || end.call() instanceof Op.Release)) {
+          throw fail(v, h, end.call() instanceof Op.Complete ? Rule.R5_2 : Rule.R3_4, "a " + name(w.call()) + " of "
+              + id + " with " + f + " succeeded after a " + name(end.call()) + " with the same fence had returned");
         }
       }
     }
@@ -128,13 +130,13 @@ final class HistoryInvariants {
       List<History.Event> replays, Verifier v) {
     Map<StoredResponse, History.Event> byResponse = new HashMap<>();
     for (History.Event c : completes) {
-      byResponse.put(((Op.Complete) c.op()).response(), c);
+      byResponse.put(((Op.Complete) c.call()).response(), c);
     }
-    Map<History.Event, History.Event> source = new HashMap<>();
+    Map<History.Event, History.Event> source = new LinkedHashMap<>(); // each replay, in order, and its complete
     for (History.Event r : replays) {
-      StoredResponse replayed = ((ClaimOutcome.Completed) ((Result.Outcome) r.result()).outcome()).response();
+      StoredResponse replayed = ((ClaimOutcome.Completed) ((Result.Outcome) r.callResult()).outcome()).response();
       History.Event c = byResponse.get(replayed);
-      if (c == null || !Samples.identical(replayed, ((Op.Complete) c.op()).response())) {
+      if (c == null || !Samples.identical(replayed, ((Op.Complete) c.call()).response())) {
         throw fail(v, h, Rule.R5_1, "a claim of " + id + " replayed " + Describe.response(replayed)
             + ", which no successful complete stored byte for byte");
       }
@@ -143,10 +145,12 @@ final class HistoryInvariants {
       }
       source.put(r, c);
     }
-    for (History.Event a : replays) {
-      for (History.Event b : replays) {
-        FenceToken fa = ((Op.Complete) source.get(a).op()).fence();
-        FenceToken fb = ((Op.Complete) source.get(b).op()).fence();
+    for (Map.Entry<History.Event, History.Event> replayA : source.entrySet()) {
+      for (Map.Entry<History.Event, History.Event> replayB : source.entrySet()) {
+        History.Event a = replayA.getKey();
+        History.Event b = replayB.getKey();
+        FenceToken fa = ((Op.Complete) replayA.getValue().call()).fence();
+        FenceToken fb = ((Op.Complete) replayB.getValue().call()).fence();
         if (a.precedes(b) && fa.isNewerThan(fb)) {
           throw fail(v, h, Rule.R5_2, "a claim of " + id + " replayed the response completed with " + fb
               + " after an earlier claim had replayed the newer one completed with " + fa);
@@ -158,10 +162,10 @@ final class HistoryInvariants {
   private static void checkGenerations(History h, RecordId id, List<History.Event> claims,
       List<History.Event> completes, Verifier v) {
     List<History.Event> sorted = new ArrayList<>(completes);
-    sorted.sort(Comparator.comparingLong(e -> ((Op.Complete) e.op()).fence().value()));
+    sorted.sort(Comparator.comparingLong(e -> ((Op.Complete) e.call()).fence().value()));
     for (int i = 1; i < sorted.size(); i++) {
-      FenceToken f1 = ((Op.Complete) sorted.get(i - 1).op()).fence();
-      FenceToken f2 = ((Op.Complete) sorted.get(i).op()).fence();
+      FenceToken f1 = ((Op.Complete) sorted.get(i - 1).call()).fence();
+      FenceToken f2 = ((Op.Complete) sorted.get(i).call()).fence();
       if (f1.equals(f2)) {
         throw fail(v, h, Rule.R5_2, "two completes of " + id + " with " + f1 + " both succeeded");
       }

@@ -2,6 +2,7 @@ package dev.idempotency.tck.internal;
 
 import java.util.Locale;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The TCK's knobs: system properties, each with an environment-variable twin ({@code idempotency.tck.rounds} is
@@ -89,7 +90,8 @@ public final class Knobs {
     }
   }
 
-  private static String raw(String name) {
+  /** The knob's value from the system property or the environment; null when neither sets it. */
+  private static @Nullable String raw(String name) {
     String v = System.getProperty(name);
     if (v == null || v.isBlank()) {
       v = System.getenv(name.toUpperCase(Locale.ROOT).replace('.', '_'));

@@ -3,6 +3,7 @@ package dev.idempotency.tck.internal;
 import dev.idempotency.RecordId;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A Wing–Gong search for a linearization of a small concurrent history, record by record (rule 2.1 promises
@@ -20,7 +21,7 @@ final class Linearizability {
     for (RecordId id : ids) {
       List<History.Event> calls = new ArrayList<>();
       for (History.Event e : history.calls()) {
-        if (id.equals(e.op().id()) || e.op() instanceof Op.DeleteExpired) {
+        if (id.equals(e.call().id()) || e.call() instanceof Op.DeleteExpired) {
           calls.add(e);
         }
       }
@@ -42,8 +43,8 @@ final class Linearizability {
     private final ReferenceModel model;
     private final List<History.Event> calls;
     int deepest = -1;
-    Rule deepestRule;
-    String deepestWhy;
+    @Nullable Rule deepestRule; // of the deepest order found, once one broke a rule
+    @Nullable String deepestWhy;
 
     Search(ReferenceModel model, List<History.Event> calls) {
       this.model = model;
@@ -65,7 +66,7 @@ final class Linearizability {
         if (done[i] || e.invoke() > firstResponse) {
           continue; // a pending call returned before e began: e cannot be next
         }
-        ReferenceModel.Step step = model.apply(state, e.op(), e.result());
+        ReferenceModel.Step step = model.apply(state, e.call(), e.callResult());
         if (!step.ok()) {
           if (depth > deepest) {
             deepest = depth;
@@ -75,7 +76,7 @@ final class Linearizability {
           continue;
         }
         done[i] = true;
-        if (run(step.next(), done, depth + 1)) {
+        if (run(step.after(), done, depth + 1)) {
           return true;
         }
         done[i] = false;

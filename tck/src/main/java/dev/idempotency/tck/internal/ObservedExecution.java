@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The execution the transactional rules hand a store, standing for the engine's: an {@link Execution} that is its
@@ -43,7 +44,7 @@ public final class ObservedExecution implements Execution, TransactionCallbacks 
    * @param readFailure what the committed read threw, or null
    */
   public record Commit(Object reported, Optional<RecordSnapshot> record, List<String> markers,
-      Exception readFailure) {}
+      @Nullable Exception readFailure) {}
 
   private final KeyStore store;
   private final RecordId id;
@@ -53,6 +54,7 @@ public final class ObservedExecution implements Execution, TransactionCallbacks 
   private final Callable<List<String>> committedMarkers;
   private final List<String> events = new ArrayList<>();
   private final List<Commit> commits = new ArrayList<>();
+  private final List<List<String>> markersAtClose = new ArrayList<>();
 
   /**
    * An execution of the record {@code id} claimed as {@code claimed}.
@@ -72,6 +74,11 @@ public final class ObservedExecution implements Execution, TransactionCallbacks 
     this.now = Objects.requireNonNull(now, "now");
     this.lease = Objects.requireNonNull(lease, "lease");
     this.committedMarkers = Objects.requireNonNull(committedMarkers, "committedMarkers");
+  }
+
+  /** The same owner at a later time {@code later}, with a record of events of its own. */
+  public ObservedExecution at(Instant later) {
+    return new ObservedExecution(store, id, claimed, later, lease, committedMarkers);
   }
 
   /** Records a run of the work; the contract's work calls it first thing. */
@@ -95,11 +102,22 @@ public final class ObservedExecution implements Execution, TransactionCallbacks 
     }
   }
 
+  /**
+   * The business writes the committed read showed at each {@code phaseClosed}, in order (empty where the read
+   * threw): a store that closes the phase before its commit is seen here without the phase's writes.
+   */
+  public List<List<String>> markersAtClose() {
+    synchronized (events) {
+      return List.copyOf(markersAtClose);
+    }
+  }
+
   /** Forgets the events and commits so far, so that the next call is judged alone. */
   public void forget() {
     synchronized (events) {
       events.clear();
       commits.clear();
+      markersAtClose.clear();
     }
   }
 
@@ -108,7 +126,7 @@ public final class ObservedExecution implements Execution, TransactionCallbacks 
    * {@code phaseOpening} and its {@code phaseClosed}, every {@code phaseOpening} must be closed once, and no
    * {@code phaseClosed} may come without one.
    */
-  public String bracketProblem() {
+  public @Nullable String bracketProblem() {
     int open = 0;
     int position = 0;
     for (String event : events()) {
@@ -239,8 +257,15 @@ public final class ObservedExecution implements Execution, TransactionCallbacks 
 
   @Override
   public void phaseClosed() {
+    List<String> markers;
+    try {
+      markers = committedMarkers.call();
+    } catch (Exception e) {
+      markers = List.of();
+    }
     synchronized (events) {
       events.add(CLOSED);
+      markersAtClose.add(markers);
     }
   }
 

@@ -11,6 +11,7 @@ import dev.idempotency.spi.LeaseLostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One SPI call of a generated history, with all its arguments (including {@code now}), so the reference model
@@ -23,7 +24,7 @@ public sealed interface Op {
   int via();
 
   /** The record the call is about, or null for the calls over all records. */
-  RecordId id();
+  @Nullable RecordId id();
 
   /** Runs the call and captures its result or exception. */
   default Result run(KeyStore store) {
@@ -133,7 +134,7 @@ public sealed interface Op {
   /** {@code findAbandoned}. */
   record FindAbandoned(int via, Instant now, int limit) implements Op {
     @Override
-    public RecordId id() {
+    public @Nullable RecordId id() {
       return null;
     }
 
@@ -151,7 +152,7 @@ public sealed interface Op {
   /** {@code deleteExpired}. */
   record DeleteExpired(int via, Instant now, Duration retention, int limit) implements Op {
     @Override
-    public RecordId id() {
+    public @Nullable RecordId id() {
       return null;
     }
 

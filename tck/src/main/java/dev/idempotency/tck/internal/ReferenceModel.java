@@ -23,6 +23,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The sequential reference model of a {@code KeyStore}: KeyStore's javadoc, executable. Given a state and one
@@ -34,15 +35,32 @@ import java.util.TreeMap;
  * clock) it checks times to the millisecond; without (a {@code SERVER_CLOCK} store, whose histories are built so
  * that nothing expires) it checks only what does not depend on the server's clock. States are immutable, so the
  * linearizability search can branch freely.
+ *
+ * <p>One file of about 510 lines: it is one specification, every call judged against the same record states, and
+ * split by call its rules would no longer read side by side.
  */
 public final class ReferenceModel {
 
-  /** One stored record. {@code completedAt} is null while unknown (server clock), {@code leaseExpiresAt} once complete. */
-  public record Rec(KeyState state, Fingerprint fingerprint, FenceToken fence, Instant leaseExpiresAt,
-      Duration lastLease, RecoveryPoint point, StoredResponse response, Instant completedAt) {
+  /**
+   * One stored record. {@code leaseExpiresAt} is null once complete; {@code point} until a checkpoint;
+   * {@code response} while in flight; {@code completedAt} while in flight, and while unknown (server clock).
+   */
+  public record Rec(KeyState state, Fingerprint fingerprint, FenceToken fence, @Nullable Instant leaseExpiresAt,
+      Duration lastLease, @Nullable RecoveryPoint point, @Nullable StoredResponse response,
+      @Nullable Instant completedAt) {
 
     Rec withLease(Instant now, Duration lease) {
       return new Rec(state, fingerprint, fence, now.plus(lease), lease, point, response, completedAt);
+    }
+
+    /** When the lease ends, which every IN_FLIGHT record has. */
+    Instant leaseEnd() {
+      return Objects.requireNonNull(leaseExpiresAt, "an IN_FLIGHT record has a lease");
+    }
+
+    /** The response, which every COMPLETE record has. */
+    StoredResponse storedResponse() {
+      return Objects.requireNonNull(response, "a COMPLETE record has its response");
     }
   }
 
@@ -66,8 +84,13 @@ public final class ReferenceModel {
     }
 
     /** The record, or null when absent. */
-    public Rec record(RecordId id) {
+    public @Nullable Rec record(RecordId id) {
       return records.get(id);
+    }
+
+    /** The record of one of {@link #ids()}. */
+    Rec present(RecordId id) {
+      return Objects.requireNonNull(records.get(id), () -> "the model holds no record " + id + " among its ids()");
     }
 
     /** The highest fence seen for the record; 0 when none. */
@@ -80,7 +103,8 @@ public final class ReferenceModel {
       return records.keySet();
     }
 
-    State with(RecordId id, Rec rec, String why) {
+    /** The state with {@code rec} for the record, or without it ({@code rec} null) and why it is gone. */
+    State with(RecordId id, @Nullable Rec rec, @Nullable String why) {
       Map<RecordId, Rec> r = new HashMap<>(records);
       Map<RecordId, Long> f = new HashMap<>(maxFence);
       Map<RecordId, String> g = new HashMap<>(goneBecause);
@@ -118,7 +142,7 @@ public final class ReferenceModel {
   }
 
   /** The verdict on one call: the next state, or the rule the result broke and how. */
-  public record Step(State next, Rule rule, String violation) {
+  public record Step(@Nullable State next, @Nullable Rule rule, @Nullable String violation) {
     static Step ok(State next) {
       return new Step(next, null, null);
     }
@@ -130,6 +154,11 @@ public final class ReferenceModel {
     /** Whether the result was allowed. */
     public boolean ok() {
       return rule == null;
+    }
+
+    /** The state after an allowed result. */
+    public State after() {
+      return Objects.requireNonNull(next, "only an allowed result leads to a next state");
     }
   }
 
@@ -172,14 +201,15 @@ public final class ReferenceModel {
     RecordId id = c.id();
     Rec r = s.record(id);
     long max = s.maxFence(id);
-    boolean windowPassed = r != null && r.state() == KeyState.COMPLETE && r.completedAt() != null
-        && !c.now().isBefore(r.completedAt().plus(c.window()));
+    Instant completedAt = r == null || r.state() != KeyState.COMPLETE ? null : r.completedAt();
+    Instant windowEnd = completedAt == null ? null : completedAt.plus(c.window());
+    boolean windowPassed = windowEnd != null && !c.now().isBefore(windowEnd);
     if (r == null || windowPassed) {
       Rule rule = windowPassed ? Rule.R4_3 : max == 0 ? Rule.R1_1 : "purged".equals(s.goneBecause.get(id))
           ? Rule.R7_4 : Rule.R5_3;
       String situation = windowPassed
-          ? "the record completed at " + r.completedAt() + " and the window " + c.window() + " passed at "
-              + r.completedAt().plus(c.window()) + ", so the claim at " + c.now() + " is a new request"
+          ? "the record completed at " + completedAt + " and the window " + c.window() + " passed at "
+              + windowEnd + ", so the claim at " + c.now() + " is a new request"
           : max == 0 ? "the record does not exist" : "the record was " + s.goneBecause.get(id);
       if (!(observed instanceof Result.Outcome o && o.outcome() instanceof ClaimOutcome.Claimed cl)) {
         return Step.fail(rule, situation + ": expected a fresh Claimed, got " + observed.describe());
@@ -249,7 +279,7 @@ public final class ReferenceModel {
           + Describe.response(r.response()) + " and the claim is at " + c.now() + ", within the window "
           + c.window() + ": expected Completed, got " + observed.describe());
     }
-    if (!Samples.identical(done.response(), r.response())) {
+    if (!Samples.identical(done.response(), r.storedResponse())) {
       return Step.fail(Rule.R5_1, "the replay differs from the stored response: stored "
           + Describe.response(r.response()) + ", replayed " + Describe.response(done.response()));
     }
@@ -269,21 +299,21 @@ public final class ReferenceModel {
    * moved its records along the table too; a move outside it is a bug of the model and throws
    * {@link dev.idempotency.IllegalStateTransitionException}.
    */
-  private static void along(Rec before, Rec after, TransitionCause cause) {
+  private static void along(@Nullable Rec before, @Nullable Rec after, TransitionCause cause) {
     StateTransition.of(before == null ? KeyState.ABSENT : before.state(),
         after == null ? KeyState.ABSENT : after.state(), cause);
   }
 
+  /** What a successful fenced write makes of the record; null when it removes the record. */
   private interface Change {
-    Rec apply(Rec r);
+    @Nullable Rec apply(Rec r);
   }
 
   private Step write(State s, RecordId id, FenceToken fence, Instant now, Result observed, TransitionCause cause,
       Change change) {
     String what = cause.name().toLowerCase(Locale.ROOT);
     Rec r = s.record(id);
-    boolean owner = r != null && r.state() == KeyState.IN_FLIGHT && r.fence().equals(fence);
-    if (owner) {
+    if (r != null && r.state() == KeyState.IN_FLIGHT && r.fence().equals(fence)) { // the owner's write
       if (observed instanceof Result.Ok) {
         Rec next = change.apply(r);
         along(r, next, cause);
@@ -348,7 +378,7 @@ public final class ReferenceModel {
   }
 
   /** Null when the snapshot shows the record as the model has it, else what differs. */
-  private String compare(Rec r, RecordId id, RecordSnapshot snap) {
+  private @Nullable String compare(Rec r, RecordId id, RecordSnapshot snap) {
     if (!snap.id().equals(id)) {
       return "it is the snapshot of another record, " + snap.id();
     }
@@ -367,12 +397,12 @@ public final class ReferenceModel {
         return "recovery point " + snap.recoveryPoint().map(Describe::point).orElse("none") + ", expected "
             + Describe.point(r.point());
       }
-      if (exactTime && !snap.leaseExpiresAt().equals(Optional.of(r.leaseExpiresAt()))) {
+      if (exactTime && !snap.leaseExpiresAt().equals(Optional.of(r.leaseEnd()))) {
         return "leaseExpiresAt " + snap.leaseExpiresAt().map(Instant::toString).orElse("none") + ", expected "
             + r.leaseExpiresAt();
       }
     } else {
-      if (snap.response().isEmpty() || !Samples.identical(snap.response().get(), r.response())) {
+      if (snap.response().isEmpty() || !Samples.identical(snap.response().get(), r.storedResponse())) {
         return "response " + snap.response().map(Describe::response).orElse("none") + ", expected "
             + Describe.response(r.response());
       }
@@ -390,12 +420,12 @@ public final class ReferenceModel {
     }
     List<RecordId> eligible = new ArrayList<>();
     for (RecordId id : s.ids()) {
-      Rec r = s.record(id);
-      if (r.state() == KeyState.IN_FLIGHT && !r.leaseExpiresAt().isAfter(f.now())) {
+      Rec r = s.present(id);
+      if (r.state() == KeyState.IN_FLIGHT && !r.leaseEnd().isAfter(f.now())) {
         eligible.add(id);
       }
     }
-    eligible.sort(Comparator.comparing(id -> s.record(id).leaseExpiresAt()));
+    eligible.sort(Comparator.comparing(id -> s.present(id).leaseEnd()));
     List<RecordSnapshot> got = found.records();
     String expected = " (expected " + Math.min(f.limit(), eligible.size()) + " of the abandoned " + eligible + ")";
     if (got.size() != Math.min(f.limit(), eligible.size())) {
@@ -414,16 +444,16 @@ public final class ReferenceModel {
       if (diff != null) {
         return Step.fail(Rule.R7_5, "findAbandoned's snapshot " + Describe.snapshot(snap) + " is wrong: " + diff);
       }
-      if (last != null && r.leaseExpiresAt().isBefore(last)) {
+      if (last != null && r.leaseEnd().isBefore(last)) {
         return Step.fail(Rule.R7_5, "findAbandoned is not ordered by lease expiry, oldest first: "
             + Describe.snapshots(got));
       }
-      last = r.leaseExpiresAt();
+      last = r.leaseEnd();
     }
     for (RecordId id : eligible) {
-      if (!seen.contains(id) && last != null && s.record(id).leaseExpiresAt().isBefore(last)) {
+      if (!seen.contains(id) && last != null && s.present(id).leaseEnd().isBefore(last)) {
         return Step.fail(Rule.R7_5, "findAbandoned skipped " + id + " (lease expired at "
-            + s.record(id).leaseExpiresAt() + ") but returned a record whose lease expired later, at " + last);
+            + s.present(id).leaseEnd() + ") but returned a record whose lease expired later, at " + last);
       }
     }
     return Step.ok(s);
@@ -435,7 +465,7 @@ public final class ReferenceModel {
     }
     Set<RecordId> eligible = new HashSet<>();
     for (RecordId id : s.ids()) {
-      if (isPastRetention(s.record(id), d.now(), d.retention())) {
+      if (isPastRetention(s.present(id), d.now(), d.retention())) {
         eligible.add(id);
       }
     }
@@ -479,6 +509,6 @@ public final class ReferenceModel {
     if (r.state() == KeyState.COMPLETE) {
       return r.completedAt() != null && !r.completedAt().plus(retention).isAfter(now);
     }
-    return !r.leaseExpiresAt().isAfter(now.minus(retention));
+    return !r.leaseEnd().isAfter(now.minus(retention));
   }
 }

@@ -6,6 +6,7 @@ import dev.idempotency.spi.RecordSnapshot;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /** What one {@link Op} returned or threw. */
 public sealed interface Result {
@@ -29,8 +30,8 @@ public sealed interface Result {
     }
   }
 
-  /** A fenced write refused with LeaseLostException. */
-  record Lost(String message) implements Result {
+  /** A fenced write refused with LeaseLostException, and the exception's message, if it had one. */
+  record Lost(@Nullable String message) implements Result {
     @Override
     public String describe() {
       return "LeaseLostException";
@@ -57,7 +58,7 @@ public sealed interface Result {
    * deleteExpired's count, and, when the sequential runner looked, which of the history's records it deleted
    * (null when unknown).
    */
-  record Deleted(int count, Set<RecordId> which) implements Result {
+  record Deleted(int count, @Nullable Set<RecordId> which) implements Result {
     @Override
     public String describe() {
       return count + " deleted" + (which == null ? "" : " " + which);

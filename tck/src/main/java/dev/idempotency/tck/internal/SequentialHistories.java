@@ -94,12 +94,13 @@ public final class SequentialHistories {
         issued.computeIfAbsent(id, k -> new ArrayList<>()).add(c.fence());
       }
       ReferenceModel.Step verdict = model.apply(state, op, result);
-      if (!verdict.ok()) {
-        throw verifier.violation(verdict.rule(), "a sequential history broke the rule at its last call: "
+      Rule broken = verdict.rule();
+      if (broken != null) {
+        throw verifier.violation(broken, "a sequential history broke the rule at its last call: "
             + verdict.violation() + "\nModel state before that call:" + state.describe() + "\n" + history.print(),
             result instanceof Result.Threw t ? t.error() : null, seed);
       }
-      state = verdict.next();
+      state = verdict.after();
     }
     if (controlled) {
       drain(history, state, ids, seed);
@@ -116,11 +117,11 @@ public final class SequentialHistories {
     if (dice < 4) {
       List<Instant> boundaries = new ArrayList<>();
       for (RecordId id : state.ids()) {
-        ReferenceModel.Rec r = state.record(id);
+        ReferenceModel.Rec r = state.present(id);
         if (r.state() == KeyState.IN_FLIGHT) {
-          boundaries.add(r.leaseExpiresAt());
+          boundaries.add(r.leaseEnd());
           for (Duration ret : retentions) {
-            boundaries.add(r.leaseExpiresAt().plus(ret));
+            boundaries.add(r.leaseEnd().plus(ret));
           }
         } else if (r.completedAt() != null) {
           for (Duration w : windows) {

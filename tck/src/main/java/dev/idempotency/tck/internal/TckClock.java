@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The clock the TCK passes to every SPI call as {@code now}. Controlled, it stands still until a test moves it,
@@ -19,9 +20,10 @@ public final class TckClock implements InstantSource {
   /** Where every controlled clock starts: a whole second, years away from the real date. */
   public static final Instant CONTROLLED_START = Instant.parse("2031-05-17T09:00:00Z");
 
-  private final AtomicReference<Instant> now;
+  /** The controlled time; null for a clock that follows the system clock. */
+  private final @Nullable AtomicReference<Instant> now;
 
-  private TckClock(Instant start) {
+  private TckClock(@Nullable Instant start) {
     this.now = start == null ? null : new AtomicReference<>(start);
   }
 
@@ -42,28 +44,29 @@ public final class TckClock implements InstantSource {
 
   @Override
   public Instant instant() {
-    return now == null ? Instant.now() : now.get();
+    return now == null ? Instant.now() : Objects.requireNonNull(now.get(), "a controlled clock always holds a time");
   }
 
   /** Moves a controlled clock forward by {@code d}; returns the new time. */
   public Instant advance(Duration d) {
-    requireControlled();
+    AtomicReference<Instant> controlled = requireControlled();
     if (d.isNegative()) {
       throw new IllegalArgumentException("the TCK clock never moves back, but was asked to move " + d);
     }
-    return now.updateAndGet(t -> t.plus(d));
+    return controlled.updateAndGet(t -> t.plus(d));
   }
 
   /** Sets a controlled clock to {@code t}; tests only move it forward, but this does not insist. */
   public void set(Instant t) {
-    requireControlled();
-    now.set(Objects.requireNonNull(t, "t"));
+    requireControlled().set(Objects.requireNonNull(t, "t"));
   }
 
-  private void requireControlled() {
+  /** The controlled time, which only a controlled clock has. */
+  private AtomicReference<Instant> requireControlled() {
     if (now == null) {
       throw new IllegalStateException("the system clock cannot be moved; use Timeline, which sleeps instead");
     }
+    return now;
   }
 
   @Override

@@ -37,7 +37,7 @@ public final class Timing {
   public static Timing controlled() {
     Duration lease = Duration.ofSeconds(30);
     Duration window = Duration.ofHours(24);
-    Duration retention = Duration.ofHours(72);
+    Duration retention = Duration.ofDays(3);
     return new Timing(false, lease, window, retention, Duration.ZERO, lease, window, retention);
   }
 

@@ -8,6 +8,7 @@ import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
 import java.util.List;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns a broken rule into a failure message that names the rule, says what happened, and what to check:
@@ -37,13 +38,13 @@ public final class Verifier {
     return violation(rule, detail, null, seed);
   }
 
-  /** The failure for a broken rule, with the exception that showed it. */
-  public AssertionError violation(Rule rule, String detail, Throwable cause) {
+  /** The failure for a broken rule, with the exception that showed it, if any. */
+  public AssertionError violation(Rule rule, String detail, @Nullable Throwable cause) {
     return violation(rule, detail, cause, seed);
   }
 
-  /** The failure for a broken rule found by a history with its own seed. */
-  public AssertionError violation(Rule rule, String detail, Throwable cause, long historySeed) {
+  /** The failure for a broken rule found by a history with its own seed; {@code cause} may be null. */
+  public AssertionError violation(Rule rule, String detail, @Nullable Throwable cause, long historySeed) {
     String message = "Rule " + rule.id() + " violated: " + detail + " (test=" + testName + ", seed=" + historySeed
         + ").\nRule " + rule.id() + ": " + rule.text() + "\nIf this fails, check " + rule.hint() + "."
         + "\nReplay with -D" + Knobs.SEED + "=" + historySeed + ".";
@@ -102,7 +103,7 @@ public final class Verifier {
   }
 
   /** Requires {@code outcome} to be Claimed. */
-  public ClaimOutcome.Claimed claimed(ClaimOutcome outcome, Rule rule, String situation) {
+  public ClaimOutcome.Claimed claimed(@Nullable ClaimOutcome outcome, Rule rule, String situation) {
     if (outcome instanceof ClaimOutcome.Claimed c) {
       return c;
     }
@@ -110,7 +111,7 @@ public final class Verifier {
   }
 
   /** Requires {@code outcome} to be InFlight. */
-  public ClaimOutcome.InFlight inFlight(ClaimOutcome outcome, Rule rule, String situation) {
+  public ClaimOutcome.InFlight inFlight(@Nullable ClaimOutcome outcome, Rule rule, String situation) {
     if (outcome instanceof ClaimOutcome.InFlight f) {
       return f;
     }
@@ -118,7 +119,7 @@ public final class Verifier {
   }
 
   /** Requires {@code outcome} to be Completed. */
-  public ClaimOutcome.Completed completed(ClaimOutcome outcome, Rule rule, String situation) {
+  public ClaimOutcome.Completed completed(@Nullable ClaimOutcome outcome, Rule rule, String situation) {
     if (outcome instanceof ClaimOutcome.Completed c) {
       return c;
     }
@@ -126,7 +127,7 @@ public final class Verifier {
   }
 
   /** Requires {@code outcome} to be Mismatch. */
-  public ClaimOutcome.Mismatch mismatch(ClaimOutcome outcome, Rule rule, String situation) {
+  public ClaimOutcome.Mismatch mismatch(@Nullable ClaimOutcome outcome, Rule rule, String situation) {
     if (outcome instanceof ClaimOutcome.Mismatch m) {
       return m;
     }

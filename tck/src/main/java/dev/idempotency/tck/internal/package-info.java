@@ -4,4 +4,7 @@
  * and the concurrency gate. Public only where {@code KeyStoreContract} in the parent package needs it; the module
  * does not export this package, and its classes may change in any release.
  */
+@NullMarked
 package dev.idempotency.tck.internal;
+
+import org.jspecify.annotations.NullMarked;

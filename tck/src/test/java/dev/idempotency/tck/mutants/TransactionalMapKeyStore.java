@@ -108,6 +108,7 @@ public class TransactionalMapKeyStore extends MapKeyStore
           }
           throw new IllegalStateException("the transaction aborted " + attempt + " times in a row");
         }
+        beforeCommit(callbacks);
         commitAndReport(tx, result, fencedWrite, reportCommitted);
         committed = true;
         return result;
@@ -116,6 +117,9 @@ public class TransactionalMapKeyStore extends MapKeyStore
       closed(callbacks, committed);
     }
   }
+
+  /** Called when the work has run and the transaction is about to commit. */
+  protected void beforeCommit(TransactionCallbacks callbacks) {}
 
   /** The transaction of the next attempt; {@code previous} (null for the first) was rolled back. */
   protected Tx nextTx(Tx previous) {

@@ -3,6 +3,7 @@ package dev.idempotency.tck.mutants;
 import dev.idempotency.Execution;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.TransactionCallbacks;
 import java.time.Instant;
@@ -106,6 +107,31 @@ public final class TransactionalMutants {
     @Override
     protected void phaseWrite(Execution execution, RecoveryPoint next) {
       heartbeat(execution.recordId(), execution.fence(), execution.now(), execution.lease());
+    }
+  }
+
+  /** A phase's fenced write records the recovery point but leaves the lease where the claim put it (rule 10.2). */
+  public static final class PhaseKeepsOldLease extends TransactionalMapKeyStore {
+    @Override
+    protected void phaseWrite(Execution execution, RecoveryPoint next) {
+      Instant leaseEnd = lookup(execution.recordId()).flatMap(RecordSnapshot::leaseExpiresAt).orElseThrow();
+      checkpoint(execution.recordId(), execution.fence(), next, leaseEnd.minus(execution.lease()),
+          execution.lease());
+    }
+  }
+
+  /** Tells the engine the phase closed before its commit, when the work has run (rule 10.6). */
+  public static final class ClosedBeforeCommit extends TransactionalMapKeyStore {
+    @Override
+    protected void beforeCommit(TransactionCallbacks callbacks) {
+      callbacks.phaseClosed();
+    }
+
+    @Override
+    protected void closed(TransactionCallbacks callbacks, boolean committed) {
+      if (!committed) {
+        callbacks.phaseClosed();
+      }
     }
   }
 

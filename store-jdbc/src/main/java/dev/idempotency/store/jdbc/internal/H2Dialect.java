@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * H2 2.x: the standard {@code MERGE INTO … USING … WHEN MATCHED … WHEN NOT MATCHED}, read through
@@ -104,7 +105,7 @@ final class H2Dialect extends SqlDialect {
   }
 
   @Override
-  public PinnedClock pinTransactionClock(Connection c) throws SQLException {
+  public @Nullable PinnedClock pinTransactionClock(Connection c) throws SQLException {
     if (!serverClock) {
       return null;
     }
@@ -211,7 +212,7 @@ final class H2Dialect extends SqlDialect {
 
   // lostBefore changes nothing here: the statement decides under the row lock it takes, on the newest row.
   @Override
-  ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore) throws SQLException {
+  @Nullable ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore) throws SQLException {
     try (PreparedStatement ps = prepare(claim, c, p); ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
         return null;

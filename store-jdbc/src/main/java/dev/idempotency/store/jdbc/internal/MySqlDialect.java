@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * MySQL 8 and MariaDB 10.11: {@code INSERT … ON DUPLICATE KEY UPDATE} with conditional assignments.
@@ -148,7 +149,7 @@ final class MySqlDialect extends SqlDialect {
    * keep the old row while the decision reported the row claimed.
    */
   @Override
-  ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore) throws SQLException {
+  @Nullable ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore) throws SQLException {
     p.nonce(ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE));
     int count;
     long code;
@@ -167,22 +168,15 @@ final class MySqlDialect extends SqlDialect {
       throw new KeyStoreException("unexpected update count " + count + " (insert id " + code + ") from the MySQL "
           + "claim statement on " + names.table() + "; is the table's primary key (scope, idem_key)?");
     }
-    switch (kind) {
-      case 1:
-        return ClaimOutcome.Claimed.fresh(FenceToken.of(payload));
-      case 2:
-      case 3:
-        return tookOver(c, p, FenceToken.of(payload));
-      case 4:
-        return new ClaimOutcome.InFlight(Duration.ofNanos(payload));
-      case 5:
-        return new ClaimOutcome.Mismatch(payload == 0 ? KeyState.IN_FLIGHT : KeyState.COMPLETE);
-      case 6:
-        return null; // completed: the caller reads the stored response
-      default:
-        throw new KeyStoreException("the MySQL claim statement on " + names.table() + " returned no decision"
-            + " (insert id " + code + "); the driver must report LAST_INSERT_ID() through getGeneratedKeys()");
-    }
+    return switch (kind) {
+      case 1 -> ClaimOutcome.Claimed.fresh(FenceToken.of(payload));
+      case 2, 3 -> tookOver(c, p, FenceToken.of(payload));
+      case 4 -> new ClaimOutcome.InFlight(Duration.ofNanos(payload));
+      case 5 -> new ClaimOutcome.Mismatch(payload == 0 ? KeyState.IN_FLIGHT : KeyState.COMPLETE);
+      case 6 -> null; // completed: the caller reads the stored response
+      default -> throw new KeyStoreException("the MySQL claim statement on " + names.table() + " returned no"
+          + " decision (insert id " + code + "); the driver must report LAST_INSERT_ID() through getGeneratedKeys()");
+    };
   }
 
   /**

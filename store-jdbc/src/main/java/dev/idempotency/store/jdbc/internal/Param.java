@@ -51,12 +51,9 @@ enum Param {
 
   /** The name in SQL text, after the colon. */
   final String sqlName;
-  /** This parameter's bit in {@link ParamValues}'s record of the values that were set. */
-  final long bit;
 
   Param(String sqlName) {
     this.sqlName = sqlName;
-    this.bit = 1L << ordinal();
   }
 
   /** The parameter as written in SQL text: {@code :name}. */

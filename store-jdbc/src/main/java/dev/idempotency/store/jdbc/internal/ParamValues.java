@@ -8,8 +8,10 @@ import java.nio.charset.StandardCharsets;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The values one call binds to its statements' {@link Param}s, each set through a typed setter. Made by
@@ -17,39 +19,38 @@ import java.util.Objects;
  * value was never set fails as it is bound, before it runs.
  */
 public final class ParamValues {
-  /**
-   * The phase clock's parameters start at 0, their value outside a phase: the fenced write then takes the time its
-   * statement reads (see {@link H2Dialect#fencedNow()}).
-   */
-  private static final long SET_FROM_THE_START = Param.PINNED.bit | Param.ELAPSED.bit | Param.WALL_NOW.bit;
-
   private final boolean scopeAsBytes;
-  private long set = SET_FROM_THE_START;
-  private RecordId id;
-  private String scope;
-  private String key;
-  private byte[] fingerprint;
+  /**
+   * The parameters whose value was set; a field of a parameter not in it is null or 0. The phase clock's parameters
+   * start at 0, their value outside a phase: the fenced write then takes the time its statement reads (see
+   * {@link H2Dialect#fencedNow()}).
+   */
+  private final EnumSet<Param> set = EnumSet.of(Param.PINNED, Param.ELAPSED, Param.WALL_NOW);
+  private @Nullable RecordId id;
+  private @Nullable String scope;
+  private @Nullable String key;
+  private byte @Nullable [] fingerprint;
   private long now;
   private long lease;
   private long window;
   private long retention;
   private int limit;
-  private FenceToken fence;
+  private @Nullable FenceToken fence;
   private long nonce;
   private long pinned;
   private long elapsed;
   private long wallNow;
-  private String rpName;
-  private byte[] rpData;
+  private @Nullable String rpName;
+  private byte @Nullable [] rpData;
   private int status;
-  private byte[] headers;
-  private byte[] body;
-  private List<SqlDialect.OwnedLease> renewed;
+  private byte @Nullable [] headers;
+  private byte @Nullable [] body;
+  private @Nullable List<SqlDialect.OwnedLease> renewed;
 
   ParamValues(boolean scopeAsBytes, long now) {
     this.scopeAsBytes = scopeAsBytes;
     this.now = now;
-    this.set |= Param.NOW.bit;
+    set.add(Param.NOW);
   }
 
   /** The record the statements are about: {@link Param#SCOPE} and {@link Param#KEY}. */
@@ -62,56 +63,57 @@ public final class ParamValues {
   ParamValues recordKey(String scope, String key) {
     this.scope = scope;
     this.key = key;
-    set |= Param.SCOPE.bit | Param.KEY.bit;
+    set.add(Param.SCOPE);
+    set.add(Param.KEY);
     return this;
   }
 
   /** {@link Param#FINGERPRINT}. */
   public ParamValues fingerprint(byte[] fingerprint) {
     this.fingerprint = Objects.requireNonNull(fingerprint, "fingerprint");
-    set |= Param.FINGERPRINT.bit;
+    set.add(Param.FINGERPRINT);
     return this;
   }
 
   /** {@link Param#LEASE}, nanoseconds. */
   public ParamValues lease(long nanos) {
     this.lease = nanos;
-    set |= Param.LEASE.bit;
+    set.add(Param.LEASE);
     return this;
   }
 
   /** {@link Param#WINDOW}, nanoseconds. */
   public ParamValues window(long nanos) {
     this.window = nanos;
-    set |= Param.WINDOW.bit;
+    set.add(Param.WINDOW);
     return this;
   }
 
   /** {@link Param#RETENTION}, nanoseconds. */
   public ParamValues retention(long nanos) {
     this.retention = nanos;
-    set |= Param.RETENTION.bit;
+    set.add(Param.RETENTION);
     return this;
   }
 
   /** {@link Param#LIMIT}. */
   public ParamValues limit(int limit) {
     this.limit = limit;
-    set |= Param.LIMIT.bit;
+    set.add(Param.LIMIT);
     return this;
   }
 
   /** {@link Param#FENCE}: the owner's fence, which every fenced write checks. */
   public ParamValues fence(FenceToken fence) {
     this.fence = Objects.requireNonNull(fence, "fence");
-    set |= Param.FENCE.bit;
+    set.add(Param.FENCE);
     return this;
   }
 
   /** {@link Param#NONCE}. */
   ParamValues nonce(long nonce) {
     this.nonce = nonce;
-    set |= Param.NONCE.bit;
+    set.add(Param.NONCE);
     return this;
   }
 
@@ -131,7 +133,8 @@ public final class ParamValues {
     Objects.requireNonNull(point, "point");
     this.rpName = point.name();
     this.rpData = point.data();
-    set |= Param.RP_NAME.bit | Param.RP_DATA.bit;
+    set.add(Param.RP_NAME);
+    set.add(Param.RP_DATA);
     return this;
   }
 
@@ -141,28 +144,34 @@ public final class ParamValues {
     this.status = response.status();
     this.headers = ResponseCodec.encodeHeaders(response);
     this.body = response.body();
-    set |= Param.STATUS.bit | Param.HEADERS.bit | Param.BODY.bit;
+    set.add(Param.STATUS);
+    set.add(Param.HEADERS);
+    set.add(Param.BODY);
     return this;
   }
 
   /** The list parameters {@code RENEWED_*}: element {@code i} of each is lease {@code i} of {@code leases}. */
   ParamValues renewed(List<SqlDialect.OwnedLease> leases) {
     this.renewed = leases;
-    set |= Param.RENEWED_SCOPE.bit | Param.RENEWED_KEY.bit | Param.RENEWED_FENCE.bit;
+    set.add(Param.RENEWED_SCOPE);
+    set.add(Param.RENEWED_KEY);
+    set.add(Param.RENEWED_FENCE);
     return this;
   }
 
   /** The record set by {@link #record}, for messages. */
   RecordId recordId() {
-    return id;
+    return Objects.requireNonNull(id, "the record is set (record) before its statements run");
   }
 
+  /** The fence set by {@link #fence}, which every fenced write's values hold. */
   FenceToken fenceToken() {
-    return fence;
+    return Objects.requireNonNull(fence, "a fenced write's values hold the owner's fence");
   }
 
+  /** The fingerprint set by {@link #fingerprint(byte[])}, which a claim's values hold. */
   byte[] fingerprint() {
-    return fingerprint;
+    return Objects.requireNonNull(fingerprint, "a claim's values hold the request's fingerprint");
   }
 
   long window() {
@@ -179,11 +188,11 @@ public final class ParamValues {
    * @throws IllegalStateException if its value was never set
    */
   void bind(PreparedStatement ps, int position, Param param, int index) throws SQLException {
-    if ((set & param.bit) == 0) {
+    if (!set.contains(param)) {
       throw new IllegalStateException("no value for parameter " + param);
     }
     switch (param) {
-      case SCOPE -> bindScope(ps, position, scope);
+      case SCOPE -> bindScope(ps, position, Objects.requireNonNull(scope, "set with SCOPE"));
       case KEY -> ps.setString(position, key);
       case FINGERPRINT -> ps.setBytes(position, fingerprint);
       case NOW -> ps.setLong(position, now);
@@ -191,7 +200,7 @@ public final class ParamValues {
       case WINDOW -> ps.setLong(position, window);
       case RETENTION -> ps.setLong(position, retention);
       case LIMIT -> ps.setInt(position, limit);
-      case FENCE -> ps.setLong(position, fence.value());
+      case FENCE -> ps.setLong(position, fenceToken().value());
       case NONCE -> ps.setLong(position, nonce);
       case PINNED -> ps.setLong(position, pinned);
       case ELAPSED -> ps.setLong(position, elapsed);
@@ -201,11 +210,15 @@ public final class ParamValues {
       case STATUS -> ps.setInt(position, status);
       case HEADERS -> ps.setBytes(position, headers);
       case BODY -> ps.setBytes(position, body);
-      case RENEWED_SCOPE -> bindScope(ps, position, renewed.get(index).scope());
-      case RENEWED_KEY -> ps.setString(position, renewed.get(index).key());
-      case RENEWED_FENCE -> ps.setLong(position, renewed.get(index).fence());
+      case RENEWED_SCOPE -> bindScope(ps, position, renewed(index).scope());
+      case RENEWED_KEY -> ps.setString(position, renewed(index).key());
+      case RENEWED_FENCE -> ps.setLong(position, renewed(index).fence());
       default -> throw new IllegalStateException("no binding for parameter " + param);
     }
+  }
+
+  private SqlDialect.OwnedLease renewed(int index) {
+    return Objects.requireNonNull(renewed, "set with the RENEWED_* parameters").get(index);
   }
 
   private void bindScope(PreparedStatement ps, int position, String scope) throws SQLException {

@@ -16,6 +16,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * PostgreSQL: one statement of three CTE branches: the existing row as of the statement's snapshot, an
@@ -126,7 +127,7 @@ final class PostgresDialect extends SqlDialect {
   }
 
   @Override
-  ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore) throws SQLException {
+  @Nullable ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore) throws SQLException {
     try (PreparedStatement ps = prepare(lostBefore ? claimLocked : claim, c, p); ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
         return null; // a concurrent insert the snapshot cannot see: read again

@@ -16,22 +16,46 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
-/** One record as read from the table. State is {@code 'I'} in flight, {@code 'C'} complete, {@code 'R'} released. */
-record Row(
-    String scope,
-    String key,
-    char state,
-    byte[] fingerprint,
-    long fence,
-    long generation,
-    long leaseExpiresAt,
-    long completedAt,
-    String rpName,
-    byte[] rpData,
-    int status,
-    byte[] headers,
-    byte[] body) {
+/**
+ * One record as read from the table. State is {@code 'I'} in flight, {@code 'C'} complete, {@code 'R'} released.
+ * The recovery point's and the response's columns are null until written. A class rather than a record: it holds
+ * byte arrays, which a record's equals and hashCode would compare by identity.
+ */
+final class Row {
+  private final String scope;
+  private final String key;
+  private final char state;
+  private final byte[] fingerprint;
+  private final long fence;
+  private final long generation;
+  private final long leaseExpiresAt;
+  private final long completedAt;
+  private final @Nullable String rpName;
+  private final byte @Nullable [] rpData;
+  private final int status;
+  private final byte @Nullable [] headers;
+  private final byte @Nullable [] body;
+
+  /** One argument per column of {@link #COLUMNS}, in its order; only {@link #read} calls it. */
+  private Row(String scope, String key, char state, byte[] fingerprint, long fence, long generation,
+      long leaseExpiresAt, long completedAt, @Nullable String rpName, byte @Nullable [] rpData, int status,
+      byte @Nullable [] headers, byte @Nullable [] body) {
+    this.scope = scope;
+    this.key = key;
+    this.state = state;
+    this.fingerprint = fingerprint;
+    this.fence = fence;
+    this.generation = generation;
+    this.leaseExpiresAt = leaseExpiresAt;
+    this.completedAt = completedAt;
+    this.rpName = rpName;
+    this.rpData = rpData;
+    this.status = status;
+    this.headers = headers;
+    this.body = body;
+  }
 
   /** The columns every read selects, in this order. */
   static final String COLUMNS = "scope, idem_key, state, fingerprint, fence, generation_fence, lease_expires_at_ns,"
@@ -53,6 +77,20 @@ record Row(
         rs.getBytes("fingerprint"), fence, generation, lease, completed, rs.getString("rp_name"),
         rs.getBytes("rp_data"), rs.getInt("response_status"), rs.getBytes("response_headers"),
         rs.getBytes("response_body"));
+  }
+
+  /** The state letter: {@code 'I'}, {@code 'C'} or {@code 'R'} ({@code '?'} when the column was empty). */
+  char state() {
+    return state;
+  }
+
+  long fence() {
+    return fence;
+  }
+
+  /** The fence of the claim that began the request: the fence, unless a takeover came since. */
+  long generation() {
+    return generation;
   }
 
   Optional<RecoveryPoint> recoveryPoint() {
@@ -85,9 +123,9 @@ record Row(
    * claimable (released, past the window, or an expired lease with the same fingerprint), which means it changed
    * since the arbitrating statement looked: claim again.
    */
-  ClaimOutcome outcomeOfClaim(long dbNow, byte[] fp, long window) {
+  @Nullable ClaimOutcome outcomeOfClaim(long dbNow, byte[] fp, long window) {
     switch (state) {
-      case 'C':
+      case 'C' -> {
         if (completedAt <= dbNow - window) {
           return null;
         }
@@ -95,7 +133,8 @@ record Row(
           return new ClaimOutcome.Mismatch(KeyState.COMPLETE);
         }
         return new ClaimOutcome.Completed(response(), Nanos.toInstant(completedAt));
-      case 'I':
+      }
+      case 'I' -> {
         if (!sameFingerprint(fp)) {
           return new ClaimOutcome.Mismatch(KeyState.IN_FLIGHT);
         }
@@ -103,8 +142,10 @@ record Row(
           return new ClaimOutcome.InFlight(Duration.ofNanos(leaseExpiresAt - dbNow));
         }
         return null;
-      default:
+      }
+      default -> {
         return null;
+      }
     }
   }
 

@@ -75,13 +75,13 @@ public final class Schema {
    */
   static List<String> statements(String script) {
     StringBuilder sb = new StringBuilder();
-    for (String line : script.split("\n")) {
+    for (String line : script.split("\n", -1)) {
       if (!line.strip().startsWith("--")) {
         sb.append(line).append('\n');
       }
     }
     List<String> out = new ArrayList<>();
-    for (String s : sb.toString().split(";")) {
+    for (String s : sb.toString().split(";", -1)) {
       if (!s.isBlank()) {
         out.add(s.strip());
       }

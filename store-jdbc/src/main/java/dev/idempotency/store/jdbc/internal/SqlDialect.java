@@ -34,6 +34,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The SQL of one dialect for one table and one clock source. Every statement that decides something is a single
@@ -196,7 +197,7 @@ public abstract class SqlDialect {
    * so that the phase's fenced write can add the time since ({@code :pinned}, {@code :elapsed}); other dialects
    * do nothing and return {@code null}.
    */
-  public PinnedClock pinTransactionClock(Connection c) throws SQLException {
+  public @Nullable PinnedClock pinTransactionClock(Connection c) throws SQLException {
     return null;
   }
 
@@ -231,7 +232,7 @@ public abstract class SqlDialect {
    * @param lostBefore whether an earlier attempt of this claim did not settle: a dialect whose first attempt
    *     decides from a snapshot must now decide under the row lock, so that the claim cannot lose every round
    */
-  abstract ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore) throws SQLException;
+  abstract @Nullable ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore) throws SQLException;
 
   /**
    * The claim: the arbitrating statement, and only when it could not decide, a plain read of the committed row.
@@ -263,7 +264,7 @@ public abstract class SqlDialect {
   }
 
   /** Reads the committed record and decides by it; {@code null} when it is absent or claimable (claim again). */
-  ClaimOutcome readOutcome(Connection c, ParamValues p) throws SQLException {
+  @Nullable ClaimOutcome readOutcome(Connection c, ParamValues p) throws SQLException {
     try (PreparedStatement ps = prepare(select, c, p); ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
         return null;

@@ -6,6 +6,8 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The connection a phase's work receives: a {@link Proxy} of {@link Connection} that gives every statement the work
@@ -33,15 +35,18 @@ final class TimeoutConnection implements InvocationHandler {
   }
 
   @Override
-  public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+  public @Nullable Object invoke(Object proxy, Method method, @Nullable Object @Nullable [] args) throws Throwable {
     if (method.getDeclaringClass() == Object.class) {
       switch (method.getName()) {
-        case "equals":
-          return proxy == args[0];
-        case "hashCode":
+        case "equals" -> {
+          return proxy == Objects.requireNonNull(args, "equals takes one argument")[0];
+        }
+        case "hashCode" -> {
           return System.identityHashCode(proxy);
-        default:
-          break; // toString: the pool's connection says which it is
+        }
+        default -> {
+          // toString: the pool's connection says which it is
+        }
       }
     }
     Object result;
