@@ -254,7 +254,7 @@ public final class FaultInjectingProxy implements AutoCloseable {
   }
 
   private ProxyExchange record(String requestLine, Map<String, List<String>> headers) {
-    String[] parts = requestLine.split(" ");
+    String[] parts = requestLine.split(" ", 3); // method, target, version
     Fault fault = plan.next();
     synchronized (exchanges) {
       ProxyExchange exchange = new ProxyExchange(exchanges.size(), parts[0], parts[1],
@@ -328,7 +328,7 @@ public final class FaultInjectingProxy implements AutoCloseable {
     String[] responseLines = new String(response, 0, headEnd, StandardCharsets.ISO_8859_1).split("\r\n");
     Map<String, String> responseHeaders = new LinkedHashMap<>();
     HttpWire.headers(responseLines).forEach((name, values) -> responseHeaders.put(name, values.get(0)));
-    exchange.upstream(Integer.parseInt(responseLines[0].split(" ")[1]), responseHeaders,
+    exchange.upstream(Integer.parseInt(responseLines[0].split(" ", 3)[1]), responseHeaders,
         Arrays.copyOfRange(response, headEnd + HttpWire.END_OF_HEAD.length, response.length));
     return response;
   }

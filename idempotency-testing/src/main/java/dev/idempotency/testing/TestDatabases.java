@@ -6,6 +6,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Assumptions;
 
@@ -20,7 +21,8 @@ public enum TestDatabases {
   /** PostgreSQL through its JDBC driver. */
   POSTGRES("IDEMPOTENCY_TEST_PG_URL", "IDEMPOTENCY_TEST_PG_USER", "IDEMPOTENCY_TEST_PG_PASSWORD", ""),
   /** MariaDB through MySQL Connector/J, which reports found rows. */
-  MARIADB_CONNECTOR_J("IDEMPOTENCY_TEST_MYSQL_URL", "IDEMPOTENCY_TEST_MYSQL_USER", "IDEMPOTENCY_TEST_MYSQL_PASSWORD", ""),
+  MARIADB_CONNECTOR_J("IDEMPOTENCY_TEST_MYSQL_URL", "IDEMPOTENCY_TEST_MYSQL_USER", "IDEMPOTENCY_TEST_MYSQL_PASSWORD",
+      ""),
   /** MariaDB through MySQL Connector/J with {@code useAffectedRows=true}. */
   MARIADB_CONNECTOR_J_AFFECTED_ROWS("IDEMPOTENCY_TEST_MYSQL_URL", "IDEMPOTENCY_TEST_MYSQL_USER",
       "IDEMPOTENCY_TEST_MYSQL_PASSWORD", "useAffectedRows=true"),
@@ -112,7 +114,8 @@ public enum TestDatabases {
     config.setMaximumPoolSize(size);
     config.setMinimumIdle(0);
     config.setConnectionTimeout(10_000);
-    config.setPoolName("test-" + name().toLowerCase() + "-" + size + (isolation == null ? "" : "-" + isolation));
+    config.setPoolName("test-" + name().toLowerCase(Locale.ROOT) + "-" + size
+        + (isolation == null ? "" : "-" + isolation));
     return new HikariDataSource(config);
   }
 }
