@@ -1,5 +1,6 @@
 package dev.idempotency.examples;
 
+import dev.idempotency.testing.RandomFaults;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -11,7 +12,7 @@ record DemoOptions(
     Mode mode,
     int clients,
     int paymentsPerClient,
-    FaultInjectingProxy.Rates faults,
+    RandomFaults.Rates faults,
     Optional<String> jdbcUrl,
     String jdbcUser,
     String jdbcPassword,
@@ -116,9 +117,9 @@ record DemoOptions(
     if (url != null && !url.startsWith("jdbc:")) {
       throw new UsageException("--jdbc-url must be a JDBC URL (jdbc:…), but was '" + url + "'");
     }
-    FaultInjectingProxy.Rates rates;
+    RandomFaults.Rates rates;
     try {
-      rates = new FaultInjectingProxy.Rates(drop, slow, reset, burst, burstLength);
+      rates = new RandomFaults.Rates(drop, slow, reset, burst, burstLength);
     } catch (IllegalArgumentException e) {
       throw new UsageException("--drop-rate, --slow-rate, --reset-rate and --burst-rate: " + e.getMessage());
     }

@@ -1,5 +1,7 @@
 package dev.idempotency.examples;
 
+import dev.idempotency.testing.Fault;
+import dev.idempotency.testing.RandomFaults;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -11,14 +13,28 @@ import java.util.Set;
 /** The report the demo ends with: one column per run, side by side. */
 final class DemoReport {
   /** One finished run: what the clients saw, what the proxy did, what the card network charged. */
-  record Run(String title, RunStats stats, long attemptsAtWire, Map<FaultInjectingProxy.Fault, Long> faults,
+  record Run(String title, RunStats stats, long attemptsAtWire, Map<Fault, Long> faults,
       long charges, long paymentsCharged, long duplicateCharges, double seconds) {}
+
+  /** The faults the demo's injector makes, in the report's words, in the report's order. */
+  private static final Map<Fault, String> FAULTS = faultLabels();
 
   private DemoReport() {}
 
+  private static Map<Fault, String> faultLabels() {
+    Map<Fault, String> labels = new LinkedHashMap<>();
+    labels.put(Fault.FORWARD_THEN_DROP, "drop after processing");
+    labels.put(Fault.FORWARD_SLOWED_THEN_DROP, "drop during processing");
+    labels.put(Fault.RESET_WITHOUT_FORWARDING, "reset before processing");
+    labels.put(Fault.FORWARD_THEN_RESET, "reset after processing");
+    labels.put(Fault.ANSWER_503, "burst 503");
+    labels.put(Fault.ANSWER_429, "burst 429");
+    return labels;
+  }
+
   static String render(DemoOptions options, String store, List<Run> runs) {
     StringBuilder out = new StringBuilder();
-    FaultInjectingProxy.Rates f = options.faults();
+    RandomFaults.Rates f = options.faults();
     out.append(String.format(Locale.ROOT,
         "%nPayments demo: %d clients x %d payments through a fault injector (drop after processing %.0f %%,"
             + " slow then dropped %.0f %%, reset %.0f %%, 503/429 bursts %.0f %% x %d), store: %s%n%n",
@@ -47,13 +63,7 @@ final class DemoReport {
     Set<String> causes = new LinkedHashSet<>();
     Set<String> failures = new LinkedHashSet<>();
     runs.forEach(r -> failures.addAll(r.stats().failuresSorted().keySet()));
-    Set<String> faults = new LinkedHashSet<>();
     runs.forEach(r -> causes.addAll(r.stats().retriesByCauseSorted().keySet()));
-    runs.forEach(r -> r.faults().forEach((k, v) -> {
-      if (k != FaultInjectingProxy.Fault.NONE) {
-        faults.add(k.name().toLowerCase(Locale.ROOT).replace('_', ' '));
-      }
-    }));
     List<String> header = new ArrayList<>();
     header.add("");
     runs.forEach(r -> header.add(r.title()));
@@ -85,14 +95,12 @@ final class DemoReport {
     faultHeader.add("faults injected");
     runs.forEach(r -> faultHeader.add(""));
     table.add(faultHeader);
-    for (String fault : faults) {
+    FAULTS.forEach((fault, label) -> {
       List<String> line = new ArrayList<>();
-      line.add("  " + fault);
-      runs.forEach(r -> line.add(String.valueOf(r.faults().entrySet().stream()
-          .filter(e -> e.getKey().name().toLowerCase(Locale.ROOT).replace('_', ' ').equals(fault))
-          .mapToLong(Map.Entry::getValue).sum())));
+      line.add("  " + label);
+      runs.forEach(r -> line.add(String.valueOf(r.faults().getOrDefault(fault, 0L))));
       table.add(line);
-    }
+    });
     int[] widths = new int[header.size()];
     for (List<String> line : table) {
       for (int i = 0; i < line.size(); i++) {

@@ -37,6 +37,12 @@ import org.eclipse.jetty.server.ServerConnector;
  * backed by the JDBC store (embedded H2 unless a JDBC URL is given); with it off, nothing does.
  */
 final class PaymentsApi implements AutoCloseable {
+  /**
+   * The header that makes the API slow, in milliseconds: the fault injector's way to keep a request in flight
+   * while it drops the client's connection.
+   */
+  static final String DELAY_HEADER = "X-Demo-Delay-Millis";
+
   private final Server server;
   private final HikariDataSource dataSource;
   private final IdempotencyEngine engine;
@@ -143,7 +149,7 @@ final class PaymentsApi implements AutoCloseable {
       }
       // a slow card network, to show the in-flight conflict: from the body (curl) or the fault injector's header
       Matcher delay = DELAY.matcher(body);
-      String delayHeader = request.getHeader(FaultInjectingProxy.DELAY_HEADER);
+      String delayHeader = request.getHeader(DELAY_HEADER);
       long delayMillis = delay.find() ? Long.parseLong(delay.group(1))
           : delayHeader != null ? Long.parseLong(delayHeader) : 0;
       if (delayMillis > 0) {

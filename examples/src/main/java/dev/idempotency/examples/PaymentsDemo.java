@@ -1,5 +1,8 @@
 package dev.idempotency.examples;
 
+import dev.idempotency.testing.FaultInjectingProxy;
+import dev.idempotency.testing.RandomFaults;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -11,6 +14,12 @@ import java.util.Locale;
  * shows the duplicates it causes. {@code serve} leaves the API running and prints curl commands.
  */
 public final class PaymentsDemo {
+  /** How slow the API is on a request the injector slows down, and when the injector drops that request's client. */
+  private static final Duration SLOW = Duration.ofMillis(800);
+  private static final Duration SLOW_DROP_AFTER = Duration.ofMillis(150);
+  /** The Retry-After of the injector's 503 and 429 bursts, in seconds. */
+  private static final long BURST_RETRY_AFTER_SECONDS = 1;
+
   private PaymentsDemo() {}
 
   public static void main(String[] args) {
@@ -56,12 +65,15 @@ public final class PaymentsDemo {
     String database = (libraryOn ? "on" : "off") + "_" + Long.toHexString(System.nanoTime());
     System.err.println("starting: " + title);
     try (PaymentsApi api = PaymentsApi.start(options, filter, 0, database);
-        FaultInjectingProxy proxy = new FaultInjectingProxy(api.uri(), options.faults(), options.seed())) {
+        FaultInjectingProxy proxy = FaultInjectingProxy.start(api.uri().getPort())
+            .plan(new RandomFaults(options.faults(), options.seed()))
+            .slowRequests(PaymentsApi.DELAY_HEADER, String.valueOf(SLOW.toMillis()), SLOW_DROP_AFTER)
+            .retryAfterSeconds(BURST_RETRY_AFTER_SECONDS, BURST_RETRY_AFTER_SECONDS)) {
       long t0 = System.nanoTime();
-      RunStats stats = Fleet.run(proxy.uri(), options, libraryOn, title);
+      RunStats stats = Fleet.run(proxy.uri(""), options, libraryOn, title);
       double seconds = (System.nanoTime() - t0) / 1e9;
       CardNetwork cards = api.cardNetwork;
-      return new DemoReport.Run(title, stats, proxy.attempts(), proxy.faultCounts(), cards.charges(),
+      return new DemoReport.Run(title, stats, proxy.exchanges().size(), proxy.faultCounts(), cards.charges(),
           cards.paymentsCharged(), cards.duplicateCharges(), seconds);
     }
   }

@@ -1,5 +1,6 @@
 package dev.idempotency.client;
 
+import dev.idempotency.testing.ThreadPools;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -100,15 +101,7 @@ public final class ThreadLeakGuard implements TestInstancePreConstructCallback, 
    * @throws IllegalStateException if a thread is still running after the grace, or the wait was interrupted
    */
   public static void shutDown(ExecutorService pool, String owner) {
-    pool.shutdownNow();
-    try {
-      if (!pool.awaitTermination(GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
-        throw new IllegalStateException(owner + ": a thread was still running " + GRACE + " after close");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(owner + ": interrupted while its threads were ending", e);
-    }
+    ThreadPools.shutDown(pool, GRACE, owner);
   }
 
   /** @return every thread alive now */

@@ -15,6 +15,8 @@ import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.testing.DelegatingStore;
+import dev.idempotency.testing.MutableClock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -14,6 +14,8 @@ import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.TransactionCallbacks;
+import dev.idempotency.testing.DelegatingStore;
+import dev.idempotency.testing.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

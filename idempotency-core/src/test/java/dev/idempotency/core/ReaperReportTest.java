@@ -9,6 +9,8 @@ import dev.idempotency.RecoveryPoint;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
+import dev.idempotency.testing.DelegatingStore;
+import dev.idempotency.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;

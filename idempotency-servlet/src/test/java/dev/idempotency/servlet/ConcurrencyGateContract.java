@@ -31,7 +31,7 @@ abstract class ConcurrencyGateContract {
   private static final String BODY = "{\"amount\":1000,\"currency\":\"EUR\"}";
 
   private IdempotencyEngine engine;
-  private JettyServer server;
+  private FilteredTestApp server;
   private ExecutorService clients;
 
   /** The store under test; called once per class. */
@@ -43,7 +43,7 @@ abstract class ConcurrencyGateContract {
   @BeforeAll
   void startServer() throws Exception {
     engine = IdempotencyEngine.builder(newStore()).build();
-    server = new JettyServer(IdempotencyHttp.builder(engine).build());
+    server = new FilteredTestApp(IdempotencyHttp.builder(engine).build());
     clients = Executors.newFixedThreadPool(64);
   }
 

@@ -8,7 +8,6 @@ import dev.idempotency.RecordId;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InFlightPolicy;
 import dev.idempotency.core.InMemoryKeyStore;
-import dev.idempotency.core.MutableClock;
 import dev.idempotency.core.StoredResponsePolicy;
 import dev.idempotency.http.EndpointRule;
 import dev.idempotency.http.IdempotencyHttp;
@@ -17,6 +16,9 @@ import dev.idempotency.http.KeyRequirement;
 import dev.idempotency.http.MismatchStatus;
 import dev.idempotency.http.OversizedResponse;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.testing.JettyHarness;
+import dev.idempotency.testing.LoopbackPorts;
+import dev.idempotency.testing.MutableClock;
 import java.io.ByteArrayInputStream;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -44,22 +46,22 @@ class ContractOverHttpTest {
   private final MutableClock clock = new MutableClock();
   private ObservedStore store = new ObservedStore(new InMemoryKeyStore());
   private IdempotencyEngine engine;
-  private JettyServer server;
+  private FilteredTestApp server;
 
   /** Starts Jetty with a handler over a fresh engine; {@code engineSettings} and {@code settings} adjust them. */
-  private JettyServer start(UnaryOperator<IdempotencyEngine.Builder> engineSettings,
+  private FilteredTestApp start(UnaryOperator<IdempotencyEngine.Builder> engineSettings,
       UnaryOperator<IdempotencyHttpBuilder> settings) throws Exception {
     return start(store, engineSettings, settings);
   }
 
-  private JettyServer start(KeyStore keyStore, UnaryOperator<IdempotencyEngine.Builder> engineSettings,
+  private FilteredTestApp start(KeyStore keyStore, UnaryOperator<IdempotencyEngine.Builder> engineSettings,
       UnaryOperator<IdempotencyHttpBuilder> settings) throws Exception {
     engine = engineSettings.apply(IdempotencyEngine.builder(keyStore).clock(clock)).build();
-    server = new JettyServer(settings.apply(IdempotencyHttp.builder(engine)).build());
+    server = new FilteredTestApp(settings.apply(IdempotencyHttp.builder(engine)).build());
     return server;
   }
 
-  private JettyServer start() throws Exception {
+  private FilteredTestApp start() throws Exception {
     return start(e -> e, h -> h);
   }
 
@@ -102,7 +104,7 @@ class ContractOverHttpTest {
     @Test
     void firstRequestRunsTheApplicationAndReturnsItsResponse() throws Exception {
       // given
-      JettyServer s = start();
+      FilteredTestApp s = start();
       // when
       HttpResponse<byte[]> r = s.post("/payments/a", "key-1", BODY);
       // then
@@ -120,7 +122,7 @@ class ContractOverHttpTest {
     @Test
     void retryGetsTheByteIdenticalReplayAndTheApplicationDoesNotRunAgain() throws Exception {
       // given
-      JettyServer s = start();
+      FilteredTestApp s = start();
       HttpResponse<byte[]> first = s.post("/payments/a", "key-1", BODY);
       // when
       HttpResponse<byte[]> replay = s.post("/payments/a", "key-1", BODY);
@@ -141,7 +143,7 @@ class ContractOverHttpTest {
     /** The quoted structured-field form of the key names the same record as the bare form. */
     @Test
     void quotedKeyFormIsTheSameKey() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       s.post("/payments/a", "key-q", BODY);
       HttpResponse<byte[]> replay = s.post("/payments/a", "\"key-q\"", BODY);
       assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
@@ -151,7 +153,7 @@ class ContractOverHttpTest {
     /** Set-Cookie is stored and replayed only when opted in. */
     @Test
     void setCookieIsReplayedOnlyWhenOptedIn() throws Exception {
-      JettyServer s = start(e -> e, h -> h.storeSetCookie(true));
+      FilteredTestApp s = start(e -> e, h -> h.storeSetCookie(true));
       HttpResponse<byte[]> first = s.post("/payments/a", "key-c", BODY);
       HttpResponse<byte[]> replay = s.post("/payments/a", "key-c", BODY);
       assertThat(replay.headers().allValues("Set-Cookie")).isNotEmpty()
@@ -161,7 +163,7 @@ class ContractOverHttpTest {
     /** sendError is captured as a problem body, stored, and replayed identically; the application ran once. */
     @Test
     void sendErrorIsCapturedStoredAndReplayed() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       HttpResponse<byte[]> first = s.post("/error", "key-e", BODY);
       HttpResponse<byte[]> replay = s.post("/error", "key-e", BODY);
       assertThat(first.statusCode()).isEqualTo(402);
@@ -178,7 +180,7 @@ class ContractOverHttpTest {
     /** A body written through getWriter with a declared charset is captured as the same bytes. */
     @Test
     void writerOutputKeepsItsCharset() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       HttpResponse<byte[]> first = s.post("/writer", "key-w", BODY);
       HttpResponse<byte[]> replay = s.post("/writer", "key-w", BODY);
       assertThat(text(first)).isEqualTo("grüße #1");
@@ -189,7 +191,7 @@ class ContractOverHttpTest {
     /** sendRedirect(String) (and every other overload) is captured: the first response and the replay are the 302. */
     @Test
     void sendRedirectIsCapturedStoredAndReplayed() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       HttpResponse<byte[]> first = s.post("/redirect", "key-rd", BODY);
       HttpResponse<byte[]> replay = s.post("/redirect", "key-rd", BODY);
       assertThat(first.statusCode()).isEqualTo(302);
@@ -205,7 +207,7 @@ class ContractOverHttpTest {
     /** setCharacterEncoding(Charset), new in Servlet 6.1, is captured: the writer encodes UTF-8, stored and sent. */
     @Test
     void writerKeepsACharsetSetAsACharsetObject() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       HttpResponse<byte[]> first = s.post("/writer-charset", "key-cs", BODY);
       HttpResponse<byte[]> replay = s.post("/writer-charset", "key-cs", BODY);
       assertThat(first.body()).isEqualTo("héllo € #1".getBytes(StandardCharsets.UTF_8));
@@ -218,7 +220,7 @@ class ContractOverHttpTest {
     /** JSON written through getWriter without a charset is UTF-8, and its Content-Type stays what the app set. */
     @Test
     void jsonWriterOutputIsUtf8WithoutACharsetParameter() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       HttpResponse<byte[]> first = s.post("/json-writer", "key-js", BODY);
       HttpResponse<byte[]> replay = s.post("/json-writer", "key-js", BODY);
       assertThat(first.body()).isEqualTo("{\"name\":\"héllo € 日本 \uD83D\uDE00\",\"n\":1}"
@@ -237,7 +239,7 @@ class ContractOverHttpTest {
     /** sendError's message is escaped as every problem body: U+2028/2029 escaped, a lone surrogate replaced. */
     @Test
     void sendErrorMessageIsEscapedLikeEveryProblem() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       HttpResponse<byte[]> first = s.post("/error-escapes", "key-ee", BODY);
       HttpResponse<byte[]> replay = s.post("/error-escapes", "key-ee", BODY);
       assertThat(first.statusCode()).isEqualTo(400);
@@ -249,7 +251,7 @@ class ContractOverHttpTest {
     /** The application reads the very body the filter fingerprinted, and form parameters from it. */
     @Test
     void bufferedBodyAndFormParametersReachTheApplication() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       HttpResponse<byte[]> r = s.send(HttpRequest.newBuilder(s.uri("/form?b=q%20s"))
           .header("Content-Type", "application/x-www-form-urlencoded").header("Idempotency-Key", "key-f")
           .header("X-Test-User", "alice").POST(HttpRequest.BodyPublishers.ofString("a=x%26y")));
@@ -259,7 +261,7 @@ class ContractOverHttpTest {
     /** A redaction hook changes what is stored, never what the first caller receives. */
     @Test
     void redactorChangesOnlyTheStoredBody() throws Exception {
-      JettyServer s = start(e -> e, h -> h.bodyRedactor(resp -> "{\"redacted\":true}".getBytes(StandardCharsets.UTF_8)));
+      FilteredTestApp s = start(e -> e, h -> h.bodyRedactor(resp -> "{\"redacted\":true}".getBytes(StandardCharsets.UTF_8)));
       HttpResponse<byte[]> first = s.post("/payments/a", "key-r", BODY);
       HttpResponse<byte[]> replay = s.post("/payments/a", "key-r", BODY);
       assertThat(text(first)).startsWith("{\"payment\":1");
@@ -273,7 +275,7 @@ class ContractOverHttpTest {
     @ParameterizedTest
     @EnumSource(MismatchStatus.class)
     void sameKeyWithAnotherBodyIsRejectedWithTheConfiguredStatus(MismatchStatus status) throws Exception {
-      JettyServer s = start(e -> e, h -> h.mismatchStatus(status));
+      FilteredTestApp s = start(e -> e, h -> h.mismatchStatus(status));
       s.post("/payments/a", "key-m", BODY);
       HttpResponse<byte[]> r = s.post("/payments/a", "key-m", "{\"amount\":9999,\"currency\":\"EUR\"}");
       assertProblem(r, status.status(), "idempotency_key_reused", false);
@@ -283,7 +285,7 @@ class ContractOverHttpTest {
     /** Same key and body on another path is another request too. */
     @Test
     void sameKeyOnAnotherPathIsAMismatch() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       s.post("/payments/a", "key-m2", BODY);
       assertProblem(s.post("/payments/b", "key-m2", BODY), 409, "idempotency_key_reused", false);
       assertThat(s.app.effects("POST /payments/b")).isZero();
@@ -295,10 +297,10 @@ class ContractOverHttpTest {
     /** A retry while the first request runs gets 409 + Retry-After; after completion, the replay. */
     @Test
     void retryWhileInFlightGets409WithRetryAfter() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       s.app.gate = new CountDownLatch(1);
       s.app.entered = new CountDownLatch(1);
-      CompletableFuture<HttpResponse<byte[]>> first = JettyServer.CLIENT.sendAsync(
+      CompletableFuture<HttpResponse<byte[]>> first = JettyHarness.CLIENT.sendAsync(
           s.post("/payments/a", "key-i", "alice", BODY).build(), HttpResponse.BodyHandlers.ofByteArray());
       assertThat(s.app.entered.await(10, TimeUnit.SECONDS)).isTrue();
 
@@ -316,14 +318,14 @@ class ContractOverHttpTest {
     /** With the engine's bounded wait, the retry waits for the first request and receives its replay. */
     @Test
     void boundedWaitEndsInTheReplay() throws Exception {
-      JettyServer s = start(e -> e.inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofSeconds(20),
+      FilteredTestApp s = start(e -> e.inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofSeconds(20),
           Duration.ofMillis(10))), h -> h);
       s.app.gate = new CountDownLatch(1);
       s.app.entered = new CountDownLatch(1);
-      CompletableFuture<HttpResponse<byte[]>> first = JettyServer.CLIENT.sendAsync(
+      CompletableFuture<HttpResponse<byte[]>> first = JettyHarness.CLIENT.sendAsync(
           s.post("/payments/a", "key-w", "alice", BODY).build(), HttpResponse.BodyHandlers.ofByteArray());
       assertThat(s.app.entered.await(10, TimeUnit.SECONDS)).isTrue();
-      CompletableFuture<HttpResponse<byte[]>> second = JettyServer.CLIENT.sendAsync(
+      CompletableFuture<HttpResponse<byte[]>> second = JettyHarness.CLIENT.sendAsync(
           s.post("/payments/a", "key-w", "alice", BODY).build(), HttpResponse.BodyHandlers.ofByteArray());
       // the second request found the key in flight and is waiting (not a guess about time: the store saw it)
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -348,10 +350,10 @@ class ContractOverHttpTest {
      */
     @Test
     void inFlightAcceptedServesAStatusUrl() throws Exception {
-      JettyServer s = start(e -> e, h -> h.inFlightAccepted("/idempotency-requests"));
+      FilteredTestApp s = start(e -> e, h -> h.inFlightAccepted("/idempotency-requests"));
       s.app.gate = new CountDownLatch(1);
       s.app.entered = new CountDownLatch(1);
-      CompletableFuture<HttpResponse<byte[]>> first = JettyServer.CLIENT.sendAsync(
+      CompletableFuture<HttpResponse<byte[]>> first = JettyHarness.CLIENT.sendAsync(
           s.post("/payments/a", "key/202?", "alice", BODY).build(), HttpResponse.BodyHandlers.ofByteArray());
       assertThat(s.app.entered.await(10, TimeUnit.SECONDS)).isTrue();
 
@@ -383,7 +385,7 @@ class ContractOverHttpTest {
     /** Key missing where required: 400, the application does not run. */
     @Test
     void missingKeyIs400() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       assertProblem(s.post("/payments/a", null, BODY), 400, "idempotency_key_missing", false);
       assertThat(s.app.totalEffects()).isZero();
     }
@@ -395,7 +397,7 @@ class ContractOverHttpTest {
      */
     @Test
     void refusalBeforeTheBodyIsReadClosesTheConnection() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       HttpResponse<byte[]> missing = s.post("/payments/a", null, BODY);
       assertProblem(missing, 400, "idempotency_key_missing", false);
       assertThat(missing.headers().firstValue("Connection")).hasValue("close");
@@ -411,7 +413,7 @@ class ContractOverHttpTest {
     /** An optional endpoint without a key passes through without idempotency (each request runs). */
     @Test
     void optionalEndpointWithoutKeyPassesThrough() throws Exception {
-      JettyServer s = start(e -> e, h -> h.endpoint(EndpointRule.of(KeyRequirement.OPTIONAL, "/payments/**", "POST")));
+      FilteredTestApp s = start(e -> e, h -> h.endpoint(EndpointRule.of(KeyRequirement.OPTIONAL, "/payments/**", "POST")));
       assertThat(s.post("/payments/a", null, BODY).statusCode()).isEqualTo(201);
       assertThat(s.post("/payments/a", null, BODY).statusCode()).isEqualTo(201);
       assertThat(s.app.effects("POST /payments/a")).isEqualTo(2);
@@ -422,7 +424,7 @@ class ContractOverHttpTest {
     /** Safe methods and paths outside the rules pass through, even with a key. */
     @Test
     void getAndUnmatchedPathsPassThrough() throws Exception {
-      JettyServer s = start(e -> e, h -> h.endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/payments/*", "POST")));
+      FilteredTestApp s = start(e -> e, h -> h.endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/payments/*", "POST")));
       HttpRequest.Builder get = HttpRequest.newBuilder(s.uri("/payments/a")).header("Idempotency-Key", "g");
       s.send(get);
       s.send(get);
@@ -437,7 +439,7 @@ class ContractOverHttpTest {
      */
     @Test
     void pathParametersAndDotSegmentsDoNotEscapeARequiredRule() throws Exception {
-      JettyServer s = start(e -> e, h -> h.endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/payments", "POST")));
+      FilteredTestApp s = start(e -> e, h -> h.endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/payments", "POST")));
       assertProblem(s.post("/payments;x=1", null, BODY), 400, "idempotency_key_missing", false);
       assertProblem(s.post("/other/../payments", null, BODY), 400, "idempotency_key_missing", false);
       assertProblem(s.post("/%70ayments", null, BODY), 400, "idempotency_key_missing", false);
@@ -451,7 +453,7 @@ class ContractOverHttpTest {
 
     @Test
     void emptyKeyIs400Invalid() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       HttpResponse<byte[]> r = s.post("/payments/a", "", BODY);
       assertProblem(r, 400, "idempotency_key_invalid", false);
       assertThat(member(r, "rule")).isEqualTo("empty");
@@ -460,7 +462,7 @@ class ContractOverHttpTest {
 
     @Test
     void keyOf256CharactersIs400Invalid() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       HttpResponse<byte[]> r = s.post("/payments/a", "k".repeat(256), BODY);
       assertProblem(r, 400, "idempotency_key_invalid", false);
       assertThat(member(r, "rule")).isEqualTo("too_long");
@@ -470,7 +472,7 @@ class ContractOverHttpTest {
     /** A tab (a control character HTTP allows in field values) reaches the filter and is refused by it. */
     @Test
     void keyWithControlCharacterIs400Invalid() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       String raw = s.rawPostWithKey("ab\tcd".getBytes(StandardCharsets.US_ASCII), "/payments/a");
       assertThat(raw).startsWith("HTTP/1.1 400 ");
       assertThat(raw).contains("\"code\":\"idempotency_key_invalid\"").contains("\"rule\":\"illegal_character\"");
@@ -480,7 +482,7 @@ class ContractOverHttpTest {
     /** Other control characters are refused by Jetty's HTTP parser before any filter runs: still 400, still no run. */
     @Test
     void keyWithBareControlByteNeverReachesTheApplication() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       String raw = s.rawPostWithKey(new byte[] {'a', 0x01, 'b'}, "/payments/a");
       assertThat(raw).startsWith("HTTP/1.1 400 ");
       assertThat(s.app.totalEffects()).isZero();
@@ -488,7 +490,7 @@ class ContractOverHttpTest {
 
     @Test
     void nonAsciiKeyIs400Invalid() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       String raw = s.rawPostWithKey("clé-1".getBytes(StandardCharsets.UTF_8), "/payments/a");
       assertThat(raw).startsWith("HTTP/1.1 400 ");
       assertThat(raw).contains("\"code\":\"idempotency_key_invalid\"").contains("\"rule\":\"illegal_character\"");
@@ -497,7 +499,7 @@ class ContractOverHttpTest {
 
     @Test
     void keySentTwiceIs400Invalid() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       HttpResponse<byte[]> r = s.send(s.post("/payments/a", "k1", "alice", BODY).header("Idempotency-Key", "k2"));
       assertProblem(r, 400, "idempotency_key_invalid", false);
       assertThat(member(r, "rule")).isEqualTo("multiple_values");
@@ -509,7 +511,7 @@ class ContractOverHttpTest {
     /** The same key from another caller is a new request: it runs, and never sees the first caller's response. */
     @Test
     void keyReusedByAnotherScopeIsANewRequest() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       HttpResponse<byte[]> alice = s.send(s.post("/payments/a", "shared", "alice", BODY));
       HttpResponse<byte[]> bob = s.send(s.post("/payments/a", "shared", "bob", BODY));
       assertThat(bob.statusCode()).isEqualTo(201);
@@ -524,7 +526,7 @@ class ContractOverHttpTest {
     /** No authenticated caller and no anonymous scope: 401, nothing runs. */
     @Test
     void unauthenticatedRequestIsRefused() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       assertProblem(s.send(s.post("/payments/a", "k", null, BODY)), 401, "idempotency_scope_unresolved", false);
       assertThat(s.app.totalEffects()).isZero();
     }
@@ -535,7 +537,7 @@ class ContractOverHttpTest {
     /** Past the replay window, a reused key is a new request (even with another body). */
     @Test
     void reusedKeyAfterTheWindowIsANewRequest() throws Exception {
-      JettyServer s = start(e -> e.replayWindow(Duration.ofHours(1)).retention(Duration.ofHours(2)), h -> h);
+      FilteredTestApp s = start(e -> e.replayWindow(Duration.ofHours(1)).retention(Duration.ofHours(2)), h -> h);
       s.post("/payments/a", "key-x", BODY);
       clock.advance(Duration.ofMinutes(59));
       assertThat(s.post("/payments/a", "key-x", BODY).headers().firstValue("Idempotent-Replayed")).hasValue("true");
@@ -554,11 +556,11 @@ class ContractOverHttpTest {
     void unreachableStoreIs503AndTheApplicationDoesNotRun() throws Exception {
       // the JDBC store, its PostgreSQL server address pointing at a loopback port nothing listens on
       org.postgresql.ds.PGSimpleDataSource unreachable = new org.postgresql.ds.PGSimpleDataSource();
-      unreachable.setURL("jdbc:postgresql://127.0.0.1:" + TestEnv.closedPort() + "/idem");
+      unreachable.setURL("jdbc:postgresql://127.0.0.1:" + LoopbackPorts.closed() + "/idem");
       unreachable.setConnectTimeout(2);
       KeyStore jdbc = dev.idempotency.store.jdbc.JdbcKeyStore.builder(unreachable)
           .dialect(dev.idempotency.store.jdbc.Dialect.POSTGRESQL).validateSchema(false).build();
-      JettyServer s = start(jdbc, e -> e, h -> h);
+      FilteredTestApp s = start(jdbc, e -> e, h -> h);
       HttpResponse<byte[]> r = s.post("/payments/a", "key-d", BODY);
       assertProblem(r, 503, "idempotency_store_unavailable", true);
       assertThat(r.headers().firstValue("Retry-After")).hasValue("5");
@@ -571,7 +573,7 @@ class ContractOverHttpTest {
     /** A body over the limit is refused with 413 before anything is claimed. */
     @Test
     void oversizedRequestIs413AndNothingIsClaimed() throws Exception {
-      JettyServer s = start(e -> e, h -> h.maxRequestBodyBytes(1024));
+      FilteredTestApp s = start(e -> e, h -> h.maxRequestBodyBytes(1024));
       String big = "x".repeat(2000);
       assertProblem(s.post("/payments/a", "key-big", big), 413, "request_too_large", false);
       // without Content-Length (chunked): the bounded read catches it too
@@ -591,7 +593,7 @@ class ContractOverHttpTest {
     @ValueSource(booleans = {false, true})
     void oversizedResponseIsReturnedButOnlyAMarkerIsStored(boolean policyExcludes5xx) throws Exception {
       // the policy judges the application's 200, never the marker's 500: excluding 500 must not release the key
-      JettyServer s = start(e -> policyExcludes5xx
+      FilteredTestApp s = start(e -> policyExcludes5xx
           ? e.storedResponsePolicy(StoredResponsePolicy.storeAllExcept(500, 502, 503, 504)) : e,
           h -> h.maxStoredResponseBytes(1024));
       HttpResponse<byte[]> first = s.post("/big?size=5000", "key-o", BODY);
@@ -608,7 +610,7 @@ class ContractOverHttpTest {
     /** With RELEASE_KEY, an oversized response releases the key: a retry runs again, and is never truncated. */
     @Test
     void oversizedResponseWithReleaseKeyRunsTheRetryAgain() throws Exception {
-      JettyServer s = start(e -> e, h -> h.maxStoredResponseBytes(1024).oversizedResponse(OversizedResponse.RELEASE_KEY));
+      FilteredTestApp s = start(e -> e, h -> h.maxStoredResponseBytes(1024).oversizedResponse(OversizedResponse.RELEASE_KEY));
       HttpResponse<byte[]> first = s.post("/big?size=5000", "key-o2", BODY);
       HttpResponse<byte[]> retry = s.post("/big?size=5000", "key-o2", BODY);
       assertThat(first.body()).hasSize(5000);
@@ -623,7 +625,7 @@ class ContractOverHttpTest {
     /** The application threw: the container answers 500, the key is released, and a retry runs anew. */
     @Test
     void exceptionReleasesTheKey() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       HttpResponse<byte[]> first = s.post("/throw", "key-t", BODY);
       assertThat(first.statusCode()).isEqualTo(500);
       assertThat(text(first)).doesNotContain("partial");
@@ -640,7 +642,7 @@ class ContractOverHttpTest {
      */
     @Test
     void failedRequestOfTwoStepsResumesFromItsRecoveryPoint() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       HttpResponse<byte[]> first = s.send(s.post("/two-phase", "key-2p", "alice", BODY).header("X-Test-Crash", "1"));
       assertThat(first.statusCode()).as(text(first)).isEqualTo(500);
       assertThat(engine.store().lookup(RecordId.of("alice", "key-2p"))).hasValueSatisfying(r -> {
@@ -666,7 +668,7 @@ class ContractOverHttpTest {
     /** An async servlet behind a guarded endpoint is refused with a clear message; the key is released. */
     @Test
     void asyncIsRefusedWithAClearMessage() throws Exception {
-      JettyServer s = start();
+      FilteredTestApp s = start();
       HttpResponse<byte[]> r = s.post("/async", "key-a", BODY);
       assertThat(r.statusCode()).isEqualTo(500);
       assertThat(engine.store().lookup(RecordId.of("alice", "key-a"))).isEmpty();
@@ -683,7 +685,7 @@ class ContractOverHttpTest {
      */
     @Test
     void spellingsOfAGuardedPathNeedTheKey() throws Exception {
-      JettyServer s = start(e -> e, h -> h.endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/orders", "POST")));
+      FilteredTestApp s = start(e -> e, h -> h.endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/orders", "POST")));
       for (String path : java.util.List.of("/orders", "/orders/", "//orders", "/orders//", "/./orders",
           "/x/../orders", "/orders;jsessionid=abc", "/%6Frders", "/ORDERS", "/Orders/")) {
         HttpResponse<byte[]> r = s.post(path, null, BODY);

@@ -3,6 +3,7 @@ package dev.idempotency.servlet;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
+import dev.idempotency.testing.TestDatabases;
 
 /** The concurrency gate over Jetty with the JDBC store on embedded H2 (a pool of 16 connections). */
 class H2ConcurrencyGateTest extends ConcurrencyGateContract {
@@ -10,9 +11,7 @@ class H2ConcurrencyGateTest extends ConcurrencyGateContract {
 
   @Override
   protected KeyStore newStore() {
-    pool = new HikariDataSource();
-    pool.setJdbcUrl("jdbc:h2:mem:servlet-gate;DB_CLOSE_DELAY=-1");
-    pool.setMaximumPoolSize(16);
+    pool = TestDatabases.H2.pool(TestDatabases.H2.url(), 16);
     return JdbcKeyStore.builder(pool).tableName("servlet_gate_records").createSchemaIfMissing().build();
   }
 

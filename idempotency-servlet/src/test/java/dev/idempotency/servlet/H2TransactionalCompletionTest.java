@@ -1,11 +1,11 @@
 package dev.idempotency.servlet;
 
-import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.testing.TestDatabases;
 
 /** A completion committed with the business writes, over Jetty, with the JDBC store on embedded H2. */
 class H2TransactionalCompletionTest extends TransactionalCompletionContract {
   @Override
-  protected void connect(HikariDataSource pool) {
-    pool.setJdbcUrl("jdbc:h2:mem:servlet-tx;DB_CLOSE_DELAY=-1");
+  protected TestDatabases database() {
+    return TestDatabases.H2;
   }
 }

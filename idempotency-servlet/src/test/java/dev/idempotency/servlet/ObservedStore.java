@@ -1,9 +1,9 @@
 package dev.idempotency.servlet;
 
-import dev.idempotency.core.DelegatingStore;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.testing.DelegatingStore;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 

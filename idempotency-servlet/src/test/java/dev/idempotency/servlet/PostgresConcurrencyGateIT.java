@@ -3,6 +3,7 @@ package dev.idempotency.servlet;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
+import dev.idempotency.testing.TestDatabases;
 
 /**
  * The concurrency gate over Jetty with the JDBC store on the PostgreSQL test server ({@code IDEMPOTENCY_TEST_PG_*};
@@ -13,12 +14,7 @@ class PostgresConcurrencyGateIT extends ConcurrencyGateContract {
 
   @Override
   protected KeyStore newStore() {
-    String url = TestEnv.require("IDEMPOTENCY_TEST_PG_URL");
-    pool = new HikariDataSource();
-    pool.setJdbcUrl(url);
-    pool.setUsername(TestEnv.require("IDEMPOTENCY_TEST_PG_USER"));
-    pool.setPassword(TestEnv.require("IDEMPOTENCY_TEST_PG_PASSWORD"));
-    pool.setMaximumPoolSize(16);
+    pool = TestDatabases.POSTGRES.pool(TestDatabases.POSTGRES.url(), 16);
     return JdbcKeyStore.builder(pool).tableName("servlet_gate_records").createSchemaIfMissing().build();
   }
 

@@ -1,6 +1,6 @@
 package dev.idempotency.servlet;
 
-import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.testing.TestDatabases;
 
 /**
  * A completion committed with the business writes, over Jetty, with the JDBC store on the PostgreSQL test server
@@ -8,9 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
  */
 class PostgresTransactionalCompletionIT extends TransactionalCompletionContract {
   @Override
-  protected void connect(HikariDataSource pool) {
-    pool.setJdbcUrl(TestEnv.require("IDEMPOTENCY_TEST_PG_URL"));
-    pool.setUsername(TestEnv.require("IDEMPOTENCY_TEST_PG_USER"));
-    pool.setPassword(TestEnv.require("IDEMPOTENCY_TEST_PG_PASSWORD"));
+  protected TestDatabases database() {
+    return TestDatabases.POSTGRES;
   }
 }

@@ -7,6 +7,7 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.http.IdempotencyHttp;
 import dev.idempotency.http.IdempotencyHttpBuilder;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
+import dev.idempotency.testing.TestDatabases;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -27,23 +28,21 @@ import org.junit.jupiter.api.Timeout;
 abstract class TransactionalCompletionContract {
   private static final String BODY = "{\"item\":1}";
   private IdempotencyEngine engine;
-  private JettyServer server;
+  private FilteredTestApp server;
 
   private HikariDataSource pool;
 
-  /** Points {@code pool} at the database; its tables servlet_tx_records and servlet_orders are replaced. */
-  protected abstract void connect(HikariDataSource pool);
+  /** The database; its tables servlet_tx_records and servlet_orders are replaced. */
+  protected abstract TestDatabases database();
 
   private DataSource dataSource() {
     if (pool == null) {
-      pool = new HikariDataSource();
-      connect(pool);
-      pool.setMaximumPoolSize(8);
+      pool = database().pool(database().url(), 8);
     }
     return pool;
   }
 
-  private JettyServer start(UnaryOperator<IdempotencyHttpBuilder> settings) throws Exception {
+  private FilteredTestApp start(UnaryOperator<IdempotencyHttpBuilder> settings) throws Exception {
     DataSource ds = dataSource();
     try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
       st.execute("DROP TABLE IF EXISTS servlet_orders");
@@ -52,7 +51,7 @@ abstract class TransactionalCompletionContract {
     }
     JdbcKeyStore jdbc = JdbcKeyStore.builder(ds).tableName("servlet_tx_records").createSchemaIfMissing().build();
     engine = IdempotencyEngine.builder(jdbc).build();
-    server = new JettyServer(settings.apply(IdempotencyHttp.builder(engine)).build());
+    server = new FilteredTestApp(settings.apply(IdempotencyHttp.builder(engine)).build());
     server.app.jdbc = jdbc;
     return server;
   }
@@ -84,7 +83,7 @@ abstract class TransactionalCompletionContract {
    */
   @Test
   void directCommitAnswersTheFirstCallerWithWhatTheReplayReturns() throws Exception {
-    JettyServer s = start(h -> h);
+    FilteredTestApp s = start(h -> h);
     HttpResponse<byte[]> first = s.post("/order-direct", "tx-1", BODY);
     HttpResponse<byte[]> replay = s.post("/order-direct", "tx-1", BODY);
 
@@ -102,7 +101,7 @@ abstract class TransactionalCompletionContract {
    */
   @Test
   void commitThroughTheHandlerStoresOnlyWhatItsRulesAllow() throws Exception {
-    JettyServer s = start(h -> h);
+    FilteredTestApp s = start(h -> h);
     HttpResponse<byte[]> first = s.post("/order-rules", "tx-2", BODY);
     HttpResponse<byte[]> replay = s.post("/order-rules", "tx-2", BODY);
 
@@ -121,7 +120,7 @@ abstract class TransactionalCompletionContract {
   /** Over the storable limit through the handler: the marker is committed with the order, the caller gets it all. */
   @Test
   void oversizedCommitThroughTheHandlerStoresTheMarker() throws Exception {
-    JettyServer s = start(h -> h.maxStoredResponseBytes(1024));
+    FilteredTestApp s = start(h -> h.maxStoredResponseBytes(1024));
     HttpResponse<byte[]> first = s.post("/order-rules?size=2000", "tx-3", BODY);
     HttpResponse<byte[]> replay = s.post("/order-rules?size=2000", "tx-3", BODY);
 

@@ -428,9 +428,9 @@ public abstract class TransactionalKeyStoreContract<T> {
           + " lease expired, while the owner's work ran");
       verify.check(completion instanceof LeaseLostException, Rule.R10_4, () -> "completeWith whose record was taken"
           + " over while its work ran threw " + describe(completion) + ", expected LeaseLostException");
-      verify.check(completion.getMessage() != null && completion.getMessage().contains(id.key().value()),
-          Rule.R10_4, () -> "the LeaseLostException of a stale completeWith should name the record " + id
-              + ", its message is: " + completion.getMessage());
+      String lostMessage = String.valueOf(Objects.requireNonNull(completion, "checked above").getMessage());
+      verify.check(lostMessage.contains(id.key().value()), Rule.R10_4, () -> "the LeaseLostException of a stale"
+          + " completeWith should name the record " + id + ", its message is: " + lostMessage);
       requireBracket(ex, "a completion whose record was taken over while its work ran");
       requireNoCommitReported(ex, "a completion whose record was taken over while its work ran");
       requireMarkers(Rule.R10_4, "after a completion with a fence gone stale while the work ran");

@@ -2,16 +2,16 @@ package dev.idempotency.examples.crash;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.store.jdbc.TestDatabases;
+import dev.idempotency.testing.TestDatabases;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The databases the crash tests run against. The servers' addresses come from the {@code IDEMPOTENCY_TEST_*}
- * environment variables that {@code eval "$(bash scripts/services.sh)"} prints (the same ones store-jdbc's tests
- * read; this module cannot see that module's test classes). A missing variable fails the test when {@code CI=true}
- * and skips it, with the same instruction, otherwise.
+ * environment variables that {@code eval "$(bash scripts/services.sh)"} prints (the ones {@link TestDatabases}
+ * reads for store-jdbc's tests). A missing variable fails the test when {@code CI=true} and skips it, with the same
+ * instruction, otherwise.
  */
 enum CrashDatabase {
   POSTGRES("PostgreSQL", "IDEMPOTENCY_TEST_PG_URL", "IDEMPOTENCY_TEST_PG_USER", "IDEMPOTENCY_TEST_PG_PASSWORD"),
@@ -68,7 +68,7 @@ enum CrashDatabase {
       return new Target(this, "jdbc:h2:file:" + tempDir.resolve("crash").toAbsolutePath() + ";WRITE_DELAY=0",
           "sa", "");
     }
-    List<String> values = require(urlVar, userVar, passwordVar);
+    List<String> values = TestDatabases.require(urlVar, userVar, passwordVar);
     return new Target(this, values.get(0), values.get(1), values.get(2));
   }
 
@@ -84,10 +84,5 @@ enum CrashDatabase {
       drops.add("DROP SEQUENCE IF EXISTS " + recordsTable + "_fence_seq");
     }
     return drops;
-  }
-
-  /** Fails (CI) or skips (locally) the calling test unless every named environment variable is set. */
-  static List<String> require(String... variables) {
-    return TestDatabases.require(variables);
   }
 }

@@ -9,11 +9,14 @@ import dev.idempotency.client.RetryEnvironment;
 import dev.idempotency.client.RetryEvent;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.Sleeper;
-import dev.idempotency.client.functional.FaultyProxy.Action;
 import dev.idempotency.client.http.IdempotentResponse;
 import dev.idempotency.client.http.RetryingHttpClient;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.testing.Fault;
+import dev.idempotency.testing.FaultInjectingProxy;
+import dev.idempotency.testing.ProxyExchange;
+import dev.idempotency.testing.ScriptedFaults;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
@@ -27,10 +30,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Both halves together, as deployed: the client over real sockets, a {@link FaultyProxy} that loses, resets, cuts
- * off, holds back or sheds requests at the wire, and behind it the real {@code IdempotencyFilter} in embedded Jetty
- * 12 with a store (one subclass per store). The guarantee under test: a POST retried through lost responses has the
- * effect of one POST, and the caller ends with the replayed response of that one execution.
+ * Both halves together, as deployed: the client over real sockets, a {@link FaultInjectingProxy} that loses, resets,
+ * cuts off, holds back or sheds requests at the wire, and behind it the real {@code IdempotencyFilter} in embedded
+ * Jetty 12 with a store (one subclass per store). The guarantee under test: a POST retried through lost responses
+ * has the effect of one POST, and the caller ends with the replayed response of that one execution.
  *
  * <p>Time: the client's waits run on a {@link FakeTime} (they are recorded, not slept); attempt timeouts are real
  * (they are the {@code HttpRequest} timeouts), so the two tests that need one take about a second each. No assertion
@@ -45,8 +48,8 @@ abstract class FilterEndToEndContract {
   final FakeTime time = new FakeTime();
   final List<RetryEvent> events = new CopyOnWriteArrayList<>();
   private IdempotencyEngine engine;
-  FilteredJetty jetty;
-  FaultyProxy proxy;
+  FilteredConfirmApp jetty;
+  FaultInjectingProxy proxy;
 
   /** @return a fresh, empty store for one test */
   protected abstract KeyStore newStore() throws Exception;
@@ -57,14 +60,14 @@ abstract class FilterEndToEndContract {
   void startServers() throws Exception {
     // a 5 s lease: the in-flight 409's Retry-After (the owner's remaining lease) fits the client's 30 s deadline
     engine = IdempotencyEngine.builder(newStore()).lease(Duration.ofSeconds(5)).build();
-    jetty = new FilteredJetty(engine);
-    proxy = new FaultyProxy(jetty.port());
+    jetty = new FilteredConfirmApp(engine);
+    proxy = FaultInjectingProxy.start(jetty.port());
   }
 
   /** Closes the proxy, Jetty, the engine, then the store, each even if one before it failed. */
   @AfterEach
   void stopServers() throws Exception {
-    try (IdempotencyEngine e = engine; FilteredJetty j = jetty; FaultyProxy p = proxy) {
+    try (IdempotencyEngine e = engine; FilteredConfirmApp j = jetty; FaultInjectingProxy p = proxy) {
       // try-with-resources closes in reverse order, skips null resources (never started) and keeps every failure
     } finally {
       closeStore();
@@ -93,12 +96,12 @@ abstract class FilterEndToEndContract {
   void assertOneKeyOnEveryAttempt(IdempotentResponse<?> response) {
     String key = response.idempotencyKey().orElseThrow().value();
     assertThat(proxy.exchanges()).hasSize(response.attempts())
-        .allSatisfy(e -> assertThat(e.idempotencyKeys).as("Idempotency-Key on %s", e).containsExactly(key));
+        .allSatisfy(e -> assertThat(e.idempotencyKeys()).as("Idempotency-Key on %s", e).containsExactly(key));
   }
 
   /** The caller got the first execution's response: same status, same body bytes, same Location, marked replayed. */
   void assertReplayOfTheFirstExecution(IdempotentResponse<String> response) {
-    FaultyProxy.Exchange first = proxy.exchange(0);
+    ProxyExchange first = proxy.exchange(0);
     assertThat(first.upstreamStatus()).as("the first attempt was processed").isEqualTo(201);
     assertThat(first.upstreamHeader("Idempotent-Replayed")).isNull();
     assertThat(response.statusCode()).isEqualTo(201);
@@ -116,7 +119,7 @@ abstract class FilterEndToEndContract {
   /** Two lost responses (closed, then reset), then the replay: one side effect, three attempts, one key. */
   @Test
   void aPostRetriedThroughDroppedResponsesRunsOnceAndEndsWithTheReplay() throws Exception {
-    proxy.script(Action.FORWARD_THEN_DROP, Action.FORWARD_THEN_RESET, Action.FORWARD);
+    proxy.plan(new ScriptedFaults(Fault.FORWARD_THEN_DROP, Fault.FORWARD_THEN_RESET, Fault.FORWARD));
 
     IdempotentResponse<String> response = client(policy().build())
         .send(confirm("{\"amount\":100}"), BodyHandlers.ofString());
@@ -125,7 +128,7 @@ abstract class FilterEndToEndContract {
     assertReplayOfTheFirstExecution(response);
     assertThat(response.attempts()).isEqualTo(3);
     assertOneKeyOnEveryAttempt(response);
-    assertThat(proxy.exchanges()).extracting(FaultyProxy.Exchange::upstreamStatus).containsExactly(201, 201, 201);
+    assertThat(proxy.exchanges()).extracting(ProxyExchange::upstreamStatus).containsExactly(201, 201, 201);
     assertThat(proxy.exchanges()).extracting(e -> e.upstreamHeader("Idempotent-Replayed"))
         .containsExactly(null, "true", "true");
     assertThat(retryCauses()).hasSize(2);
@@ -134,7 +137,7 @@ abstract class FilterEndToEndContract {
   /** The same through sendAsync, with a response cut off mid-body, and an event-derived key. */
   @Test
   void theSameAsynchronouslyWithATruncatedResponseAndAnEventKey() throws Exception {
-    proxy.script(Action.FORWARD_THEN_TRUNCATE, Action.FORWARD_THEN_DROP, Action.FORWARD);
+    proxy.plan(new ScriptedFaults(Fault.FORWARD_THEN_TRUNCATE, Fault.FORWARD_THEN_DROP, Fault.FORWARD));
 
     IdempotentResponse<String> response = client(policy().build()).call(confirm("{\"amount\":100}"))
         .idempotencyKey(OperationKey.forEvent("order-confirm", "4711"))
@@ -153,8 +156,8 @@ abstract class FilterEndToEndContract {
    */
   @Test
   void retryAfterFromTheWireIsHonouredAndTheLostResponseIsReplayed() throws Exception {
-    proxy.script(Action.ANSWER_503_RETRY_AFTER_2, Action.FORWARD_THEN_DROP, Action.ANSWER_429_RETRY_AFTER_1,
-        Action.FORWARD);
+    proxy.retryAfterSeconds(2, 1)
+        .plan(new ScriptedFaults(Fault.ANSWER_503, Fault.FORWARD_THEN_DROP, Fault.ANSWER_429, Fault.FORWARD));
 
     IdempotentResponse<String> response = client(policy().maxAttempts(5).build())
         .send(confirm("{\"amount\":100}"), BodyHandlers.ofString());
@@ -185,7 +188,7 @@ abstract class FilterEndToEndContract {
    */
   @Test
   void aResponseStalledPastTheAttemptTimeoutIsRetriedIntoTheReplay() throws Exception {
-    proxy.script(Action.FORWARD_THEN_STALL, Action.FORWARD);
+    proxy.plan(new ScriptedFaults(Fault.FORWARD_THEN_STALL, Fault.FORWARD));
     Sleeper untilTheFirstResponseIsStored = d -> {
       time.sleep(d);
       assertThat(proxy.exchange(0).awaitUpstream(Duration.ofSeconds(10))).isTrue();
@@ -231,7 +234,7 @@ abstract class FilterEndToEndContract {
     assertReplayOfTheFirstExecution(response);
     assertThat(response.attempts()).isEqualTo(3);
     assertOneKeyOnEveryAttempt(response);
-    FaultyProxy.Exchange conflict = proxy.exchange(1);
+    ProxyExchange conflict = proxy.exchange(1);
     assertThat(conflict.upstreamStatus()).isEqualTo(409);
     assertThat(conflict.upstreamBody()).contains("\"code\":\"idempotency_request_in_flight\"");
     long retryAfter = Long.parseLong(conflict.upstreamHeader("Retry-After"));
@@ -261,7 +264,7 @@ abstract class FilterEndToEndContract {
     assertThat(reused.body()).contains("\"code\":\"idempotency_key_reused\"").contains("\"retryable\":false");
     assertThat(jetty.app.effects()).isEqualTo(1);
     assertThat(proxy.exchanges()).hasSize(2)
-        .allSatisfy(e -> assertThat(e.idempotencyKeys).containsExactly("order-confirm-4711"));
+        .allSatisfy(e -> assertThat(e.idempotencyKeys()).containsExactly("order-confirm-4711"));
     assertThat(retryCauses()).isEmpty();
     assertThat(time.sleeps()).isEmpty();
   }

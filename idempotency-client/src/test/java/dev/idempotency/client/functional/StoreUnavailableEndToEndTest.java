@@ -13,9 +13,8 @@ import dev.idempotency.client.http.RetryingHttpClient;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.store.jdbc.Dialect;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import dev.idempotency.testing.FaultInjectingProxy;
+import dev.idempotency.testing.LoopbackPorts;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
@@ -36,31 +35,24 @@ class StoreUnavailableEndToEndTest {
   private final FakeTime time = new FakeTime();
   private final List<RetryEvent> events = new CopyOnWriteArrayList<>();
   private IdempotencyEngine engine;
-  private FilteredJetty jetty;
-  private FaultyProxy proxy;
+  private FilteredConfirmApp jetty;
+  private FaultInjectingProxy proxy;
 
   @BeforeEach
   void start() throws Exception {
     JdbcDataSource unreachable = new JdbcDataSource();
-    unreachable.setURL("jdbc:h2:tcp://127.0.0.1:" + closedPort() + "/mem:unreachable");
+    unreachable.setURL("jdbc:h2:tcp://127.0.0.1:" + LoopbackPorts.closed() + "/mem:unreachable");
     engine = IdempotencyEngine.builder(JdbcKeyStore.builder(unreachable).dialect(Dialect.H2).validateSchema(false)
         .build()).build();
-    jetty = new FilteredJetty(engine);
-    proxy = new FaultyProxy(jetty.port());
+    jetty = new FilteredConfirmApp(engine);
+    proxy = FaultInjectingProxy.start(jetty.port());
   }
 
   /** Closes the proxy, then Jetty, then the engine, each even if one before it failed; one never started is null. */
   @AfterEach
   void stop() throws Exception {
-    try (IdempotencyEngine e = engine; FilteredJetty j = jetty; FaultyProxy p = proxy) {
+    try (IdempotencyEngine e = engine; FilteredConfirmApp j = jetty; FaultInjectingProxy p = proxy) {
       // try-with-resources closes in reverse order, skips null resources and keeps every failure
-    }
-  }
-
-  /** A loopback port that was free a moment ago (bound, then closed): connections to it are refused. */
-  private static int closedPort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
     }
   }
 
@@ -88,8 +80,8 @@ class StoreUnavailableEndToEndTest {
       assertThat(x.upstreamBody()).contains("\"code\":\"idempotency_store_unavailable\"")
           .contains("\"retryable\":true");
     });
-    String key = proxy.exchange(0).idempotencyKeys.get(0);
-    assertThat(proxy.exchanges()).allSatisfy(x -> assertThat(x.idempotencyKeys).containsExactly(key));
+    String key = proxy.exchange(0).idempotencyKeys().get(0);
+    assertThat(proxy.exchanges()).allSatisfy(x -> assertThat(x.idempotencyKeys()).containsExactly(key));
     @SuppressWarnings("unchecked")
     HttpResponse<String> last = e.lastResponse(HttpResponse.class).orElseThrow();
     assertThat(last.statusCode()).isEqualTo(503);

@@ -1,5 +1,7 @@
 package dev.idempotency.store.jdbc;
 
+import dev.idempotency.testing.TestDatabases;
+
 /** The JDBC store's own tests against {@link TestDatabases#H2}. */
 class H2JdbcKeyStoreTest extends AbstractJdbcKeyStoreTest {
   @Override

@@ -6,6 +6,7 @@ import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.testing.TestDatabases;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.tck.KeyStoreContract;
 import dev.idempotency.tck.TckContext;
+import dev.idempotency.testing.TestDatabases;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;

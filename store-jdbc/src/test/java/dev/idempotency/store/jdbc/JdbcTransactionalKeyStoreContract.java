@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.spi.TransactionalKeyStore;
 import dev.idempotency.tck.TckContext;
 import dev.idempotency.tck.TransactionalKeyStoreContract;
+import dev.idempotency.testing.TestDatabases;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,5 +1,7 @@
 package dev.idempotency.store.jdbc;
 
+import dev.idempotency.testing.TestDatabases;
+
 /** The TCK's transactional rules against {@link TestDatabases#MARIADB_DRIVER}. */
 class MariaDbDriverTransactionalKeyStoreContractIT extends JdbcTransactionalKeyStoreContract {
   @Override

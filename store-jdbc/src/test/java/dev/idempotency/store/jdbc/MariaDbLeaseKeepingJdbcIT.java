@@ -1,5 +1,7 @@
 package dev.idempotency.store.jdbc;
 
+import dev.idempotency.testing.TestDatabases;
+
 /** {@link AbstractLeaseKeepingJdbcTest} on MariaDB (MariaDB driver). */
 class MariaDbLeaseKeepingJdbcIT extends AbstractLeaseKeepingJdbcTest {
   @Override

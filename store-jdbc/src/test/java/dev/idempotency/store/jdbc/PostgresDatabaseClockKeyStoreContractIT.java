@@ -1,5 +1,7 @@
 package dev.idempotency.store.jdbc;
 
+import dev.idempotency.testing.TestDatabases;
+
 /** The TCK against {@link TestDatabases#POSTGRES}, time judged by the database clock with short real leases. */
 class PostgresDatabaseClockKeyStoreContractIT extends JdbcKeyStoreContract {
   @Override

@@ -1,5 +1,7 @@
 package dev.idempotency.store.jdbc;
 
+import dev.idempotency.testing.TestDatabases;
+
 /** {@link AbstractLeaseKeepingJdbcTest} on PostgreSQL. */
 class PostgresLeaseKeepingJdbcIT extends AbstractLeaseKeepingJdbcTest {
   @Override

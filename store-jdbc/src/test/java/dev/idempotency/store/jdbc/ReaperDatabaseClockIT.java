@@ -10,6 +10,7 @@ import dev.idempotency.core.Reaper;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.RecordSnapshot;
+import dev.idempotency.testing.TestDatabases;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -10,7 +10,7 @@ import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.store.jdbc.ClockSource;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
-import dev.idempotency.store.jdbc.TestDatabases;
+import dev.idempotency.testing.TestDatabases;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;

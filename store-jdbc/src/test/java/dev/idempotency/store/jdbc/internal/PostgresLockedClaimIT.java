@@ -11,7 +11,7 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.store.jdbc.ClockSource;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
-import dev.idempotency.store.jdbc.TestDatabases;
+import dev.idempotency.testing.TestDatabases;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -1,4 +1,4 @@
-package dev.idempotency.store.jdbc;
+package dev.idempotency.testing;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -6,18 +6,23 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * The test databases: their addresses come from {@code IDEMPOTENCY_TEST_*} environment variables, which
- * {@code eval "$(bash scripts/services.sh)"} prints. A missing variable fails the test when {@code CI=true} and
- * skips it, with the same instruction, otherwise.
+ * The test databases, and the drivers and settings the JDBC store is tested through: their addresses come from
+ * {@code IDEMPOTENCY_TEST_*} environment variables, which {@code eval "$(bash scripts/services.sh)"} prints. A
+ * missing variable fails the test when {@code CI=true} and skips it, with the same instruction, otherwise: a
+ * server-backed test never passes in CI without its server. {@link #require} applies the same rule to any other
+ * variable a test needs.
  */
 public enum TestDatabases {
+  /** PostgreSQL through its JDBC driver. */
   POSTGRES("IDEMPOTENCY_TEST_PG_URL", "IDEMPOTENCY_TEST_PG_USER", "IDEMPOTENCY_TEST_PG_PASSWORD", ""),
   /** MariaDB through MySQL Connector/J, which reports found rows. */
-  MARIADB_CONNECTOR_J("IDEMPOTENCY_TEST_MYSQL_URL", "IDEMPOTENCY_TEST_MYSQL_USER", "IDEMPOTENCY_TEST_MYSQL_PASSWORD", ""),
+  MARIADB_CONNECTOR_J("IDEMPOTENCY_TEST_MYSQL_URL", "IDEMPOTENCY_TEST_MYSQL_USER", "IDEMPOTENCY_TEST_MYSQL_PASSWORD",
+      ""),
   /** MariaDB through MySQL Connector/J with {@code useAffectedRows=true}. */
   MARIADB_CONNECTOR_J_AFFECTED_ROWS("IDEMPOTENCY_TEST_MYSQL_URL", "IDEMPOTENCY_TEST_MYSQL_USER",
       "IDEMPOTENCY_TEST_MYSQL_PASSWORD", "useAffectedRows=true"),
@@ -36,7 +41,7 @@ public enum TestDatabases {
   H2(null, null, null, "");
 
   /** MariaDB's default {@code sql_mode} and {@code SIMULTANEOUS_ASSIGNMENT}, as both drivers' URL parameter. */
-  static final String SIMULTANEOUS_ASSIGNMENT = "sessionVariables=sql_mode='STRICT_TRANS_TABLES,"
+  private static final String SIMULTANEOUS_ASSIGNMENT = "sessionVariables=sql_mode='STRICT_TRANS_TABLES,"
       + "ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION,SIMULTANEOUS_ASSIGNMENT'";
   private static final AtomicInteger H2_DBS = new AtomicInteger();
   private final String urlVar;
@@ -54,6 +59,7 @@ public enum TestDatabases {
   /**
    * Fails (CI) or skips (locally) the calling test unless every named environment variable is set.
    *
+   * @param variables the names of the environment variables
    * @return the values, in order
    */
   public static List<String> require(String... variables) {
@@ -108,7 +114,8 @@ public enum TestDatabases {
     config.setMaximumPoolSize(size);
     config.setMinimumIdle(0);
     config.setConnectionTimeout(10_000);
-    config.setPoolName("test-" + name().toLowerCase() + "-" + size + (isolation == null ? "" : "-" + isolation));
+    config.setPoolName("test-" + name().toLowerCase(Locale.ROOT) + "-" + size
+        + (isolation == null ? "" : "-" + isolation));
     return new HikariDataSource(config);
   }
 }

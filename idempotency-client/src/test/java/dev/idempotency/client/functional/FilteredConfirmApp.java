@@ -3,7 +3,7 @@ package dev.idempotency.client.functional;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.http.IdempotencyHttp;
 import dev.idempotency.servlet.IdempotencyFilter;
-import jakarta.servlet.DispatcherType;
+import dev.idempotency.testing.JettyHarness;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -16,53 +16,35 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
-import java.util.EnumSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.eclipse.jetty.ee10.servlet.FilterHolder;
-import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
-import org.eclipse.jetty.ee10.servlet.ServletHolder;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 
 /**
- * The server half as a user deploys it: a real Jetty 12 (ee10) on 127.0.0.1 and an ephemeral port, with a login
- * filter that sets the principal (the filter's default scope), then the real {@link IdempotencyFilter} configured
- * with {@code IdempotencyHttp.builder(engine).build()}, then {@link ConfirmServlet}, whose every execution is one
- * counted side effect.
+ * The server half as a user deploys it: a real Jetty 12 ({@link JettyHarness}), with a login filter that sets the
+ * principal (the filter's default scope), then the real {@link IdempotencyFilter} configured with
+ * {@code IdempotencyHttp.builder(engine).build()}, then {@link ConfirmServlet}, whose every execution is one counted
+ * side effect.
  */
-final class FilteredJetty implements AutoCloseable {
+final class FilteredConfirmApp implements AutoCloseable {
   final ConfirmServlet app = new ConfirmServlet();
   /** Every request that reached Jetty's filter chain (so, not those the proxy answered itself). */
   final AtomicInteger requests = new AtomicInteger();
-  private final Server server = new Server();
-  private final int port;
+  private final JettyHarness jetty;
 
-  FilteredJetty(IdempotencyEngine engine) throws Exception {
-    ServerConnector connector = new ServerConnector(server);
-    connector.setHost("127.0.0.1");
-    connector.setPort(0);
-    server.addConnector(connector);
-    ServletContextHandler context = new ServletContextHandler();
-    context.setContextPath("/");
-    context.addFilter(new FilterHolder(new LoginFilter(requests)), "/*", EnumSet.of(DispatcherType.REQUEST));
-    context.addFilter(new FilterHolder(new IdempotencyFilter(IdempotencyHttp.builder(engine).build())), "/*",
-        EnumSet.of(DispatcherType.REQUEST));
-    context.addServlet(new ServletHolder(app), "/*");
-    server.setHandler(context);
-    server.start();
-    port = connector.getLocalPort();
+  FilteredConfirmApp(IdempotencyEngine engine) throws Exception {
+    jetty = JettyHarness.start(app, new LoginFilter(requests),
+        new IdempotencyFilter(IdempotencyHttp.builder(engine).build()));
   }
 
   int port() {
-    return port;
+    return jetty.port();
   }
 
   @Override
   public void close() throws Exception {
     ConfirmServlet.open(app.gate); // never leave a request thread blocked
-    server.stop();
+    jetty.close();
   }
 
   /**

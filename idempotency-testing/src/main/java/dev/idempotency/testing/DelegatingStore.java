@@ -1,4 +1,4 @@
-package dev.idempotency.core;
+package dev.idempotency.testing;
 
 import dev.idempotency.FenceToken;
 import dev.idempotency.RecordId;
@@ -15,7 +15,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
-/** Forwards every call; tests override one method to inject a failure or observe the calls. */
+/**
+ * A {@link KeyStore} that forwards every call to another. A test overrides one method to inject a failure (a store
+ * that is down, slow or stalled at one step) or to observe the calls, and keeps the real store's behaviour for the
+ * rest.
+ */
 public class DelegatingStore implements KeyStore {
   private final KeyStore delegate;
 
