@@ -1,6 +1,6 @@
 /**
- * The engine that drives the three-state machine over any {@code KeyStore}, its configuration and policies, the
- * in-memory store and the reaper. Depends on the API module only.
+ * The engine that drives the three-state machine over any {@code KeyStore}, its configuration and
+ * policies, the in-memory store and the reaper. Depends on the API module only.
  */
 module dev.idempotency.core {
   requires static org.jspecify;

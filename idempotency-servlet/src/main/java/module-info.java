@@ -1,6 +1,6 @@
 /**
- * A Jakarta Servlet 6 {@code Filter} that applies the idempotency-http contract in front of a servlet application.
- * The Servlet API is the container's.
+ * A Jakarta Servlet 6 {@code Filter} that applies the idempotency-http contract in front of a
+ * servlet application. The Servlet API is the container's.
  */
 module dev.idempotency.servlet {
   requires transitive dev.idempotency.http;

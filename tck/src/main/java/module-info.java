@@ -1,11 +1,11 @@
 /**
- * The technology compatibility kit for key stores: abstract JUnit 5 contract tests every
- * {@code dev.idempotency.spi.KeyStore} must pass. A store's tests depend on this module (test scope) and extend
- * {@code dev.idempotency.tck.KeyStoreContract}.
+ * The technology compatibility kit for key stores: abstract JUnit 5 contract tests every {@code
+ * dev.idempotency.spi.KeyStore} must pass. A store's tests depend on this module (test scope) and
+ * extend {@code dev.idempotency.tck.KeyStoreContract}.
  *
- * <p>JUnit's API is required transitively because a subclass of the contract is itself a JUnit test class. The
- * contract package is opened to JUnit so that it can run the package-private nested test classes and methods
- * reflectively when the TCK runs on the module path.
+ * <p>JUnit's API is required transitively because a subclass of the contract is itself a JUnit test
+ * class. The contract package is opened to JUnit so that it can run the package-private nested test
+ * classes and methods reflectively when the TCK runs on the module path.
  */
 module dev.idempotency.tck {
   requires static org.jspecify;
@@ -15,5 +15,6 @@ module dev.idempotency.tck {
 
   exports dev.idempotency.tck;
 
-  opens dev.idempotency.tck to org.junit.platform.commons;
+  opens dev.idempotency.tck to
+      org.junit.platform.commons;
 }

@@ -5,16 +5,19 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * The owner's view of one claimed request while its operation runs: which record it owns, under which fence, and
- * where to resume. The engine creates one per successful claim and hands it to the operation.
+ * The owner's view of one claimed request while its operation runs: which record it owns, under
+ * which fence, and where to resume. The engine creates one per successful claim and hands it to the
+ * operation.
  *
  * <p>An operation of several phases calls {@link #checkpoint(RecoveryPoint)} after each phase (or a
- * transactional store's {@code inPhase}, which commits the phase's business writes and the recovery point in one
- * transaction). Once a phase has committed, a failure of the operation no longer releases the key: the record
- * stays {@link KeyState#IN_FLIGHT} and a retry or the completer resumes it from {@link #resumeFrom()}.
+ * transactional store's {@code inPhase}, which commits the phase's business writes and the recovery
+ * point in one transaction). Once a phase has committed, a failure of the operation no longer
+ * releases the key: the record stays {@link KeyState#IN_FLIGHT} and a retry or the completer
+ * resumes it from {@link #resumeFrom()}.
  *
- * <p>Implementations are thread-safe: the operation may hand the execution to other threads, but the calls of
- * one owner should not race each other (a checkpoint racing the completion has no defined order).
+ * <p>Implementations are thread-safe: the operation may hand the execution to other threads, but
+ * the calls of one owner should not race each other (a checkpoint racing the completion has no
+ * defined order).
  */
 public interface Execution {
 
@@ -25,65 +28,75 @@ public interface Execution {
   FenceToken fence();
 
   /**
-   * The last recovery point a previous owner committed, when this execution resumes a request (a retry after a
-   * failure that left it in flight, or a takeover of an expired lease); empty for a fresh request.
+   * The last recovery point a previous owner committed, when this execution resumes a request (a
+   * retry after a failure that left it in flight, or a takeover of an expired lease); empty for a
+   * fresh request.
    */
   Optional<RecoveryPoint> resumeFrom();
 
   /** Whether this execution took over an in-flight record whose lease had expired. */
   boolean isTakeover();
 
-  /** The engine's current time, from its clock; stores and operations use it instead of the system clock. */
+  /**
+   * The engine's current time, from its clock; stores and operations use it instead of the system
+   * clock.
+   */
   Instant now();
 
   /** The lease the engine holds and renews while the operation runs. */
   Duration lease();
 
   /**
-   * Records that the operation finished a phase and reached {@code point}, under this execution's fence, and
-   * renews the lease. From now on a failure of the operation leaves the record in flight for resumption.
+   * Records that the operation finished a phase and reached {@code point}, under this execution's
+   * fence, and renews the lease. From now on a failure of the operation leaves the record in flight
+   * for resumption.
    *
    * @param point the recovery point reached
    * @throws NullPointerException if {@code point} is null
-   * @throws dev.idempotency.spi.LeaseLostException if another owner took the record over (this owner must stop)
+   * @throws dev.idempotency.spi.LeaseLostException if another owner took the record over (this
+   *     owner must stop)
    * @throws dev.idempotency.spi.StoreUnavailableException if the store cannot be reached
    */
   void checkpoint(RecoveryPoint point);
 
   /**
-   * Whether this owner must stop before its next side effect outside the store, because it has lost the record or
-   * may lose it before the engine can renew the lease:
+   * Whether this owner must stop before its next side effect outside the store, because it has lost
+   * the record or may lose it before the engine can renew the lease:
+   *
    * <ul>
-   *   <li>a heartbeat or a checkpoint under this fence was refused: another owner took the record over (this one
-   *       was paused past its lease, by a GC or a network stall);
-   *   <li>the engine could not confirm a renewal in time (the store is slow or down, or its connection pool starved)
-   *       and the lease it last confirmed ends within the engine's {@code leaseSafetyMargin()}: told before the lease
-   *       can lapse;
+   *   <li>a heartbeat or a checkpoint under this fence was refused: another owner took the record
+   *       over (this one was paused past its lease, by a GC or a network stall);
+   *   <li>the engine could not confirm a renewal in time (the store is slow or down, or its
+   *       connection pool starved) and the lease it last confirmed ends within the engine's {@code
+   *       leaseSafetyMargin()}: told before the lease can lapse;
    *   <li>the operation ran past the engine's {@code maxOperationTime}: renewals stopped;
    *   <li>the engine was closed.
    * </ul>
-   * Once {@code true} it stays {@code true}. An operation checks it before a call to a payment provider, say, and
-   * stops (throwing {@link dev.idempotency.spi.LeaseLostException} or returning) when it is {@code true}: a retry
-   * or the completer does that work after a takeover.
    *
-   * <p>{@code false} is a hint, not a guarantee: a process paused right after the check can still be taken over.
-   * Writes to the store are fenced and need no check; a call out must still carry {@link #downstreamKey(String)},
-   * so that a repeat by the next owner is harmless.
+   * Once {@code true} it stays {@code true}. An operation checks it before a call to a payment
+   * provider, say, and stops (throwing {@link dev.idempotency.spi.LeaseLostException} or returning)
+   * when it is {@code true}: a retry or the completer does that work after a takeover.
+   *
+   * <p>{@code false} is a hint, not a guarantee: a process paused right after the check can still
+   * be taken over. Writes to the store are fenced and need no check; a call out must still carry
+   * {@link #downstreamKey(String)}, so that a repeat by the next owner is harmless.
    */
   boolean leaseLost();
 
   /**
-   * A downstream idempotency key derived from this request and {@code purpose}, stable across retries and
-   * takeovers of the same request: pass it to the system a phase calls out to, and record it in the recovery
-   * point before the call, so the resumed phase repeats the call with the same key.
+   * A downstream idempotency key derived from this request and {@code purpose}, stable across
+   * retries and takeovers of the same request: pass it to the system a phase calls out to, and
+   * record it in the recovery point before the call, so the resumed phase repeats the call with the
+   * same key.
    *
-   * <p>It derives from the scope, the key, {@code purpose} and the request's generation (the fence of the claim that
-   * began it, which every takeover keeps). A key reused after the replay window ended, or after a release, is a new
-   * request and gets a new downstream key, so the downstream system runs it anew instead of answering with the
-   * earlier request's result.
+   * <p>It derives from the scope, the key, {@code purpose} and the request's generation (the fence
+   * of the claim that began it, which every takeover keeps). A key reused after the replay window
+   * ended, or after a release, is a new request and gets a new downstream key, so the downstream
+   * system runs it anew instead of answering with the earlier request's result.
    *
    * @param purpose what the call is for, for example {@code "charge"}; 1 to 64 characters
-   * @return a key of at most 64 printable ASCII characters, the same for every owner of this request and purpose
+   * @return a key of at most 64 printable ASCII characters, the same for every owner of this
+   *     request and purpose
    * @throws IllegalArgumentException if {@code purpose} is empty or longer than 64 characters
    */
   IdempotencyKey downstreamKey(String purpose);

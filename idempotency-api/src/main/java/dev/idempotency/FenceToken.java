@@ -3,12 +3,13 @@ package dev.idempotency;
 /**
  * A fencing token: the number a store hands out with every successful claim of a key.
  *
- * <p>For one {@code (scope, key)}, every claim (a fresh claim, a claim after a release, a takeover of an expired
- * lease, a claim after the replay window or after the record was purged) returns a token strictly greater than
- * every token returned before for that key. Every later write of the owner (heartbeat, checkpoint, complete,
- * release) carries its token, and the store applies it only while the token is still the record's current one;
- * an owner that was paused past its lease and was taken over therefore cannot write any more. The token can also
- * be passed to downstream systems so that they reject a stale owner's calls themselves.
+ * <p>For one {@code (scope, key)}, every claim (a fresh claim, a claim after a release, a takeover
+ * of an expired lease, a claim after the replay window or after the record was purged) returns a
+ * token strictly greater than every token returned before for that key. Every later write of the
+ * owner (heartbeat, checkpoint, complete, release) carries its token, and the store applies it only
+ * while the token is still the record's current one; an owner that was paused past its lease and
+ * was taken over therefore cannot write any more. The token can also be passed to downstream
+ * systems so that they reject a stale owner's calls themselves.
  *
  * <p>Tokens are positive. Only their order means something. Immutable and thread-safe.
  *

@@ -5,11 +5,12 @@ import java.util.HexFormat;
 import java.util.Objects;
 
 /**
- * A digest of the request a key was first used with (by default SHA-256 of method, path and body bytes).
+ * A digest of the request a key was first used with (by default SHA-256 of method, path and body
+ * bytes).
  *
- * <p>The same key with a different fingerprint is a client bug: the engine rejects it as a mismatch and never
- * replays the stored response for it. The digest algorithm is the caller's choice; this type only carries 1 to
- * {@value #MAX_BYTES} bytes and compares them by value.
+ * <p>The same key with a different fingerprint is a client bug: the engine rejects it as a mismatch
+ * and never replays the stored response for it. The digest algorithm is the caller's choice; this
+ * type only carries 1 to {@value #MAX_BYTES} bytes and compares them by value.
  *
  * <p>Instances are immutable and thread-safe: the bytes are copied in and out.
  */
@@ -30,7 +31,8 @@ public final class Fingerprint {
    * @param digest the digest bytes (copied)
    * @return the fingerprint
    * @throws NullPointerException if {@code digest} is null
-   * @throws IllegalArgumentException if {@code digest} is empty or longer than {@value #MAX_BYTES} bytes
+   * @throws IllegalArgumentException if {@code digest} is empty or longer than {@value #MAX_BYTES}
+   *     bytes
    */
   public static Fingerprint of(byte[] digest) {
     Objects.requireNonNull(digest, "digest");
@@ -45,8 +47,8 @@ public final class Fingerprint {
    * Parses the lower- or upper-case hexadecimal form produced by {@link #hex()}.
    *
    * @throws NullPointerException if {@code hex} is null
-   * @throws IllegalArgumentException if {@code hex} is not an even number of hex digits, or its length is out of
-   *     range
+   * @throws IllegalArgumentException if {@code hex} is not an even number of hex digits, or its
+   *     length is out of range
    */
   public static Fingerprint fromHex(String hex) {
     Objects.requireNonNull(hex, "hex");

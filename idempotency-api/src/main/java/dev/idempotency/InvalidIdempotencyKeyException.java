@@ -3,12 +3,13 @@ package dev.idempotency;
 import java.util.Objects;
 
 /**
- * Thrown when a string is not a valid {@link IdempotencyKey}. The {@link #rule()} says which rule of the key
- * contract the input broke, so an HTTP layer can answer {@code 400 idempotency_key_invalid} with a precise detail
- * and a test can assert on the rule rather than on message text.
+ * Thrown when a string is not a valid {@link IdempotencyKey}. The {@link #rule()} says which rule
+ * of the key contract the input broke, so an HTTP layer can answer {@code 400
+ * idempotency_key_invalid} with a precise detail and a test can assert on the rule rather than on
+ * message text.
  *
- * <p>The message never echoes more than the first 32 characters of the input, with control characters escaped,
- * so that a hostile key cannot inject text into logs.
+ * <p>The message never echoes more than the first 32 characters of the input, with control
+ * characters escaped, so that a hostile key cannot inject text into logs.
  */
 public final class InvalidIdempotencyKeyException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
@@ -19,10 +20,16 @@ public final class InvalidIdempotencyKeyException extends IllegalArgumentExcepti
     EMPTY("must not be empty"),
     /** The key has more than {@value IdempotencyKey#MAX_LENGTH} characters. */
     TOO_LONG("must be at most " + IdempotencyKey.MAX_LENGTH + " characters"),
-    /** The key has a character outside printable ASCII (0x21 to 0x7E): a space, a control character, non-ASCII. */
+    /**
+     * The key has a character outside printable ASCII (0x21 to 0x7E): a space, a control character,
+     * non-ASCII.
+     */
     ILLEGAL_CHARACTER("may contain only printable ASCII characters (0x21 to 0x7E)"),
-    /** The header value starts with a double quote but is not a well-formed structured-field string. */
-    MALFORMED_QUOTED_STRING("in quoted form must be a well-formed structured-field string (RFC 8941 3.3.3)");
+    /**
+     * The header value starts with a double quote but is not a well-formed structured-field string.
+     */
+    MALFORMED_QUOTED_STRING(
+        "in quoted form must be a well-formed structured-field string (RFC 8941 3.3.3)");
 
     private final String requirement;
 
@@ -59,7 +66,10 @@ public final class InvalidIdempotencyKeyException extends IllegalArgumentExcepti
     return rule;
   }
 
-  /** The zero-based index of the first offending character, or -1 when the rule is not about one character. */
+  /**
+   * The zero-based index of the first offending character, or -1 when the rule is not about one
+   * character.
+   */
   public int position() {
     return position;
   }

@@ -1,9 +1,9 @@
 package dev.idempotency;
 
 /**
- * The three states of an idempotency key. A key is not binary (seen or not seen): the state in between is what
- * lets a server answer a retry that arrives while the first attempt is still running with "seen, not finished"
- * instead of running it a second time.
+ * The three states of an idempotency key. A key is not binary (seen or not seen): the state in
+ * between is what lets a server answer a retry that arrives while the first attempt is still
+ * running with "seen, not finished" instead of running it a second time.
  *
  * <pre>
  *            claim                    complete
@@ -22,6 +22,9 @@ public enum KeyState {
   ABSENT,
   /** Claimed by an owner holding a lease and a {@link FenceToken}; no terminal result yet. */
   IN_FLIGHT,
-  /** A result is stored and, within the replay window, replayed to every retry with the same fingerprint. */
+  /**
+   * A result is stored and, within the replay window, replayed to every retry with the same
+   * fingerprint.
+   */
   COMPLETE
 }

@@ -3,8 +3,9 @@ package dev.idempotency;
 import java.util.Objects;
 
 /**
- * The identity of one idempotency record: a key within its scope. Two requests name the same record exactly when
- * their scopes and keys are both equal; the same key under two scopes names two unrelated records.
+ * The identity of one idempotency record: a key within its scope. Two requests name the same record
+ * exactly when their scopes and keys are both equal; the same key under two scopes names two
+ * unrelated records.
  *
  * @param scope the caller's scope
  * @param key the client-minted key

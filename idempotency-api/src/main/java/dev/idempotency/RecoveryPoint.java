@@ -7,14 +7,15 @@ import java.util.regex.Pattern;
 /**
  * A named point between two atomic phases of a multi-step request, with a small payload.
  *
- * <p>A request that calls a system it cannot roll back (a card network, a mail server) is split at each such
- * call into phases. Each phase commits its own writes together with the recovery point it reached, and, before
- * calling out, records the downstream idempotency key it will use in the point's {@link #data() data}. A retry, or
- * a takeover after the owner's lease expired, starts from the last recovery point, so a finished phase never runs
- * twice and a call whose response was lost is retried with the same downstream key.
+ * <p>A request that calls a system it cannot roll back (a card network, a mail server) is split at
+ * each such call into phases. Each phase commits its own writes together with the recovery point it
+ * reached, and, before calling out, records the downstream idempotency key it will use in the
+ * point's {@link #data() data}. A retry, or a takeover after the owner's lease expired, starts from
+ * the last recovery point, so a finished phase never runs twice and a call whose response was lost
+ * is retried with the same downstream key.
  *
- * <p>The name is 1 to 64 characters of {@code [A-Za-z0-9._:-]}; the data is at most {@value #MAX_DATA_BYTES}
- * bytes. Immutable and thread-safe; equality is by name and data.
+ * <p>The name is 1 to 64 characters of {@code [A-Za-z0-9._:-]}; the data is at most {@value
+ * #MAX_DATA_BYTES} bytes. Immutable and thread-safe; equality is by name and data.
  */
 public final class RecoveryPoint {
   /** The largest payload, in bytes. Recovery points hold ids and keys, not documents. */
@@ -35,7 +36,8 @@ public final class RecoveryPoint {
    * A recovery point without data.
    *
    * @throws NullPointerException if {@code name} is null
-   * @throws IllegalArgumentException if {@code name} is not 1 to 64 characters of {@code [A-Za-z0-9._:-]}
+   * @throws IllegalArgumentException if {@code name} is not 1 to 64 characters of {@code
+   *     [A-Za-z0-9._:-]}
    */
   public static RecoveryPoint of(String name) {
     return of(name, NO_DATA);
@@ -45,8 +47,8 @@ public final class RecoveryPoint {
    * A recovery point with data (copied).
    *
    * @throws NullPointerException if an argument is null
-   * @throws IllegalArgumentException if the name breaks its rule or the data is longer than
-   *     {@value #MAX_DATA_BYTES} bytes
+   * @throws IllegalArgumentException if the name breaks its rule or the data is longer than {@value
+   *     #MAX_DATA_BYTES} bytes
    */
   public static RecoveryPoint of(String name, byte[] data) {
     Objects.requireNonNull(name, "name");
@@ -54,11 +56,15 @@ public final class RecoveryPoint {
     if (!NAME.matcher(name).matches()) {
       throw new IllegalArgumentException(
           "recovery point name must be 1 to 64 characters of [A-Za-z0-9._:-], but was \""
-              + IdempotencyKey.escapeForLog(name, 64) + "\"");
+              + IdempotencyKey.escapeForLog(name, 64)
+              + "\"");
     }
     if (data.length > MAX_DATA_BYTES) {
       throw new IllegalArgumentException(
-          "recovery point data must be at most " + MAX_DATA_BYTES + " bytes, but was " + data.length);
+          "recovery point data must be at most "
+              + MAX_DATA_BYTES
+              + " bytes, but was "
+              + data.length);
     }
     return new RecoveryPoint(name, data.length == 0 ? NO_DATA : data.clone());
   }
@@ -75,7 +81,9 @@ public final class RecoveryPoint {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof RecoveryPoint other && name.equals(other.name) && Arrays.equals(data, other.data);
+    return o instanceof RecoveryPoint other
+        && name.equals(other.name)
+        && Arrays.equals(data, other.data);
   }
 
   @Override

@@ -3,14 +3,16 @@ package dev.idempotency;
 import java.util.Objects;
 
 /**
- * The namespace a key lives in: normally the authenticated caller (an account, a tenant, an API client id).
+ * The namespace a key lives in: normally the authenticated caller (an account, a tenant, an API
+ * client id).
  *
- * <p>A store keys its records by {@code (scope, key)}, so the same key string under two scopes names two
- * unrelated records: one caller can never receive another caller's stored response by guessing its key. The scope
- * is resolved by the server from the authenticated principal, never from a value the client may set freely.
+ * <p>A store keys its records by {@code (scope, key)}, so the same key string under two scopes
+ * names two unrelated records: one caller can never receive another caller's stored response by
+ * guessing its key. The scope is resolved by the server from the authenticated principal, never
+ * from a value the client may set freely.
  *
- * <p>A scope is 1 to {@value #MAX_LENGTH} characters of any Unicode text without control characters. Instances
- * are immutable and thread-safe; equality is by value.
+ * <p>A scope is 1 to {@value #MAX_LENGTH} characters of any Unicode text without control
+ * characters. Instances are immutable and thread-safe; equality is by value.
  */
 public final class Scope {
   /** The longest scope accepted, in characters. */
@@ -28,8 +30,8 @@ public final class Scope {
    * @param value the scope's name, for example an account id
    * @return the scope
    * @throws NullPointerException if {@code value} is null
-   * @throws IllegalArgumentException if {@code value} is empty, longer than {@value #MAX_LENGTH} characters, or
-   *     contains a control character
+   * @throws IllegalArgumentException if {@code value} is empty, longer than {@value #MAX_LENGTH}
+   *     characters, or contains a control character
    */
   public static Scope of(String value) {
     Objects.requireNonNull(value, "value");
@@ -39,7 +41,8 @@ public final class Scope {
     }
     for (int i = 0; i < value.length(); i++) {
       if (Character.isISOControl(value.charAt(i))) {
-        throw new IllegalArgumentException("scope must not contain control characters (index " + i + ")");
+        throw new IllegalArgumentException(
+            "scope must not contain control characters (index " + i + ")");
       }
     }
     return new Scope(value);

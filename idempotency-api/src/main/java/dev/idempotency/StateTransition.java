@@ -3,9 +3,9 @@ package dev.idempotency;
 import java.util.Objects;
 
 /**
- * The transition table of {@link KeyState}: every legal move, with its name. A move not in this table is a bug in
- * a store or the engine, and {@link #of(KeyState, KeyState, TransitionCause)} reports it by throwing
- * {@link IllegalStateTransitionException}.
+ * The transition table of {@link KeyState}: every legal move, with its name. A move not in this
+ * table is a bug in a store or the engine, and {@link #of(KeyState, KeyState, TransitionCause)}
+ * reports it by throwing {@link IllegalStateTransitionException}.
  *
  * <table>
  *   <caption>Legal transitions</caption>
@@ -20,9 +20,9 @@ import java.util.Objects;
  *   <tr><td>{@link #PURGE}</td><td>COMPLETE or IN_FLIGHT</td><td>ABSENT</td><td>the reaper deletes a record past retention</td></tr>
  * </table>
  *
- * <p>Not in the table, therefore illegal: ABSENT → COMPLETE (a result without a claim), COMPLETE → IN_FLIGHT
- * within the window (re-running a completed request), COMPLETE → COMPLETE (changing a stored result), and
- * anything out of ABSENT but a claim.
+ * <p>Not in the table, therefore illegal: ABSENT → COMPLETE (a result without a claim), COMPLETE →
+ * IN_FLIGHT within the window (re-running a completed request), COMPLETE → COMPLETE (changing a
+ * stored result), and anything out of ABSENT but a claim.
  */
 public enum StateTransition {
   /** ABSENT → IN_FLIGHT: a claim wins an absent key. */

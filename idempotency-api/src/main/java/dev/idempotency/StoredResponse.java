@@ -12,16 +12,16 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The result of an operation as a store keeps it, to be replayed verbatim: a status code, the headers that were
- * chosen to be stored, and the body bytes.
+ * The result of an operation as a store keeps it, to be replayed verbatim: a status code, the
+ * headers that were chosen to be stored, and the body bytes.
  *
- * <p>A replay must be indistinguishable from the original response (the HTTP layer adds only
- * {@code Idempotent-Replayed: true}), so the body is kept as bytes, never re-encoded, and the headers keep their
- * order and the spelling of their names. Which headers are worth storing is the HTTP layer's decision (an
- * allowlist); this type stores what it is given.
+ * <p>A replay must be indistinguishable from the original response (the HTTP layer adds only {@code
+ * Idempotent-Replayed: true}), so the body is kept as bytes, never re-encoded, and the headers keep
+ * their order and the spelling of their names. Which headers are worth storing is the HTTP layer's
+ * decision (an allowlist); this type stores what it is given.
  *
- * <p>Immutable and thread-safe: the body and the header map are copied in, and {@link #body()} returns a copy.
- * Non-HTTP operations may use any status in 100 to 999 as a result code.
+ * <p>Immutable and thread-safe: the body and the header map are copied in, and {@link #body()}
+ * returns a copy. Non-HTTP operations may use any status in 100 to 999 as a result code.
  */
 public final class StoredResponse {
   private static final byte[] EMPTY = new byte[0];
@@ -40,14 +40,16 @@ public final class StoredResponse {
    * Creates a stored response.
    *
    * @param status the status code, 100 to 999
-   * @param headers header names to their values, in the order to replay them (copied; names are kept as given)
+   * @param headers header names to their values, in the order to replay them (copied; names are
+   *     kept as given)
    * @param body the body bytes (copied)
    * @return the response
    * @throws NullPointerException if an argument, a header name, a value list or a value is null
-   * @throws IllegalArgumentException if the status is out of range, a header name is empty or repeated ignoring
-   *     case, or a header name or value contains CR, LF or NUL
+   * @throws IllegalArgumentException if the status is out of range, a header name is empty or
+   *     repeated ignoring case, or a header name or value contains CR, LF or NUL
    */
-  public static StoredResponse of(int status, Map<String, ? extends List<String>> headers, byte[] body) {
+  public static StoredResponse of(
+      int status, Map<String, ? extends List<String>> headers, byte[] body) {
     Objects.requireNonNull(headers, "headers");
     Objects.requireNonNull(body, "body");
     if (status < 100 || status > 999) {
@@ -58,22 +60,28 @@ public final class StoredResponse {
     for (Map.Entry<String, ? extends List<String>> e : headers.entrySet()) {
       String name = Objects.requireNonNull(e.getKey(), "header name");
       if (name.isEmpty() || !isFieldText(name)) {
-        throw new IllegalArgumentException("header name must be non-empty field text, but was \""
-            + IdempotencyKey.escapeForLog(name, 64) + "\"");
+        throw new IllegalArgumentException(
+            "header name must be non-empty field text, but was \""
+                + IdempotencyKey.escapeForLog(name, 64)
+                + "\"");
       }
       String previous = seen.put(name.toLowerCase(Locale.ROOT), name);
       if (previous != null) {
-        throw new IllegalArgumentException("header \"" + name + "\" is repeated (as \"" + previous + "\")");
+        throw new IllegalArgumentException(
+            "header \"" + name + "\" is repeated (as \"" + previous + "\")");
       }
-      List<String> values = new ArrayList<>(Objects.requireNonNull(e.getValue(), "values of header " + name));
+      List<String> values =
+          new ArrayList<>(Objects.requireNonNull(e.getValue(), "values of header " + name));
       for (String v : values) {
         if (!isFieldText(Objects.requireNonNull(v, "value of header " + name))) {
-          throw new IllegalArgumentException("value of header \"" + name + "\" contains CR, LF or NUL");
+          throw new IllegalArgumentException(
+              "value of header \"" + name + "\" contains CR, LF or NUL");
         }
       }
       copy.put(name, List.copyOf(values));
     }
-    return new StoredResponse(status, Collections.unmodifiableMap(copy), body.length == 0 ? EMPTY : body.clone());
+    return new StoredResponse(
+        status, Collections.unmodifiableMap(copy), body.length == 0 ? EMPTY : body.clone());
   }
 
   /** A response with a status, no headers and the given body (copied). */
@@ -152,6 +160,12 @@ public final class StoredResponse {
 
   @Override
   public String toString() {
-    return "StoredResponse[status=" + status + ", headers=" + headers.keySet() + ", body=" + body.length + " bytes]";
+    return "StoredResponse[status="
+        + status
+        + ", headers="
+        + headers.keySet()
+        + ", body="
+        + body.length
+        + " bytes]";
   }
 }

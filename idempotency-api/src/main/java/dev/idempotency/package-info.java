@@ -1,16 +1,18 @@
 /**
- * The value types every part of the library exchanges: the {@link dev.idempotency.IdempotencyKey key} a client
- * mints, the {@link dev.idempotency.Scope scope} that keys it per caller, the request
- * {@link dev.idempotency.Fingerprint fingerprint}, the {@link dev.idempotency.StoredResponse stored response},
- * {@link dev.idempotency.RecoveryPoint recovery points}, {@link dev.idempotency.FenceToken fence tokens}, and the
- * three-state machine ({@link dev.idempotency.KeyState}, {@link dev.idempotency.StateTransition}).
+ * The value types every part of the library exchanges: the {@link dev.idempotency.IdempotencyKey
+ * key} a client mints, the {@link dev.idempotency.Scope scope} that keys it per caller, the request
+ * {@link dev.idempotency.Fingerprint fingerprint}, the {@link dev.idempotency.StoredResponse stored
+ * response}, {@link dev.idempotency.RecoveryPoint recovery points}, {@link
+ * dev.idempotency.FenceToken fence tokens}, and the three-state machine ({@link
+ * dev.idempotency.KeyState}, {@link dev.idempotency.StateTransition}).
  *
- * <p>Every type here is immutable and thread-safe. No method accepts or returns {@code null} unless its javadoc
- * says so; a {@code null} argument throws {@link java.lang.NullPointerException} naming the parameter.
+ * <p>Every type here is immutable and thread-safe. No method accepts or returns {@code null} unless
+ * its javadoc says so; a {@code null} argument throws {@link java.lang.NullPointerException} naming
+ * the parameter.
  *
- * <p>The guarantee these types serve is <em>effectively-once</em> within a documented key scope and replay
- * window: at-least-once delivery plus duplicate collapse. Exactly-once delivery is impossible over an unreliable
- * network, and nothing here claims it.
+ * <p>The guarantee these types serve is <em>effectively-once</em> within a documented key scope and
+ * replay window: at-least-once delivery plus duplicate collapse. Exactly-once delivery is
+ * impossible over an unreliable network, and nothing here claims it.
  */
 @NullMarked
 package dev.idempotency;

@@ -32,13 +32,23 @@ class IdempotencyKeyTest {
   @Test
   void rejects256Characters() {
     InvalidIdempotencyKeyException e =
-        catchThrowableOfType(InvalidIdempotencyKeyException.class, () -> IdempotencyKey.of("k".repeat(256)));
+        catchThrowableOfType(
+            InvalidIdempotencyKeyException.class, () -> IdempotencyKey.of("k".repeat(256)));
     assertThat(e.rule()).isEqualTo(Rule.TOO_LONG);
     assertThat(e).hasMessageContaining("at most 255 characters");
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"a b", "tab\there", "nl\n", "del\u007f", "caf\u00e9", "emoji\ud83d\ude00", "nul\u0000"})
+  @ValueSource(
+      strings = {
+        "a b",
+        "tab\there",
+        "nl\n",
+        "del\u007f",
+        "caf\u00e9",
+        "emoji\ud83d\ude00",
+        "nul\u0000"
+      })
   void rejectsCharactersOutsidePrintableAscii(String key) {
     InvalidIdempotencyKeyException e =
         catchThrowableOfType(InvalidIdempotencyKeyException.class, () -> IdempotencyKey.of(key));
@@ -51,7 +61,8 @@ class IdempotencyKeyTest {
   /** The quoted structured-field form names the same key as the bare form. */
   @Test
   void quotedHeaderFormEqualsBareForm() {
-    assertThat(IdempotencyKey.parseHeader("\"8e03978e-40d5\"")).isEqualTo(IdempotencyKey.of("8e03978e-40d5"));
+    assertThat(IdempotencyKey.parseHeader("\"8e03978e-40d5\""))
+        .isEqualTo(IdempotencyKey.of("8e03978e-40d5"));
     assertThat(IdempotencyKey.parseHeader("  order-1 \t")).isEqualTo(IdempotencyKey.of("order-1"));
     assertThat(IdempotencyKey.parseHeader("\"a\\\"b\\\\c\"").value()).isEqualTo("a\"b\\c");
   }
@@ -59,17 +70,21 @@ class IdempotencyKeyTest {
   @ParameterizedTest
   @ValueSource(strings = {"\"unterminated", "\"bad\\escape\"", "\"trailing\"x", "\"a\"\"b\""})
   void rejectsMalformedQuotedForm(String header) {
-    assertThat(rule(() -> IdempotencyKey.parseHeader(header))).isEqualTo(Rule.MALFORMED_QUOTED_STRING);
+    assertThat(rule(() -> IdempotencyKey.parseHeader(header)))
+        .isEqualTo(Rule.MALFORMED_QUOTED_STRING);
   }
 
   @Test
   void quotedFormStillAppliesTheCharacterRules() {
-    assertThat(rule(() -> IdempotencyKey.parseHeader("\"has space\""))).isEqualTo(Rule.ILLEGAL_CHARACTER);
+    assertThat(rule(() -> IdempotencyKey.parseHeader("\"has space\"")))
+        .isEqualTo(Rule.ILLEGAL_CHARACTER);
   }
 
   @Test
   void nullIsRejectedWithTheParameterName() {
-    assertThatThrownBy(() -> IdempotencyKey.of(null)).isInstanceOf(NullPointerException.class).hasMessage("value");
+    assertThatThrownBy(() -> IdempotencyKey.of(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("value");
   }
 
   private static Rule rule(Runnable r) {

@@ -12,15 +12,26 @@ import org.junit.jupiter.api.Test;
 class ModuleDescriptorTest {
   @Test
   void exportsOnlyTheApiPackagesAndRequiresNothing() {
-    ModuleDescriptor d = ModuleFinder.of(Path.of("target/classes")).find("dev.idempotency.api").orElseThrow()
-        .descriptor();
-    assertThat(d.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet()))
-        .containsExactlyInAnyOrder("dev.idempotency", "dev.idempotency.spi", "dev.idempotency.event");
+    ModuleDescriptor d =
+        ModuleFinder.of(Path.of("target/classes"))
+            .find("dev.idempotency.api")
+            .orElseThrow()
+            .descriptor();
+    assertThat(
+            d.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet()))
+        .containsExactlyInAnyOrder(
+            "dev.idempotency", "dev.idempotency.spi", "dev.idempotency.event");
     assertThat(d.exports()).allMatch(e -> !e.isQualified());
     // at run time: org.jspecify is required statically, for its annotations at compile time only
-    assertThat(d.requires().stream().filter(r -> !r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC))
-        .map(ModuleDescriptor.Requires::name)).containsExactly("java.base");
-    assertThat(d.requires().stream().filter(r -> r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC))
-        .map(ModuleDescriptor.Requires::name)).containsExactly("org.jspecify");
+    assertThat(
+            d.requires().stream()
+                .filter(r -> !r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC))
+                .map(ModuleDescriptor.Requires::name))
+        .containsExactly("java.base");
+    assertThat(
+            d.requires().stream()
+                .filter(r -> r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC))
+                .map(ModuleDescriptor.Requires::name))
+        .containsExactly("org.jspecify");
   }
 }

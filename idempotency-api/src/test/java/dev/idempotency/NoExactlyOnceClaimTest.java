@@ -15,46 +15,61 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Documents, comments and javadoc never claim "exactly-once": the true claim is effectively-once within
- * the key scope and replay window. A line may name exactly-once only to say it is impossible or not what we do.
+ * Documents, comments and javadoc never claim "exactly-once": the true claim is effectively-once
+ * within the key scope and replay window. A line may name exactly-once only to say it is impossible
+ * or not what we do.
  */
 class NoExactlyOnceClaimTest {
   private static final Pattern CLAIM = Pattern.compile("exactly[- ]once", Pattern.CASE_INSENSITIVE);
-  private static final Pattern DENIAL = Pattern.compile(
-      "impossible|\\bnot\\b|\\bnever\\b|\\bno\\b|cannot|can't|isn't|myth|false|nothing", Pattern.CASE_INSENSITIVE);
+  private static final Pattern DENIAL =
+      Pattern.compile(
+          "impossible|\\bnot\\b|\\bnever\\b|\\bno\\b|cannot|can't|isn't|myth|false|nothing",
+          Pattern.CASE_INSENSITIVE);
 
   @Test
   void noFileClaimsExactlyOnce() throws IOException {
     Path root = projectRoot();
     List<String> claims = new ArrayList<>();
     try (Stream<Path> files = Files.walk(root)) {
-      files.filter(Files::isRegularFile)
-          .filter(p -> {
-            String name = p.getFileName().toString().toLowerCase(Locale.ROOT);
-            return name.endsWith(".md") || name.endsWith(".java");
-          })
-          .filter(p -> root.relativize(p).toString().split("[/\\\\]")[0].chars().noneMatch(c -> c == '.'))
-          .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/node_modules/"))
-          .forEach(p -> {
-            try {
-              List<String> lines = Files.readAllLines(p, StandardCharsets.UTF_8);
-              for (int i = 0; i < lines.size(); i++) {
-                String line = lines.get(i);
-                // prose wraps: the denial may stand on the next line of the same sentence
-                String sentence = i + 1 < lines.size() ? line + " " + lines.get(i + 1) : line;
-                if (CLAIM.matcher(line).find() && !DENIAL.matcher(sentence).find()
-                    && !p.getFileName().toString().equals("NoExactlyOnceClaimTest.java")) {
-                  claims.add(root.relativize(p) + ":" + (i + 1) + ": " + line.strip());
+      files
+          .filter(Files::isRegularFile)
+          .filter(
+              p -> {
+                String name = p.getFileName().toString().toLowerCase(Locale.ROOT);
+                return name.endsWith(".md") || name.endsWith(".java");
+              })
+          .filter(
+              p ->
+                  root.relativize(p)
+                      .toString()
+                      .split("[/\\\\]")[0]
+                      .chars()
+                      .noneMatch(c -> c == '.'))
+          .filter(
+              p -> !p.toString().contains("/target/") && !p.toString().contains("/node_modules/"))
+          .forEach(
+              p -> {
+                try {
+                  List<String> lines = Files.readAllLines(p, StandardCharsets.UTF_8);
+                  for (int i = 0; i < lines.size(); i++) {
+                    String line = lines.get(i);
+                    // prose wraps: the denial may stand on the next line of the same sentence
+                    String sentence = i + 1 < lines.size() ? line + " " + lines.get(i + 1) : line;
+                    if (CLAIM.matcher(line).find()
+                        && !DENIAL.matcher(sentence).find()
+                        && !p.getFileName().toString().equals("NoExactlyOnceClaimTest.java")) {
+                      claims.add(root.relativize(p) + ":" + (i + 1) + ": " + line.strip());
+                    }
+                  }
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
                 }
-              }
-            } catch (IOException e) {
-              throw new UncheckedIOException(e);
-            }
-          });
+              });
     }
     assertThat(claims)
-        .as("these lines seem to claim exactly-once delivery, which is impossible; say effectively-once within"
-            + " the key scope and replay window instead")
+        .as(
+            "these lines seem to claim exactly-once delivery, which is impossible; say effectively-once within"
+                + " the key scope and replay window instead")
         .isEmpty();
   }
 

@@ -10,7 +10,10 @@ import org.junit.jupiter.api.Test;
 
 class StateTransitionTest {
 
-  /** The table holds exactly the documented moves, and every other (from, to, cause) is refused by name. */
+  /**
+   * The table holds exactly the documented moves, and every other (from, to, cause) is refused by
+   * name.
+   */
   @Test
   void tableHasExactlyTheDocumentedTransitions() {
     Set<StateTransition> legal = EnumSet.noneOf(StateTransition.class);
@@ -20,8 +23,10 @@ class StateTransitionTest {
           if (StateTransition.isLegal(from, to, cause)) {
             legal.add(StateTransition.of(from, to, cause));
           } else {
-            IllegalStateTransitionException e = catchThrowableOfType(
-                IllegalStateTransitionException.class, () -> StateTransition.of(from, to, cause));
+            IllegalStateTransitionException e =
+                catchThrowableOfType(
+                    IllegalStateTransitionException.class,
+                    () -> StateTransition.of(from, to, cause));
             assertThat(e.from()).isEqualTo(from);
             assertThat(e.to()).isEqualTo(to);
             assertThat(e).hasMessageContaining(from + " -> " + to);
@@ -34,9 +39,15 @@ class StateTransitionTest {
 
   @Test
   void completedResultsCannotBeRewrittenNorRerunWithinTheWindow() {
-    assertThat(StateTransition.isLegal(KeyState.COMPLETE, KeyState.COMPLETE, TransitionCause.COMPLETE)).isFalse();
-    assertThat(StateTransition.isLegal(KeyState.COMPLETE, KeyState.IN_FLIGHT, TransitionCause.CLAIM)).isFalse();
-    assertThat(StateTransition.isLegal(KeyState.ABSENT, KeyState.COMPLETE, TransitionCause.COMPLETE)).isFalse();
+    assertThat(
+            StateTransition.isLegal(KeyState.COMPLETE, KeyState.COMPLETE, TransitionCause.COMPLETE))
+        .isFalse();
+    assertThat(
+            StateTransition.isLegal(KeyState.COMPLETE, KeyState.IN_FLIGHT, TransitionCause.CLAIM))
+        .isFalse();
+    assertThat(
+            StateTransition.isLegal(KeyState.ABSENT, KeyState.COMPLETE, TransitionCause.COMPLETE))
+        .isFalse();
     assertThat(StateTransition.of(KeyState.IN_FLIGHT, KeyState.IN_FLIGHT, TransitionCause.CLAIM))
         .isEqualTo(StateTransition.TAKE_OVER);
   }

@@ -15,17 +15,23 @@ class TransactionCallbacksTest {
   @Test
   void applicationCodeSeesNoStoreCallbacksOnExecution() {
     assertThat(Arrays.stream(Execution.class.getMethods()).map(Method::getName))
-        .as("the store callbacks belong to TransactionCallbacks (SPI), not to the Execution applications see")
+        .as(
+            "the store callbacks belong to TransactionCallbacks (SPI), not to the Execution applications see")
         .doesNotContain("phaseOpening", "phaseClosed", "phaseCommitted", "completionCommitted");
   }
 
   @Test
   void anExecutionThatDoesNotForwardTheCallbacksIsRefusedByName() {
-    Execution foreign = (Execution) Proxy.newProxyInstance(getClass().getClassLoader(),
-        new Class<?>[] {Execution.class}, (proxy, method, args) -> {
-          throw new AssertionError("not called");
-        });
-    assertThatIllegalArgumentException().isThrownBy(() -> TransactionCallbacks.of(foreign))
+    Execution foreign =
+        (Execution)
+            Proxy.newProxyInstance(
+                getClass().getClassLoader(),
+                new Class<?>[] {Execution.class},
+                (proxy, method, args) -> {
+                  throw new AssertionError("not called");
+                });
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> TransactionCallbacks.of(foreign))
         .withMessageContaining(TransactionCallbacks.class.getName())
         .withMessageContaining("wrapping Execution forward");
     assertThatNullPointerException().isThrownBy(() -> TransactionCallbacks.of(null));

@@ -11,7 +11,10 @@ import org.junit.jupiter.api.Test;
 
 class ValueTypesTest {
 
-  /** A stored response cannot be changed through the arrays and lists it was built from or hands out. */
+  /**
+   * A stored response cannot be changed through the arrays and lists it was built from or hands
+   * out.
+   */
   @Test
   void storedResponseIsImmutableThroughDefensiveCopies() {
     byte[] body = {1, 2, 3};
@@ -28,17 +31,21 @@ class ValueTypesTest {
     assertThat(r.body()).containsExactly(1, 2, 3);
     assertThat(r.headers()).containsOnlyKeys("Content-Type");
     assertThat(r.header("content-type")).containsExactly("application/json");
-    assertThatThrownBy(() -> r.headers().put("X", List.of())).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> r.headers().put("X", List.of()))
+        .isInstanceOf(UnsupportedOperationException.class);
   }
 
   @Test
   void storedResponseRejectsBadInput() {
-    assertThatThrownBy(() -> StoredResponse.of(99, new byte[0])).hasMessageContaining("status must be 100 to 999");
+    assertThatThrownBy(() -> StoredResponse.of(99, new byte[0]))
+        .hasMessageContaining("status must be 100 to 999");
     Map<String, List<String>> dup = new LinkedHashMap<>();
     dup.put("A", List.of("1"));
     dup.put("a", List.of("2"));
-    assertThatThrownBy(() -> StoredResponse.of(200, dup, new byte[0])).hasMessageContaining("repeated");
-    assertThatThrownBy(() -> StoredResponse.of(200, Map.of("X", List.of("a\r\nSet-Cookie: x")), new byte[0]))
+    assertThatThrownBy(() -> StoredResponse.of(200, dup, new byte[0]))
+        .hasMessageContaining("repeated");
+    assertThatThrownBy(
+            () -> StoredResponse.of(200, Map.of("X", List.of("a\r\nSet-Cookie: x")), new byte[0]))
         .hasMessageContaining("CR, LF or NUL");
   }
 
@@ -47,7 +54,8 @@ class ValueTypesTest {
     Map<String, List<String>> h = new LinkedHashMap<>();
     h.put("Z-Last", List.of("1"));
     h.put("A-First", List.of("2"));
-    StoredResponse r = StoredResponse.of(200, h, "x".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    StoredResponse r =
+        StoredResponse.of(200, h, "x".getBytes(java.nio.charset.StandardCharsets.UTF_8));
     assertThat(r.headers().keySet()).containsExactly("Z-Last", "A-First");
     assertThat(r).isEqualTo(StoredResponse.of(200, new LinkedHashMap<>(h), new byte[] {'x'}));
   }
@@ -65,7 +73,8 @@ class ValueTypesTest {
     RecoveryPoint p = RecoveryPoint.of("charge-requested", data);
     data[0] = 0;
     assertThat(p.data()).containsExactly(7);
-    assertThatThrownBy(() -> RecoveryPoint.of("has space")).hasMessageContaining("recovery point name");
+    assertThatThrownBy(() -> RecoveryPoint.of("has space"))
+        .hasMessageContaining("recovery point name");
     assertThatThrownBy(() -> RecoveryPoint.of("big", new byte[RecoveryPoint.MAX_DATA_BYTES + 1]))
         .hasMessageContaining("at most " + RecoveryPoint.MAX_DATA_BYTES);
   }
@@ -76,7 +85,8 @@ class ValueTypesTest {
     assertThatThrownBy(() -> Scope.of("a\nb")).hasMessageContaining("control characters");
     assertThat(Scope.of("tenant-ü")).isEqualTo(Scope.of("tenant-ü"));
     assertThat(Fingerprint.fromHex("00ff").hex()).isEqualTo("00ff");
-    assertThatThrownBy(() -> Fingerprint.of(new byte[0])).hasMessageContaining("fingerprint must be 1 to 64");
+    assertThatThrownBy(() -> Fingerprint.of(new byte[0]))
+        .hasMessageContaining("fingerprint must be 1 to 64");
     assertThat(RecordId.of("a", "k")).isNotEqualTo(RecordId.of("b", "k"));
   }
 }

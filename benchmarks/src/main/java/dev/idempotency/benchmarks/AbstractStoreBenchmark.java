@@ -26,8 +26,9 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * What every store benchmark shares: the store picked by {@code -p store=…}, its baseline over the same storage, one
- * completed record to replay, and the claim-and-complete every first request costs. Shared JMH settings live here.
+ * What every store benchmark shares: the store picked by {@code -p store=…}, its baseline over the
+ * same storage, one completed record to replay, and the claim-and-complete every first request
+ * costs. Shared JMH settings live here.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -39,7 +40,8 @@ public abstract class AbstractStoreBenchmark {
   static final String SCOPE = "bench-account";
   static final byte[] FINGERPRINT = new byte[32];
   static final byte[] OTHER_FINGERPRINT = new byte[32];
-  static final byte[] RESPONSE_BODY = "{\"id\":\"ch_1\",\"status\":\"succeeded\"}".getBytes(StandardCharsets.UTF_8);
+  static final byte[] RESPONSE_BODY =
+      "{\"id\":\"ch_1\",\"status\":\"succeeded\"}".getBytes(StandardCharsets.UTF_8);
   static final StoredResponse RESPONSE = StoredResponse.of(201, RESPONSE_BODY);
   static final Duration LEASE = Duration.ofSeconds(30);
   static final Duration WINDOW = Duration.ofHours(24);
@@ -84,9 +86,9 @@ public abstract class AbstractStoreBenchmark {
   }
 
   /**
-   * Every iteration starts from empty storage holding one completed record, so that the records fresh claims
-   * leave behind (hundreds of thousands a second in memory) cannot make later iterations measure the garbage
-   * collector or a bloated table instead of the claim.
+   * Every iteration starts from empty storage holding one completed record, so that the records
+   * fresh claims leave behind (hundreds of thousands a second in memory) cannot make later
+   * iterations measure the garbage collector or a bloated table instead of the claim.
    */
   @Setup(Level.Iteration)
   public void resetStorage() throws Exception {

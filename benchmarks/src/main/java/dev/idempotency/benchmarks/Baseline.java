@@ -1,8 +1,8 @@
 package dev.idempotency.benchmarks;
 
 /**
- * The least work a store must do for each outcome, written directly against the storage: what our store's time is
- * divided by to give the published ratio.
+ * The least work a store must do for each outcome, written directly against the storage: what our
+ * store's time is divided by to give the published ratio.
  */
 interface Baseline {
   /** Claims a fresh key and completes it: the two writes every first request costs. */

@@ -7,9 +7,10 @@ import java.time.Instant;
 import org.openjdk.jmh.annotations.Benchmark;
 
 /**
- * The claim hot path of each store, one outcome per benchmark, each beside its baseline: {@code fresh} (claim +
- * complete of a new key) vs {@code baselineFresh}, {@code replay} vs {@code baselineReplay}, {@code mismatch} vs
- * {@code baselineMismatch}. The published figure is our time / the baseline's time in the same run.
+ * The claim hot path of each store, one outcome per benchmark, each beside its baseline: {@code
+ * fresh} (claim + complete of a new key) vs {@code baselineFresh}, {@code replay} vs {@code
+ * baselineReplay}, {@code mismatch} vs {@code baselineMismatch}. The published figure is our time /
+ * the baseline's time in the same run.
  *
  * <pre>{@code
  * java -jar benchmarks/target/benchmarks.jar ClaimBenchmark -p store=IN_MEMORY
@@ -31,8 +32,9 @@ public class ClaimBenchmark extends AbstractStoreBenchmark {
   @Benchmark
   public ClaimOutcome replay() {
     // the id is built per call, as a request's would be, and as the baseline does
-    return keyStore.claim(new ClaimRequest(RecordId.of(SCOPE, COMPLETED_KEY), fingerprint, Instant.now(), LEASE,
-        WINDOW));
+    return keyStore.claim(
+        new ClaimRequest(
+            RecordId.of(SCOPE, COMPLETED_KEY), fingerprint, Instant.now(), LEASE, WINDOW));
   }
 
   @Benchmark
@@ -42,8 +44,9 @@ public class ClaimBenchmark extends AbstractStoreBenchmark {
 
   @Benchmark
   public ClaimOutcome mismatch() {
-    return keyStore.claim(new ClaimRequest(RecordId.of(SCOPE, COMPLETED_KEY), otherFingerprint, Instant.now(),
-        LEASE, WINDOW));
+    return keyStore.claim(
+        new ClaimRequest(
+            RecordId.of(SCOPE, COMPLETED_KEY), otherFingerprint, Instant.now(), LEASE, WINDOW));
   }
 
   @Benchmark

@@ -7,9 +7,10 @@ import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Threads;
 
 /**
- * Four threads contending for the same keys: consecutive operations share a key in groups of four, so about one
- * caller in four wins the claim and completes it while the others see it in flight or completed, as identical
- * retries racing each other do. Beside it, the baseline does the same race with the storage's own primitives.
+ * Four threads contending for the same keys: consecutive operations share a key in groups of four,
+ * so about one caller in four wins the claim and completes it while the others see it in flight or
+ * completed, as identical retries racing each other do. Beside it, the baseline does the same race
+ * with the storage's own primitives.
  *
  * <pre>{@code
  * java -jar benchmarks/target/benchmarks.jar ContendedClaimBenchmark -p store=IN_MEMORY

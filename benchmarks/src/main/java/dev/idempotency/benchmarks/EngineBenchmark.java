@@ -24,10 +24,10 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * What the engine adds on top of the store, with no contention and the in-memory store: {@code engineFresh} (a
- * first request through {@code IdempotencyEngine.execute}) against {@code baselineEngineFresh} (the same claim and
- * completion called on the store directly), and the same for a replay. Run with {@code -prof gc} for the
- * allocation per request.
+ * What the engine adds on top of the store, with no contention and the in-memory store: {@code
+ * engineFresh} (a first request through {@code IdempotencyEngine.execute}) against {@code
+ * baselineEngineFresh} (the same claim and completion called on the store directly), and the same
+ * for a replay. Run with {@code -prof gc} for the allocation per request.
  *
  * <pre>{@code
  * java -jar benchmarks/target/benchmarks.jar EngineBenchmark -prof gc
@@ -42,7 +42,8 @@ import org.openjdk.jmh.annotations.Warmup;
 public class EngineBenchmark {
   private static final Fingerprint FINGERPRINT = Fingerprint.of(AbstractStoreBenchmark.FINGERPRINT);
   private static final Operation OPERATION = execution -> AbstractStoreBenchmark.RESPONSE;
-  private static final RecordId COMPLETED = RecordId.of(AbstractStoreBenchmark.SCOPE, "completed-key");
+  private static final RecordId COMPLETED =
+      RecordId.of(AbstractStoreBenchmark.SCOPE, "completed-key");
 
   private InMemoryKeyStore store;
   private IdempotencyEngine engine;
@@ -64,16 +65,20 @@ public class EngineBenchmark {
 
   @Benchmark
   public Outcome engineFresh(AbstractStoreBenchmark.Keys keys) throws Exception {
-    return engine.execute(RecordId.of(AbstractStoreBenchmark.SCOPE, keys.next()), FINGERPRINT, OPERATION);
+    return engine.execute(
+        RecordId.of(AbstractStoreBenchmark.SCOPE, keys.next()), FINGERPRINT, OPERATION);
   }
 
   @Benchmark
   public ClaimOutcome baselineEngineFresh(AbstractStoreBenchmark.Keys keys) {
     RecordId id = RecordId.of(AbstractStoreBenchmark.SCOPE, keys.next());
     Instant now = Instant.now();
-    ClaimOutcome outcome = store.claim(new ClaimRequest(id, FINGERPRINT, now, AbstractStoreBenchmark.LEASE,
-        AbstractStoreBenchmark.WINDOW));
-    store.complete(id, ((ClaimOutcome.Claimed) outcome).fence(), AbstractStoreBenchmark.RESPONSE, now);
+    ClaimOutcome outcome =
+        store.claim(
+            new ClaimRequest(
+                id, FINGERPRINT, now, AbstractStoreBenchmark.LEASE, AbstractStoreBenchmark.WINDOW));
+    store.complete(
+        id, ((ClaimOutcome.Claimed) outcome).fence(), AbstractStoreBenchmark.RESPONSE, now);
     return outcome;
   }
 
@@ -84,7 +89,12 @@ public class EngineBenchmark {
 
   @Benchmark
   public ClaimOutcome baselineEngineReplay() {
-    return store.claim(new ClaimRequest(COMPLETED, FINGERPRINT, Instant.now(), AbstractStoreBenchmark.LEASE,
-        AbstractStoreBenchmark.WINDOW));
+    return store.claim(
+        new ClaimRequest(
+            COMPLETED,
+            FINGERPRINT,
+            Instant.now(),
+            AbstractStoreBenchmark.LEASE,
+            AbstractStoreBenchmark.WINDOW));
   }
 }

@@ -24,8 +24,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The default fingerprint (SHA-256 over method, path and body, length-framed) against a bare
- * {@code MessageDigest} over the body alone, for 1 KB and 64 KB bodies.
+ * The default fingerprint (SHA-256 over method, path and body, length-framed) against a bare {@code
+ * MessageDigest} over the body alone, for 1 KB and 64 KB bodies.
  *
  * <pre>{@code
  * java -jar benchmarks/target/benchmarks.jar FingerprintBenchmark
@@ -43,42 +43,43 @@ public class FingerprintBenchmark {
 
   private byte[] body;
   private final FingerprintStrategy strategy = FingerprintStrategy.methodPathBody();
-  private final HttpRequestView request = new HttpRequestView() {
-    @Override
-    public String method() {
-      return "POST";
-    }
+  private final HttpRequestView request =
+      new HttpRequestView() {
+        @Override
+        public String method() {
+          return "POST";
+        }
 
-    @Override
-    public String path() {
-      return "/payments";
-    }
+        @Override
+        public String path() {
+          return "/payments";
+        }
 
-    @Override
-    public Optional<String> query() {
-      return Optional.empty();
-    }
+        @Override
+        public Optional<String> query() {
+          return Optional.empty();
+        }
 
-    @Override
-    public List<String> headers(String name) {
-      return List.of();
-    }
+        @Override
+        public List<String> headers(String name) {
+          return List.of();
+        }
 
-    @Override
-    public Optional<String> principalName() {
-      return Optional.of("merchant-1");
-    }
+        @Override
+        public Optional<String> principalName() {
+          return Optional.of("merchant-1");
+        }
 
-    @Override
-    public OptionalLong contentLength() {
-      return OptionalLong.of(body.length);
-    }
+        @Override
+        public OptionalLong contentLength() {
+          return OptionalLong.of(body.length);
+        }
 
-    @Override
-    public InputStream body() {
-      return new ByteArrayInputStream(body);
-    }
-  };
+        @Override
+        public InputStream body() {
+          return new ByteArrayInputStream(body);
+        }
+      };
 
   @Setup
   public void setUp() {

@@ -17,17 +17,26 @@ interface Fixture extends AutoCloseable {
   default void clear() throws Exception {}
 
   /**
-   * Stores {@code count} completed records with keys {@code prefix + 0 … prefix + (count - 1)}, as fast as the
-   * storage allows (the default goes through the store's own claim and complete).
+   * Stores {@code count} completed records with keys {@code prefix + 0 … prefix + (count - 1)}, as
+   * fast as the storage allows (the default goes through the store's own claim and complete).
    */
-  default void preload(String scope, String prefix, int count, byte[] fingerprint, StoredResponse response)
+  default void preload(
+      String scope, String prefix, int count, byte[] fingerprint, StoredResponse response)
       throws Exception {
     java.time.Instant now = java.time.Instant.now();
     Fingerprint fp = Fingerprint.of(fingerprint);
     for (int i = 0; i < count; i++) {
       RecordId id = RecordId.of(scope, prefix + i);
-      var claimed = (ClaimOutcome.Claimed) store().claim(
-          new ClaimRequest(id, fp, now, java.time.Duration.ofSeconds(30), java.time.Duration.ofHours(24)));
+      var claimed =
+          (ClaimOutcome.Claimed)
+              store()
+                  .claim(
+                      new ClaimRequest(
+                          id,
+                          fp,
+                          now,
+                          java.time.Duration.ofSeconds(30),
+                          java.time.Duration.ofHours(24)));
       store().complete(id, claimed.fence(), response, now);
     }
   }

@@ -41,10 +41,10 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Requests per second over real HTTP (the JDK client against Jetty 12 on loopback, 4 client threads): a POST with
- * a fresh key and a replayed POST through the idempotency filter (in-memory store), against the same servlet
- * without the filter ({@code baselineFresh} and {@code baselineReplay} post to an unguarded path of the same
- * server).
+ * Requests per second over real HTTP (the JDK client against Jetty 12 on loopback, 4 client
+ * threads): a POST with a fresh key and a replayed POST through the idempotency filter (in-memory
+ * store), against the same servlet without the filter ({@code baselineFresh} and {@code
+ * baselineReplay} post to an unguarded path of the same server).
  *
  * <pre>{@code
  * java -jar benchmarks/target/benchmarks.jar HttpPathBenchmark
@@ -58,7 +58,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 @Threads(4)
 public class HttpPathBenchmark {
-  private static final String BODY = "{\"paymentId\":\"pay-1\",\"amountCents\":4200,\"currency\":\"EUR\"}";
+  private static final String BODY =
+      "{\"paymentId\":\"pay-1\",\"amountCents\":4200,\"currency\":\"EUR\"}";
 
   private Server server;
   private IdempotencyEngine engine;
@@ -73,14 +74,20 @@ public class HttpPathBenchmark {
     engine = IdempotencyEngine.builder(new InMemoryKeyStore()).build();
     IdempotencyHttp http = IdempotencyHttp.builder(engine).build();
     ServletContextHandler context = new ServletContextHandler();
-    Filter login = (req, res, chain) -> chain.doFilter(new HttpServletRequestWrapper((HttpServletRequest) req) {
-      @Override
-      public Principal getUserPrincipal() {
-        return () -> "merchant-1";
-      }
-    }, res);
+    Filter login =
+        (req, res, chain) ->
+            chain.doFilter(
+                new HttpServletRequestWrapper((HttpServletRequest) req) {
+                  @Override
+                  public Principal getUserPrincipal() {
+                    return () -> "merchant-1";
+                  }
+                },
+                res);
     context.addFilter(new FilterHolder(login), "/*", EnumSet.of(DispatcherType.REQUEST));
-    context.addFilter(new FilterHolder(new IdempotencyFilter(http)), "/guarded/*",
+    context.addFilter(
+        new FilterHolder(new IdempotencyFilter(http)),
+        "/guarded/*",
         EnumSet.of(DispatcherType.REQUEST));
     ServletHolder payments = new ServletHolder(new PaymentServlet());
     context.addServlet(payments, "/guarded/payments");
@@ -88,7 +95,8 @@ public class HttpPathBenchmark {
     server = new Server(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
     server.setHandler(context);
     server.start();
-    String base = "http://127.0.0.1:" + ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+    String base =
+        "http://127.0.0.1:" + ((ServerConnector) server.getConnectors()[0]).getLocalPort();
     guarded = URI.create(base + "/guarded/payments");
     unguarded = URI.create(base + "/plain/payments");
     client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -102,8 +110,10 @@ public class HttpPathBenchmark {
   }
 
   private int post(URI uri, String key) throws IOException, InterruptedException {
-    HttpRequest.Builder b = HttpRequest.newBuilder(uri).header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(BODY));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(uri)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(BODY));
     if (key != null) {
       b.header("Idempotency-Key", key);
     }
@@ -135,7 +145,8 @@ public class HttpPathBenchmark {
     private static final long serialVersionUID = 1L;
 
     @Override
-    protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    protected void doPost(HttpServletRequest request, HttpServletResponse response)
+        throws IOException {
       request.getInputStream().readAllBytes();
       response.setStatus(201);
       response.setContentType("application/json");

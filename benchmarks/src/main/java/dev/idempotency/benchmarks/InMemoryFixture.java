@@ -6,7 +6,10 @@ import dev.idempotency.spi.KeyStore;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** {@link InMemoryKeyStore} against {@code putIfAbsent} + {@code replace} on a bare {@link ConcurrentHashMap}. */
+/**
+ * {@link InMemoryKeyStore} against {@code putIfAbsent} + {@code replace} on a bare {@link
+ * ConcurrentHashMap}.
+ */
 final class InMemoryFixture implements Fixture {
   private InMemoryKeyStore store = new InMemoryKeyStore();
   private MapBaseline baseline = new MapBaseline();
@@ -28,8 +31,9 @@ final class InMemoryFixture implements Fixture {
   }
 
   /**
-   * A record is {fingerprint, response}; a null response means in flight. Keyed by the same {@link RecordId} the
-   * store gets, so both sides pay for building and validating the id and the ratio shows the store's own work.
+   * A record is {fingerprint, response}; a null response means in flight. Keyed by the same {@link
+   * RecordId} the store gets, so both sides pay for building and validating the id and the ratio
+   * shows the store's own work.
    */
   static final class MapBaseline implements Baseline {
     private final ConcurrentHashMap<RecordId, byte[][]> map = new ConcurrentHashMap<>();

@@ -18,10 +18,11 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * {@link JdbcKeyStore} on one database against the least SQL that database needs for the same outcomes, both
- * over the same connection pool, in auto-commit: a claim is one conditional insert ({@code INSERT … ON CONFLICT DO
- * NOTHING}, {@code INSERT IGNORE}, or H2's plain {@code INSERT} that the primary key arbitrates), a completion one
- * {@code UPDATE} by primary key, a replay or a mismatch one {@code SELECT} by primary key.
+ * {@link JdbcKeyStore} on one database against the least SQL that database needs for the same
+ * outcomes, both over the same connection pool, in auto-commit: a claim is one conditional insert
+ * ({@code INSERT … ON CONFLICT DO NOTHING}, {@code INSERT IGNORE}, or H2's plain {@code INSERT}
+ * that the primary key arbitrates), a completion one {@code UPDATE} by primary key, a replay or a
+ * mismatch one {@code SELECT} by primary key.
  */
 final class JdbcFixture implements Fixture {
   private static final String TABLE = "bench_records";
@@ -41,25 +42,40 @@ final class JdbcFixture implements Fixture {
     config.setMaximumPoolSize(8);
     config.setPoolName("bench-" + dialect.name().toLowerCase(Locale.ROOT));
     pool = new HikariDataSource(config);
-    try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
       s.execute("DROP TABLE IF EXISTS " + BASELINE);
-      s.execute("CREATE TABLE " + BASELINE + " (scope VARCHAR(255) NOT NULL, idem_key VARCHAR(255) NOT NULL,"
-          + " fingerprint " + binary() + " NOT NULL, state CHAR(1) NOT NULL, response_body " + binary() + ","
-          + " PRIMARY KEY (scope, idem_key))");
+      s.execute(
+          "CREATE TABLE "
+              + BASELINE
+              + " (scope VARCHAR(255) NOT NULL, idem_key VARCHAR(255) NOT NULL,"
+              + " fingerprint "
+              + binary()
+              + " NOT NULL, state CHAR(1) NOT NULL, response_body "
+              + binary()
+              + ","
+              + " PRIMARY KEY (scope, idem_key))");
     }
     store = JdbcKeyStore.builder(pool).tableName(TABLE).createSchemaIfMissing().build();
     baseline = new SqlBaseline();
   }
 
-  /** A fixture for the database named by the test-server environment variables the project's scripts set. */
-  static JdbcFixture fromEnvironment(Dialect dialect, String urlVariable, String userVariable,
-      String passwordVariable) throws SQLException {
+  /**
+   * A fixture for the database named by the test-server environment variables the project's scripts
+   * set.
+   */
+  static JdbcFixture fromEnvironment(
+      Dialect dialect, String urlVariable, String userVariable, String passwordVariable)
+      throws SQLException {
     String url = System.getenv(urlVariable);
     if (url == null) {
-      throw new IllegalStateException(urlVariable + " is not set: start the test servers with"
-          + " eval \"$(bash scripts/services.sh)\" (benchmarks/run.sh does it)");
+      throw new IllegalStateException(
+          urlVariable
+              + " is not set: start the test servers with"
+              + " eval \"$(bash scripts/services.sh)\" (benchmarks/run.sh does it)");
     }
-    return new JdbcFixture(dialect, url, System.getenv(userVariable), System.getenv(passwordVariable));
+    return new JdbcFixture(
+        dialect, url, System.getenv(userVariable), System.getenv(passwordVariable));
   }
 
   private String binary() {
@@ -82,27 +98,32 @@ final class JdbcFixture implements Fixture {
 
   @Override
   public void clear() throws SQLException {
-    try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
       s.execute("DELETE FROM " + TABLE);
       s.execute("DELETE FROM " + BASELINE);
       if (dialect == Dialect.POSTGRESQL) {
-        s.execute("VACUUM ANALYZE " + TABLE); // no dead tuples from the last iteration in this one's way
+        s.execute(
+            "VACUUM ANALYZE " + TABLE); // no dead tuples from the last iteration in this one's way
         s.execute("VACUUM ANALYZE " + BASELINE);
       }
     }
   }
 
   /**
-   * Stores one record through the store, then copies it {@code count} times under generated keys in one
-   * {@code INSERT … SELECT}: a million claims one by one would take the benchmark longer than it measures.
+   * Stores one record through the store, then copies it {@code count} times under generated keys in
+   * one {@code INSERT … SELECT}: a million claims one by one would take the benchmark longer than
+   * it measures.
    */
   @Override
-  public void preload(String scope, String prefix, int count, byte[] fingerprint, StoredResponse response)
+  public void preload(
+      String scope, String prefix, int count, byte[] fingerprint, StoredResponse response)
       throws Exception {
     String templatePrefix = "template-" + prefix;
     Fixture.super.preload(scope, templatePrefix, 1, fingerprint, response);
     String templateKey = templatePrefix + "0"; // the default preload numbers its keys from 0
-    try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
       List<String> columns = new ArrayList<>();
       try (ResultSet rs = s.executeQuery("SELECT * FROM " + TABLE + " WHERE 1 = 0")) {
         ResultSetMetaData md = rs.getMetaData();
@@ -110,31 +131,52 @@ final class JdbcFixture implements Fixture {
           columns.add(md.getColumnName(i));
         }
       }
-      String keyColumn = columns.stream().filter(n -> n.equalsIgnoreCase("idem_key")).findFirst().orElseThrow();
+      String keyColumn =
+          columns.stream().filter(n -> n.equalsIgnoreCase("idem_key")).findFirst().orElseThrow();
       List<String> select = new ArrayList<>();
       for (String column : columns) {
         select.add(column.equals(keyColumn) ? keyExpression(prefix) : "r." + column);
       }
-      String series = switch (dialect) {
-        case POSTGRESQL -> "generate_series(0, " + (count - 1) + ") AS g(n)";
-        case MYSQL -> "(SELECT seq AS n FROM seq_0_to_" + (count - 1) + ") g";
-        case H2 -> "(SELECT X AS n FROM SYSTEM_RANGE(0, " + (count - 1) + ")) g";
-      };
-      int copied = s.executeUpdate("INSERT INTO " + TABLE + " (" + String.join(", ", columns) + ") SELECT "
-          + String.join(", ", select) + " FROM " + TABLE + " r CROSS JOIN " + series + " WHERE r." + keyColumn
-          + " = '" + templateKey + "'");
+      String series =
+          switch (dialect) {
+            case POSTGRESQL -> "generate_series(0, " + (count - 1) + ") AS g(n)";
+            case MYSQL -> "(SELECT seq AS n FROM seq_0_to_" + (count - 1) + ") g";
+            case H2 -> "(SELECT X AS n FROM SYSTEM_RANGE(0, " + (count - 1) + ")) g";
+          };
+      int copied =
+          s.executeUpdate(
+              "INSERT INTO "
+                  + TABLE
+                  + " ("
+                  + String.join(", ", columns)
+                  + ") SELECT "
+                  + String.join(", ", select)
+                  + " FROM "
+                  + TABLE
+                  + " r CROSS JOIN "
+                  + series
+                  + " WHERE r."
+                  + keyColumn
+                  + " = '"
+                  + templateKey
+                  + "'");
       if (copied != count) {
-        // a preload that copied nothing would make every "replay" a fresh claim and every reaped batch empty
+        // a preload that copied nothing would make every "replay" a fresh claim and every reaped
+        // batch empty
         throw new IllegalStateException("preload copied " + copied + " records, not " + count);
       }
       if (dialect == Dialect.POSTGRESQL) {
-        s.execute("VACUUM ANALYZE " + TABLE); // set hint bits and the visibility map once, not in the measurement
+        s.execute(
+            "VACUUM ANALYZE "
+                + TABLE); // set hint bits and the visibility map once, not in the measurement
       }
     }
   }
 
   private String keyExpression(String prefix) {
-    return dialect == Dialect.MYSQL ? "CONCAT('" + prefix + "', g.n)" : "'" + prefix + "' || CAST(g.n AS VARCHAR(20))";
+    return dialect == Dialect.MYSQL
+        ? "CONCAT('" + prefix + "', g.n)"
+        : "'" + prefix + "' || CAST(g.n AS VARCHAR(20))";
   }
 
   @Override
@@ -144,16 +186,32 @@ final class JdbcFixture implements Fixture {
 
   /** The least SQL for each outcome, on the same pool. */
   private final class SqlBaseline implements Baseline {
-    private final String insert = switch (dialect) {
-      case POSTGRESQL -> "INSERT INTO " + BASELINE + " (scope, idem_key, fingerprint, state) VALUES (?, ?, ?, 'I')"
-          + " ON CONFLICT DO NOTHING";
-      case MYSQL -> "INSERT IGNORE INTO " + BASELINE + " (scope, idem_key, fingerprint, state) VALUES (?, ?, ?, 'I')";
-      case H2 -> "INSERT INTO " + BASELINE + " (scope, idem_key, fingerprint, state) VALUES (?, ?, ?, 'I')";
-    };
-    private final String complete = "UPDATE " + BASELINE + " SET state = 'C', response_body = ? WHERE scope = ?"
-        + " AND idem_key = ?";
-    private final String read = "SELECT fingerprint, response_body FROM " + BASELINE + " WHERE scope = ?"
-        + " AND idem_key = ?";
+    private final String insert =
+        switch (dialect) {
+          case POSTGRESQL ->
+              "INSERT INTO "
+                  + BASELINE
+                  + " (scope, idem_key, fingerprint, state) VALUES (?, ?, ?, 'I')"
+                  + " ON CONFLICT DO NOTHING";
+          case MYSQL ->
+              "INSERT IGNORE INTO "
+                  + BASELINE
+                  + " (scope, idem_key, fingerprint, state) VALUES (?, ?, ?, 'I')";
+          case H2 ->
+              "INSERT INTO "
+                  + BASELINE
+                  + " (scope, idem_key, fingerprint, state) VALUES (?, ?, ?, 'I')";
+        };
+    private final String complete =
+        "UPDATE "
+            + BASELINE
+            + " SET state = 'C', response_body = ? WHERE scope = ?"
+            + " AND idem_key = ?";
+    private final String read =
+        "SELECT fingerprint, response_body FROM "
+            + BASELINE
+            + " WHERE scope = ?"
+            + " AND idem_key = ?";
 
     @Override
     public void claimAndComplete(String scope, String key, byte[] fingerprint, byte[] response) {
@@ -196,7 +254,8 @@ final class JdbcFixture implements Fixture {
     }
 
     private byte[][] read(String scope, String key) {
-      try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(read)) {
+      try (Connection c = pool.getConnection();
+          PreparedStatement ps = c.prepareStatement(read)) {
         ps.setString(1, scope);
         ps.setString(2, key);
         try (ResultSet rs = ps.executeQuery()) {

@@ -13,9 +13,10 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The reaper's delete: one {@code deleteExpired} batch of {@value #BATCH} records past retention. Each iteration
- * stores {@value #BATCHES} batches' worth of completed records, then deletes them batch by batch; the score is the
- * time per batch (divide {@value #BATCH} by it for records per second).
+ * The reaper's delete: one {@code deleteExpired} batch of {@value #BATCH} records past retention.
+ * Each iteration stores {@value #BATCHES} batches' worth of completed records, then deletes them
+ * batch by batch; the score is the time per batch (divide {@value #BATCH} by it for records per
+ * second).
  *
  * <pre>{@code
  * java -jar benchmarks/target/benchmarks.jar ReaperBenchmark -p store=POSTGRESQL

@@ -10,9 +10,10 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Setup;
 
 /**
- * How the claim's cost grows with the records already stored: with 10⁴, 10⁵ and 10⁶ completed records in place,
- * {@code claimAndRelease} claims a fresh key and releases it (so the record count stays put), and
- * {@code replayAmongExisting} replays one of the existing records. Index-backed claims should stay flat.
+ * How the claim's cost grows with the records already stored: with 10⁴, 10⁵ and 10⁶ completed
+ * records in place, {@code claimAndRelease} claims a fresh key and releases it (so the record count
+ * stays put), and {@code replayAmongExisting} replays one of the existing records. Index-backed
+ * claims should stay flat.
  *
  * <pre>{@code
  * java -jar benchmarks/target/benchmarks.jar ScaleBenchmark -p store=IN_MEMORY -p existing=10000,1000000
@@ -25,7 +26,9 @@ public class ScaleBenchmark extends AbstractStoreBenchmark {
   private boolean filled;
   private long random = 1;
 
-  /** Fills the storage once per trial: the benchmarks below leave the number of records unchanged. */
+  /**
+   * Fills the storage once per trial: the benchmarks below leave the number of records unchanged.
+   */
   @Override
   @Setup(Level.Iteration)
   public void resetStorage() throws Exception {
@@ -47,9 +50,11 @@ public class ScaleBenchmark extends AbstractStoreBenchmark {
 
   @Benchmark
   public ClaimOutcome replayAmongExisting() {
-    random = random * 6364136223846793005L + 1442695040888963407L; // an LCG: cheap, and no shared state
+    random =
+        random * 6364136223846793005L + 1442695040888963407L; // an LCG: cheap, and no shared state
     int n = (int) Long.remainderUnsigned(random >>> 16, existing);
-    return keyStore.claim(new ClaimRequest(RecordId.of(SCOPE, "existing-" + n), fingerprint, Instant.now(), LEASE,
-        WINDOW));
+    return keyStore.claim(
+        new ClaimRequest(
+            RecordId.of(SCOPE, "existing-" + n), fingerprint, Instant.now(), LEASE, WINDOW));
   }
 }

@@ -3,8 +3,8 @@ package dev.idempotency.benchmarks;
 import dev.idempotency.store.jdbc.Dialect;
 
 /**
- * The stores the benchmarks compare, chosen with {@code -p store=…}. Each creates its store and its baseline over
- * the same storage (for a database: the same connection pool).
+ * The stores the benchmarks compare, chosen with {@code -p store=…}. Each creates its store and its
+ * baseline over the same storage (for a database: the same connection pool).
  */
 public enum StoreType {
   /** {@code InMemoryKeyStore} vs a bare {@code ConcurrentHashMap}. */
@@ -21,11 +21,16 @@ public enum StoreType {
       return new JdbcFixture(Dialect.H2, "jdbc:h2:mem:bench;DB_CLOSE_DELAY=-1", "sa", "");
     }
   },
-  /** {@code JdbcKeyStore} on the PostgreSQL test server vs INSERT … ON CONFLICT DO NOTHING + UPDATE. */
+  /**
+   * {@code JdbcKeyStore} on the PostgreSQL test server vs INSERT … ON CONFLICT DO NOTHING + UPDATE.
+   */
   POSTGRESQL {
     @Override
     Fixture open() throws Exception {
-      return JdbcFixture.fromEnvironment(Dialect.POSTGRESQL, "IDEMPOTENCY_TEST_PG_URL", "IDEMPOTENCY_TEST_PG_USER",
+      return JdbcFixture.fromEnvironment(
+          Dialect.POSTGRESQL,
+          "IDEMPOTENCY_TEST_PG_URL",
+          "IDEMPOTENCY_TEST_PG_USER",
           "IDEMPOTENCY_TEST_PG_PASSWORD");
     }
   },
@@ -33,7 +38,10 @@ public enum StoreType {
   MARIADB {
     @Override
     Fixture open() throws Exception {
-      return JdbcFixture.fromEnvironment(Dialect.MYSQL, "IDEMPOTENCY_TEST_MARIADB_URL", "IDEMPOTENCY_TEST_MYSQL_USER",
+      return JdbcFixture.fromEnvironment(
+          Dialect.MYSQL,
+          "IDEMPOTENCY_TEST_MARIADB_URL",
+          "IDEMPOTENCY_TEST_MYSQL_USER",
           "IDEMPOTENCY_TEST_MYSQL_PASSWORD");
     }
   };

@@ -11,25 +11,31 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * One very short in-process pass of every benchmark, so that none can rot: each must set up, run and produce a
- * score. It measures nothing worth reading; the numbers come from {@code benchmarks/run.sh}.
+ * One very short in-process pass of every benchmark, so that none can rot: each must set up, run
+ * and produce a score. It measures nothing worth reading; the numbers come from {@code
+ * benchmarks/run.sh}.
  */
 class BenchmarksSmokeTest {
   @Test
   void everyBenchmarkRunsOnce() throws Exception {
-    Options options = new OptionsBuilder()
-        .include("dev\\.idempotency\\.benchmarks\\..*")
-        .param("store", "IN_MEMORY", "H2") // H2 stands for the JDBC fixture, embedded: no server needed
-        .param("existing", "10000")
-        .forks(0)
-        .warmupIterations(0)
-        .measurementIterations(1)
-        .measurementTime(TimeValue.milliseconds(100))
-        .threads(1)
-        .shouldFailOnError(true)
-        .build();
+    Options options =
+        new OptionsBuilder()
+            .include("dev\\.idempotency\\.benchmarks\\..*")
+            .param(
+                "store",
+                "IN_MEMORY",
+                "H2") // H2 stands for the JDBC fixture, embedded: no server needed
+            .param("existing", "10000")
+            .forks(0)
+            .warmupIterations(0)
+            .measurementIterations(1)
+            .measurementTime(TimeValue.milliseconds(100))
+            .threads(1)
+            .shouldFailOnError(true)
+            .build();
     Collection<RunResult> results = new Runner(options).run();
-    assertThat(results).extracting(r -> r.getParams().getBenchmark())
+    assertThat(results)
+        .extracting(r -> r.getParams().getBenchmark())
         .anyMatch(b -> b.endsWith("ClaimBenchmark.fresh"))
         .anyMatch(b -> b.endsWith("ContendedClaimBenchmark.contended"))
         .anyMatch(b -> b.endsWith("EngineBenchmark.engineFresh"))
@@ -37,7 +43,9 @@ class BenchmarksSmokeTest {
         .anyMatch(b -> b.endsWith("ReaperBenchmark.deleteBatch"))
         .anyMatch(b -> b.endsWith("FingerprintBenchmark.fingerprint"))
         .anyMatch(b -> b.endsWith("HttpPathBenchmark.fresh"));
-    assertThat(results).extracting(r -> r.getParams().getParam("store")).contains("IN_MEMORY", "H2");
+    assertThat(results)
+        .extracting(r -> r.getParams().getParam("store"))
+        .contains("IN_MEMORY", "H2");
     assertThat(results).allSatisfy(r -> assertThat(r.getPrimaryResult().getScore()).isPositive());
   }
 }

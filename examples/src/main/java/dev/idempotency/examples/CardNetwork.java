@@ -6,8 +6,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A fake card network that charges every time it is called: it is not idempotent, like most systems a payments
- * API calls out to. It counts charges per payment, so the demo can count the duplicates a retry caused.
+ * A fake card network that charges every time it is called: it is not idempotent, like most systems
+ * a payments API calls out to. It counts charges per payment, so the demo can count the duplicates
+ * a retry caused.
  */
 final class CardNetwork {
   private final Map<String, LongAdder> chargesPerPayment = new ConcurrentHashMap<>();

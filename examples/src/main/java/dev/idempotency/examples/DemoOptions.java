@@ -5,8 +5,8 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * The demo's command line, parsed and validated: a bad flag ends in {@link UsageException} with a message that
- * names the flag and the usage text, never a stack trace.
+ * The demo's command line, parsed and validated: a bad flag ends in {@link UsageException} with a
+ * message that names the flag and the usage text, never a stack trace.
  */
 record DemoOptions(
     Mode mode,
@@ -21,7 +21,10 @@ record DemoOptions(
     long seed,
     int port) {
 
-  enum Mode { RUN, SERVE }
+  enum Mode {
+    RUN,
+    SERVE
+  }
 
   /** How the "library off" run sends its retries. */
   enum OffMode {
@@ -31,7 +34,8 @@ record DemoOptions(
     NO_KEY
   }
 
-  static final String USAGE = """
+  static final String USAGE =
+      """
       usage: demo [run|serve] [options]
 
         run                  (default) a fleet of clients pays through a fault-injecting proxy; prints a report
@@ -105,11 +109,14 @@ record DemoOptions(
         case "--port" -> port = intValue(arg, value(args, ++i, arg), 1, 65_535);
         case "--off-mode" -> {
           String v = value(args, ++i, arg);
-          offMode = switch (v.toLowerCase(Locale.ROOT)) {
-            case "fresh-key" -> OffMode.FRESH_KEY;
-            case "no-key" -> OffMode.NO_KEY;
-            default -> throw new UsageException("--off-mode must be fresh-key or no-key, but was '" + v + "'");
-          };
+          offMode =
+              switch (v.toLowerCase(Locale.ROOT)) {
+                case "fresh-key" -> OffMode.FRESH_KEY;
+                case "no-key" -> OffMode.NO_KEY;
+                default ->
+                    throw new UsageException(
+                        "--off-mode must be fresh-key or no-key, but was '" + v + "'");
+              };
         }
         default -> throw new UsageException("unknown argument '" + arg + "'");
       }
@@ -121,11 +128,21 @@ record DemoOptions(
     try {
       rates = new RandomFaults.Rates(drop, slow, reset, burst, burstLength);
     } catch (IllegalArgumentException e) {
-      throw new UsageException("--drop-rate, --slow-rate, --reset-rate and --burst-rate: " + e.getMessage());
+      throw new UsageException(
+          "--drop-rate, --slow-rate, --reset-rate and --burst-rate: " + e.getMessage());
     }
-    return new DemoOptions(mode, clients, payments, rates, Optional.ofNullable(url),
-        user != null ? user : url != null ? "idem" : "sa", password != null ? password : url != null ? "idem" : "",
-        compare, offMode, seed, port);
+    return new DemoOptions(
+        mode,
+        clients,
+        payments,
+        rates,
+        Optional.ofNullable(url),
+        user != null ? user : url != null ? "idem" : "sa",
+        password != null ? password : url != null ? "idem" : "",
+        compare,
+        offMode,
+        seed,
+        port);
   }
 
   private static String value(String[] args, int i, String flag) throws UsageException {
@@ -139,7 +156,8 @@ record DemoOptions(
     try {
       int n = Integer.parseInt(v);
       if (n < min || n > max) {
-        throw new UsageException(flag + " must be between " + min + " and " + max + ", but was " + n);
+        throw new UsageException(
+            flag + " must be between " + min + " and " + max + ", but was " + n);
       }
       return n;
     } catch (NumberFormatException e) {

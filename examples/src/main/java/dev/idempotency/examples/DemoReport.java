@@ -13,8 +13,15 @@ import java.util.Set;
 /** The report the demo ends with: one column per run, side by side. */
 final class DemoReport {
   /** One finished run: what the clients saw, what the proxy did, what the card network charged. */
-  record Run(String title, RunStats stats, long attemptsAtWire, Map<Fault, Long> faults,
-      long charges, long paymentsCharged, long duplicateCharges, double seconds) {}
+  record Run(
+      String title,
+      RunStats stats,
+      long attemptsAtWire,
+      Map<Fault, Long> faults,
+      long charges,
+      long paymentsCharged,
+      long duplicateCharges,
+      double seconds) {}
 
   /** The faults the demo's injector makes, in the report's words, in the report's order. */
   private static final Map<Fault, String> FAULTS = faultLabels();
@@ -35,11 +42,19 @@ final class DemoReport {
   static String render(DemoOptions options, String store, List<Run> runs) {
     StringBuilder out = new StringBuilder();
     RandomFaults.Rates f = options.faults();
-    out.append(String.format(Locale.ROOT,
-        "%nPayments demo: %d clients x %d payments through a fault injector (drop after processing %.0f %%,"
-            + " slow then dropped %.0f %%, reset %.0f %%, 503/429 bursts %.0f %% x %d), store: %s%n%n",
-        options.clients(), options.paymentsPerClient(), f.dropAfter() * 100, f.slow() * 100, f.reset() * 100,
-        f.burst() * 100, f.burstLength(), store));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%nPayments demo: %d clients x %d payments through a fault injector (drop after processing %.0f %%,"
+                + " slow then dropped %.0f %%, reset %.0f %%, 503/429 bursts %.0f %% x %d), store: %s%n%n",
+            options.clients(),
+            options.paymentsPerClient(),
+            f.dropAfter() * 100,
+            f.slow() * 100,
+            f.reset() * 100,
+            f.burst() * 100,
+            f.burstLength(),
+            store));
     Map<String, List<String>> rows = new LinkedHashMap<>();
     for (Run run : runs) {
       RunStats s = run.stats();
@@ -52,8 +67,12 @@ final class DemoReport {
       add(rows, "in-flight conflicts (409)", s.inFlightConflicts.sum());
       add(rows, "charges executed", run.charges());
       add(rows, "DUPLICATE CHARGES", run.duplicateCharges());
-      // charged, but every response was lost and the client gave up: a later retry with the same key replays it
-      add(rows, "charged, client gave up before its answer", Math.max(0, run.paymentsCharged() - s.succeeded.sum()));
+      // charged, but every response was lost and the client gave up: a later retry with the same
+      // key replays it
+      add(
+          rows,
+          "charged, client gave up before its answer",
+          Math.max(0, run.paymentsCharged() - s.succeeded.sum()));
       add(rows, "latency p50 (ms)", String.format(Locale.ROOT, "%.1f", s.percentileMillis(50)));
       add(rows, "latency p95 (ms)", String.format(Locale.ROOT, "%.1f", s.percentileMillis(95)));
       add(rows, "latency p99 (ms)", String.format(Locale.ROOT, "%.1f", s.percentileMillis(99)));
@@ -78,7 +97,8 @@ final class DemoReport {
         for (String reason : failures) {
           List<String> c = new ArrayList<>();
           c.add("  " + reason);
-          runs.forEach(r -> c.add(String.valueOf(r.stats().failuresSorted().getOrDefault(reason, 0L))));
+          runs.forEach(
+              r -> c.add(String.valueOf(r.stats().failuresSorted().getOrDefault(reason, 0L))));
           table.add(c);
         }
       }
@@ -86,7 +106,8 @@ final class DemoReport {
         for (String cause : causes) {
           List<String> c = new ArrayList<>();
           c.add("  " + cause);
-          runs.forEach(r -> c.add(String.valueOf(r.stats().retriesByCauseSorted().getOrDefault(cause, 0L))));
+          runs.forEach(
+              r -> c.add(String.valueOf(r.stats().retriesByCauseSorted().getOrDefault(cause, 0L))));
           table.add(c);
         }
       }
@@ -95,12 +116,13 @@ final class DemoReport {
     faultHeader.add("faults injected");
     runs.forEach(r -> faultHeader.add(""));
     table.add(faultHeader);
-    FAULTS.forEach((fault, label) -> {
-      List<String> line = new ArrayList<>();
-      line.add("  " + label);
-      runs.forEach(r -> line.add(String.valueOf(r.faults().getOrDefault(fault, 0L))));
-      table.add(line);
-    });
+    FAULTS.forEach(
+        (fault, label) -> {
+          List<String> line = new ArrayList<>();
+          line.add("  " + label);
+          runs.forEach(r -> line.add(String.valueOf(r.faults().getOrDefault(fault, 0L))));
+          table.add(line);
+        });
     int[] widths = new int[header.size()];
     for (List<String> line : table) {
       for (int i = 0; i < line.size(); i++) {
@@ -111,8 +133,10 @@ final class DemoReport {
       StringBuilder sb = new StringBuilder();
       for (int i = 0; i < line.size(); i++) {
         String cell = line.get(i);
-        sb.append(i == 0 ? String.format("%-" + widths[0] + "s", cell)
-            : String.format("   %" + widths[i] + "s", cell));
+        sb.append(
+            i == 0
+                ? String.format("%-" + widths[0] + "s", cell)
+                : String.format("   %" + widths[i] + "s", cell));
       }
       out.append(sb.toString().stripTrailing()).append('\n');
     }

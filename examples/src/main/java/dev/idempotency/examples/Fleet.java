@@ -21,12 +21,13 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The demo's clients: each pays {@code paymentsPerClient} times, one payment after the other, through the
- * fault-injecting proxy.
+ * The demo's clients: each pays {@code paymentsPerClient} times, one payment after the other,
+ * through the fault-injecting proxy.
  *
- * <p>With the library on, each client is a {@link RetryingHttpClient} and each payment carries an event-derived
- * key, {@code payment-<paymentId>}, minted once and reused on every attempt. With the library off, the client runs
- * the loop people write by hand: the same attempts and backoff, but a fresh key on every attempt (or none).
+ * <p>With the library on, each client is a {@link RetryingHttpClient} and each payment carries an
+ * event-derived key, {@code payment-<paymentId>}, minted once and reused on every attempt. With the
+ * library off, the client runs the loop people write by hand: the same attempts and backoff, but a
+ * fresh key on every attempt (or none).
  */
 final class Fleet {
   /** Attempts per payment, on or off: the same budget of tries, so only the keys differ. */
@@ -34,7 +35,8 @@ final class Fleet {
 
   private Fleet() {}
 
-  static RunStats run(URI api, DemoOptions options, boolean libraryOn, String label) throws Exception {
+  static RunStats run(URI api, DemoOptions options, boolean libraryOn, String label)
+      throws Exception {
     RunStats stats = new RunStats();
     long total = (long) options.clients() * options.paymentsPerClient();
     ExecutorService pool = Executors.newFixedThreadPool(options.clients());
@@ -43,15 +45,18 @@ final class Fleet {
       List<Future<?>> clients = new ArrayList<>();
       for (int c = 0; c < options.clients(); c++) {
         int client = c;
-        clients.add(pool.submit(() -> {
-          HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-          if (libraryOn) {
-            payWithLibrary(api, client, options, http, stats);
-          } else {
-            payByHand(api, client, options, http, stats);
-          }
-          return null;
-        }));
+        clients.add(
+            pool.submit(
+                () -> {
+                  HttpClient http =
+                      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+                  if (libraryOn) {
+                    payWithLibrary(api, client, options, http, stats);
+                  } else {
+                    payByHand(api, client, options, http, stats);
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : clients) {
         f.get();
@@ -63,27 +68,32 @@ final class Fleet {
     return stats;
   }
 
-  private static void payWithLibrary(URI api, int client, DemoOptions options, HttpClient http, RunStats stats)
+  private static void payWithLibrary(
+      URI api, int client, DemoOptions options, HttpClient http, RunStats stats)
       throws InterruptedException {
-    RetryPolicy policy = RetryPolicy.builder()
-        .maxAttempts(MAX_ATTEMPTS)
-        .deadline(Duration.ofSeconds(30))
-        .attemptTimeout(Duration.ofSeconds(5))
-        .listener(event -> {
-          if (event instanceof RetryEvent.RetryScheduled scheduled) {
-            stats.retried(scheduled.cause());
-          }
-        })
-        .build();
+    RetryPolicy policy =
+        RetryPolicy.builder()
+            .maxAttempts(MAX_ATTEMPTS)
+            .deadline(Duration.ofSeconds(30))
+            .attemptTimeout(Duration.ofSeconds(5))
+            .listener(
+                event -> {
+                  if (event instanceof RetryEvent.RetryScheduled scheduled) {
+                    stats.retried(scheduled.cause());
+                  }
+                })
+            .build();
     RetryingHttpClient retrying = RetryingHttpClient.builder(http).policy(policy).build();
     for (int n = 0; n < options.paymentsPerClient(); n++) {
       String paymentId = "pay-" + client + "-" + n;
       long start = System.nanoTime();
       stats.payments.increment();
       try {
-        IdempotentResponse<String> response = retrying.call(request(api, client, paymentId))
-            .idempotencyKey(OperationKey.forEvent("payment", paymentId))
-            .send(HttpResponse.BodyHandlers.ofString());
+        IdempotentResponse<String> response =
+            retrying
+                .call(request(api, client, paymentId))
+                .idempotencyKey(OperationKey.forEvent("payment", paymentId))
+                .send(HttpResponse.BodyHandlers.ofString());
         stats.clientAttempts.add(response.attempts());
         if (response.replayed()) {
           stats.replays.increment();
@@ -106,7 +116,8 @@ final class Fleet {
   }
 
   /** The hand-written loop: same attempts and backoff, but a new key per attempt (or no key). */
-  private static void payByHand(URI api, int client, DemoOptions options, HttpClient http, RunStats stats)
+  private static void payByHand(
+      URI api, int client, DemoOptions options, HttpClient http, RunStats stats)
       throws InterruptedException {
     for (int n = 0; n < options.paymentsPerClient(); n++) {
       String paymentId = "pay-" + client + "-" + n;
@@ -115,16 +126,19 @@ final class Fleet {
       String outcome = null;
       for (int attempt = 0; attempt < MAX_ATTEMPTS && outcome == null; attempt++) {
         if (attempt > 0) {
-          Thread.sleep(ThreadLocalRandom.current().nextLong(1 + Math.min(20_000, 500L << (attempt - 1))));
+          Thread.sleep(
+              ThreadLocalRandom.current().nextLong(1 + Math.min(20_000, 500L << (attempt - 1))));
         }
-        HttpRequest.Builder request = HttpRequest.newBuilder(request(api, client, paymentId), (k, v) -> true)
-            .timeout(Duration.ofSeconds(5));
+        HttpRequest.Builder request =
+            HttpRequest.newBuilder(request(api, client, paymentId), (k, v) -> true)
+                .timeout(Duration.ofSeconds(5));
         if (options.offMode() == DemoOptions.OffMode.FRESH_KEY) {
           request.setHeader("Idempotency-Key", UUID.randomUUID().toString()); // the anti-pattern
         }
         stats.clientAttempts.increment();
         try {
-          HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+          HttpResponse<String> response =
+              http.send(request.build(), HttpResponse.BodyHandlers.ofString());
           int status = response.statusCode();
           if (status == 429 || status == 502 || status == 503 || status == 504) {
             stats.retried("HTTP " + status);
@@ -146,8 +160,12 @@ final class Fleet {
   }
 
   private static HttpRequest request(URI api, int client, String paymentId) {
-    String body = "{\"paymentId\":\"" + paymentId + "\",\"amountCents\":" + (1000 + paymentId.hashCode() % 900)
-        + ",\"currency\":\"EUR\"}";
+    String body =
+        "{\"paymentId\":\""
+            + paymentId
+            + "\",\"amountCents\":"
+            + (1000 + paymentId.hashCode() % 900)
+            + ",\"currency\":\"EUR\"}";
     return HttpRequest.newBuilder(api.resolve("/payments"))
         .header("Content-Type", "application/json")
         .header("Authorization", "Bearer merchant-" + (client % 5))
@@ -165,17 +183,25 @@ final class Fleet {
 
     static Progress start(String label, RunStats stats, long total) {
       long t0 = System.nanoTime();
-      Thread t = new Thread(() -> {
-        try {
-          while (!Thread.currentThread().isInterrupted()) {
-            Thread.sleep(1000);
-            System.err.printf("  %s: %d/%d payments, %d retries, %.0f s%n", label, stats.done.get(), total,
-                stats.retries(), (System.nanoTime() - t0) / 1e9);
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }, "progress");
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  while (!Thread.currentThread().isInterrupted()) {
+                    Thread.sleep(1000);
+                    System.err.printf(
+                        "  %s: %d/%d payments, %d retries, %.0f s%n",
+                        label,
+                        stats.done.get(),
+                        total,
+                        stats.retries(),
+                        (System.nanoTime() - t0) / 1e9);
+                  }
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              "progress");
       t.setDaemon(true);
       t.start();
       return new Progress(t);

@@ -32,14 +32,15 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
 /**
- * The demo's payments API: {@code POST /payments} charges a card through the (non-idempotent) card network and
- * answers {@code 201} with the payment. With the library on, the {@link IdempotencyFilter} stands in front of it,
- * backed by the JDBC store (embedded H2 unless a JDBC URL is given); with it off, nothing does.
+ * The demo's payments API: {@code POST /payments} charges a card through the (non-idempotent) card
+ * network and answers {@code 201} with the payment. With the library on, the {@link
+ * IdempotencyFilter} stands in front of it, backed by the JDBC store (embedded H2 unless a JDBC URL
+ * is given); with it off, nothing does.
  */
 final class PaymentsApi implements AutoCloseable {
   /**
-   * The header that makes the API slow, in milliseconds: the fault injector's way to keep a request in flight
-   * while it drops the client's connection.
+   * The header that makes the API slow, in milliseconds: the fault injector's way to keep a request
+   * in flight while it drops the client's connection.
    */
   static final String DELAY_HEADER = "X-Demo-Delay-Millis";
 
@@ -48,7 +49,8 @@ final class PaymentsApi implements AutoCloseable {
   private final IdempotencyEngine engine;
   final CardNetwork cardNetwork = new CardNetwork();
 
-  private PaymentsApi(DemoOptions options, boolean withFilter, int port, String database) throws Exception {
+  private PaymentsApi(DemoOptions options, boolean withFilter, int port, String database)
+      throws Exception {
     HikariConfig pool = new HikariConfig();
     pool.setJdbcUrl(options.jdbcUrl().orElse("jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1"));
     pool.setUsername(options.jdbcUser());
@@ -56,15 +58,20 @@ final class PaymentsApi implements AutoCloseable {
     pool.setMaximumPoolSize(16);
     pool.setPoolName("payments-" + database);
     dataSource = new HikariDataSource(pool);
-    JdbcKeyStore store = JdbcKeyStore.builder(dataSource).tableName("demo_" + database + "_keys")
-        .createSchemaIfMissing().build();
+    JdbcKeyStore store =
+        JdbcKeyStore.builder(dataSource)
+            .tableName("demo_" + database + "_keys")
+            .createSchemaIfMissing()
+            .build();
     engine = IdempotencyEngine.builder(store).build();
 
     ServletContextHandler context = new ServletContextHandler();
-    context.addFilter(new FilterHolder(new BearerAuthFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
+    context.addFilter(
+        new FilterHolder(new BearerAuthFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
     if (withFilter) {
       IdempotencyHttp http = IdempotencyHttp.builder(engine).build();
-      context.addFilter(new FilterHolder(new IdempotencyFilter(http)), "/*", EnumSet.of(DispatcherType.REQUEST));
+      context.addFilter(
+          new FilterHolder(new IdempotencyFilter(http)), "/*", EnumSet.of(DispatcherType.REQUEST));
     }
     context.addServlet(new ServletHolder(new PaymentServlet(cardNetwork)), "/payments");
     server = new Server(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
@@ -73,12 +80,14 @@ final class PaymentsApi implements AutoCloseable {
   }
 
   /** Starts the API on {@code port} (0: any free port), on loopback. */
-  static PaymentsApi start(DemoOptions options, boolean withFilter, int port, String database) throws Exception {
+  static PaymentsApi start(DemoOptions options, boolean withFilter, int port, String database)
+      throws Exception {
     return new PaymentsApi(options, withFilter, port, database);
   }
 
   URI uri() {
-    return URI.create("http://127.0.0.1:" + ((ServerConnector) server.getConnectors()[0]).getLocalPort());
+    return URI.create(
+        "http://127.0.0.1:" + ((ServerConnector) server.getConnectors()[0]).getLocalPort());
   }
 
   @Override
@@ -94,8 +103,8 @@ final class PaymentsApi implements AutoCloseable {
   }
 
   /**
-   * Stands in for real authentication: the bearer token names the merchant, and becomes the request's principal,
-   * from which the idempotency filter takes the key's scope.
+   * Stands in for real authentication: the bearer token names the merchant, and becomes the
+   * request's principal, from which the idempotency filter takes the key's scope.
    */
   static final class BearerAuthFilter implements Filter {
     @Override
@@ -108,24 +117,30 @@ final class PaymentsApi implements AutoCloseable {
         return;
       }
       String merchant = auth.substring(7).strip();
-      chain.doFilter(new HttpServletRequestWrapper(request) {
-        @Override
-        public Principal getUserPrincipal() {
-          return () -> merchant;
-        }
+      chain.doFilter(
+          new HttpServletRequestWrapper(request) {
+            @Override
+            public Principal getUserPrincipal() {
+              return () -> merchant;
+            }
 
-        @Override
-        public String getRemoteUser() {
-          return merchant;
-        }
-      }, res);
+            @Override
+            public String getRemoteUser() {
+              return merchant;
+            }
+          },
+          res);
     }
   }
 
-  /** POST /payments: charges the card once per call. Not idempotent by itself; the filter makes it so. */
+  /**
+   * POST /payments: charges the card once per call. Not idempotent by itself; the filter makes it
+   * so.
+   */
   static final class PaymentServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
-    private static final Pattern PAYMENT_ID = Pattern.compile("\"paymentId\"\\s*:\\s*\"([^\"]{1,100})\"");
+    private static final Pattern PAYMENT_ID =
+        Pattern.compile("\"paymentId\"\\s*:\\s*\"([^\"]{1,100})\"");
     private static final Pattern AMOUNT = Pattern.compile("\"amountCents\"\\s*:\\s*(-?\\d{1,12})");
     private static final Pattern DELAY = Pattern.compile("\"delayMillis\"\\s*:\\s*(\\d{1,5})");
 
@@ -136,22 +151,29 @@ final class PaymentsApi implements AutoCloseable {
     }
 
     @Override
-    protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    protected void doPost(HttpServletRequest request, HttpServletResponse response)
+        throws IOException {
       String body = new String(request.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       Matcher id = PAYMENT_ID.matcher(body);
       Matcher amount = AMOUNT.matcher(body);
       if (!id.find() || !amount.find() || Long.parseLong(amount.group(1)) <= 0) {
         response.setStatus(422);
         response.setContentType("application/problem+json");
-        response.getWriter().write("{\"type\":\"about:blank\",\"title\":\"Invalid payment\",\"status\":422,"
-            + "\"detail\":\"send {\\\"paymentId\\\": \\\"…\\\", \\\"amountCents\\\": a positive number}\"}");
+        response
+            .getWriter()
+            .write(
+                "{\"type\":\"about:blank\",\"title\":\"Invalid payment\",\"status\":422,"
+                    + "\"detail\":\"send {\\\"paymentId\\\": \\\"…\\\", \\\"amountCents\\\": a positive number}\"}");
         return;
       }
-      // a slow card network, to show the in-flight conflict: from the body (curl) or the fault injector's header
+      // a slow card network, to show the in-flight conflict: from the body (curl) or the fault
+      // injector's header
       Matcher delay = DELAY.matcher(body);
       String delayHeader = request.getHeader(DELAY_HEADER);
-      long delayMillis = delay.find() ? Long.parseLong(delay.group(1))
-          : delayHeader != null ? Long.parseLong(delayHeader) : 0;
+      long delayMillis =
+          delay.find()
+              ? Long.parseLong(delay.group(1))
+              : delayHeader != null ? Long.parseLong(delayHeader) : 0;
       if (delayMillis > 0) {
         try {
           Thread.sleep(Math.min(delayMillis, 60_000));
@@ -163,8 +185,16 @@ final class PaymentsApi implements AutoCloseable {
       response.setStatus(201);
       response.setContentType("application/json");
       response.setHeader("Location", "/payments/" + id.group(1));
-      response.getWriter().write("{\"paymentId\":\"" + id.group(1) + "\",\"amountCents\":" + amount.group(1)
-          + ",\"status\":\"succeeded\",\"authorization\":\"" + authorization + "\"}");
+      response
+          .getWriter()
+          .write(
+              "{\"paymentId\":\""
+                  + id.group(1)
+                  + "\",\"amountCents\":"
+                  + amount.group(1)
+                  + ",\"status\":\"succeeded\",\"authorization\":\""
+                  + authorization
+                  + "\"}");
     }
   }
 }

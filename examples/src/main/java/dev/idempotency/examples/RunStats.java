@@ -54,7 +54,10 @@ final class RunStats {
     return sorted;
   }
 
-  /** The latency percentile {@code p} (0 to 100) of whole payments, retries included, in milliseconds. */
+  /**
+   * The latency percentile {@code p} (0 to 100) of whole payments, retries included, in
+   * milliseconds.
+   */
   double percentileMillis(double p) {
     long[] values = latenciesMicros.stream().mapToLong(Long::longValue).toArray();
     if (values.length == 0) {
@@ -65,7 +68,9 @@ final class RunStats {
     return values[Math.max(0, Math.min(values.length - 1, index))] / 1000.0;
   }
 
-  /** "HTTP 503", "HTTP 409 (idempotency_request_in_flight)", or an exception's simple class name. */
+  /**
+   * "HTTP 503", "HTTP 409 (idempotency_request_in_flight)", or an exception's simple class name.
+   */
   static String category(String cause) {
     if (cause.startsWith("HTTP ")) {
       return cause;

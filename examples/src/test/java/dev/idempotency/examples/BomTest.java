@@ -15,9 +15,10 @@ import org.w3c.dom.Node;
 import org.w3c.dom.NodeList;
 
 /**
- * The bill of materials has no parent (so that importing it imports nothing else), so nothing in Maven keeps its
- * version and artifact list equal to the build's: this test does. Every module of the build that is published (not
- * {@code maven.deploy.skip}) is in the BOM and in the parent's dependencyManagement, at the build's version.
+ * The bill of materials has no parent (so that importing it imports nothing else), so nothing in
+ * Maven keeps its version and artifact list equal to the build's: this test does. Every module of
+ * the build that is published (not {@code maven.deploy.skip}) is in the BOM and in the parent's
+ * dependencyManagement, at the build's version.
  */
 class BomTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -32,7 +33,8 @@ class BomTest {
     for (String module : childTexts(child(parent.getDocumentElement(), "modules"), "module")) {
       Document pom = parse(ROOT.resolve(module).resolve("pom.xml"));
       Element properties = child(pom.getDocumentElement(), "properties");
-      boolean skipped = properties != null && "true".equals(childText(properties, "maven.deploy.skip"));
+      boolean skipped =
+          properties != null && "true".equals(childText(properties, "maven.deploy.skip"));
       String artifactId = childText(pom.getDocumentElement(), "artifactId");
       if (!skipped && !artifactId.equals("idempotency-bom")) {
         published.add(artifactId);
@@ -40,21 +42,26 @@ class BomTest {
     }
 
     assertThat(childText(bom.getDocumentElement(), "version"))
-        .as("idempotency-bom/pom.xml's <version> must be the build's version; set it when the version changes")
+        .as(
+            "idempotency-bom/pom.xml's <version> must be the build's version; set it when the version changes")
         .isEqualTo(version);
     assertThat(managedArtifacts(bom))
-        .as("idempotency-bom/pom.xml must manage every published module (a new module goes there too)")
+        .as(
+            "idempotency-bom/pom.xml must manage every published module (a new module goes there too)")
         .containsExactlyInAnyOrderElementsOf(published);
     assertThat(managedArtifacts(parent))
         .as("the parent pom's dependencyManagement must manage every published module")
         .containsAll(published);
-    assertThat(ROOT.resolve("LICENSE")).as("the licence the poms name ships in the repository").isRegularFile();
+    assertThat(ROOT.resolve("LICENSE"))
+        .as("the licence the poms name ships in the repository")
+        .isRegularFile();
     assertThat(Files.readString(ROOT.resolve("LICENSE"))).contains("Apache License", "Version 2.0");
   }
 
   private static List<String> managedArtifacts(Document pom) {
     List<String> artifacts = new ArrayList<>();
-    Element dependencies = child(child(pom.getDocumentElement(), "dependencyManagement"), "dependencies");
+    Element dependencies =
+        child(child(pom.getDocumentElement(), "dependencyManagement"), "dependencies");
     NodeList list = dependencies.getElementsByTagName("dependency");
     for (int i = 0; i < list.getLength(); i++) {
       Element dependency = (Element) list.item(i);

@@ -8,17 +8,34 @@ import org.junit.jupiter.api.Test;
 class PaymentsDemoTest {
 
   /**
-   * The demo's claim, end to end: through dropped responses, resets and bursts, the library-on run charges every
-   * payment once and only once, while the same traffic with a fresh key per attempt charges some twice.
+   * The demo's claim, end to end: through dropped responses, resets and bursts, the library-on run
+   * charges every payment once and only once, while the same traffic with a fresh key per attempt
+   * charges some twice.
    */
   @Test
   void withTheLibraryNoPaymentIsChargedTwiceAndWithoutItSomeAre() throws Exception {
-    DemoOptions options = DemoOptions.parse("--clients", "4", "--payments", "6", "--drop-rate", "0.4",
-        "--slow-rate", "0.1", "--reset-rate", "0.1", "--burst-rate", "0", "--compare", "--seed", "7");
+    DemoOptions options =
+        DemoOptions.parse(
+            "--clients",
+            "4",
+            "--payments",
+            "6",
+            "--drop-rate",
+            "0.4",
+            "--slow-rate",
+            "0.1",
+            "--reset-rate",
+            "0.1",
+            "--burst-rate",
+            "0",
+            "--compare",
+            "--seed",
+            "7");
 
     String report = PaymentsDemo.run(options);
 
-    // a payment may still fail when all six attempts meet a fault; what never happens is a second charge
+    // a payment may still fail when all six attempts meet a fault; what never happens is a second
+    // charge
     assertThat(report).containsPattern("DUPLICATE CHARGES\\s+0\\s+[1-9]\\d*\\n");
     assertThat(report).containsPattern("payments requested\\s+24\\s+24\\n");
     assertThat(report).containsPattern("replays \\(Idempotent-Replayed\\)\\s+[1-9]");
@@ -32,8 +49,10 @@ class PaymentsDemoTest {
         .hasMessageContaining("--drop-rate must be a number between 0 and 1");
     assertThatThrownBy(() -> DemoOptions.parse("--drop-rate", "0.6", "--reset-rate", "0.6"))
         .hasMessageContaining("must add up to at most 1");
-    assertThatThrownBy(() -> DemoOptions.parse("--jdbc-url", "postgres://x")).hasMessageContaining("JDBC URL");
-    assertThatThrownBy(() -> DemoOptions.parse("--frobnicate")).hasMessage("unknown argument '--frobnicate'");
+    assertThatThrownBy(() -> DemoOptions.parse("--jdbc-url", "postgres://x"))
+        .hasMessageContaining("JDBC URL");
+    assertThatThrownBy(() -> DemoOptions.parse("--frobnicate"))
+        .hasMessage("unknown argument '--frobnicate'");
     assertThatThrownBy(() -> DemoOptions.parse("--clients")).hasMessage("--clients needs a value");
   }
 }

@@ -10,8 +10,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Something the engine decided about one record. Every event carries the record and the engine's time; switch
- * over the permitted records to handle them. Events are immutable.
+ * Something the engine decided about one record. Every event carries the record and the engine's
+ * time; switch over the permitted records to handle them. Events are immutable.
  */
 public sealed interface IdempotencyEvent {
 
@@ -23,7 +23,9 @@ public sealed interface IdempotencyEvent {
 
   /** A claim won a fresh record: the operation runs. */
   record Claimed(RecordId id, Instant at, FenceToken fence) implements IdempotencyEvent {
-    /** @throws NullPointerException if an argument is null */
+    /**
+     * @throws NullPointerException if an argument is null
+     */
     public Claimed {
       Objects.requireNonNull(id, "id");
       Objects.requireNonNull(at, "at");
@@ -34,7 +36,9 @@ public sealed interface IdempotencyEvent {
   /** A claim took over an in-flight record whose lease had expired; the operation resumes. */
   record TakenOver(RecordId id, Instant at, FenceToken fence, Optional<RecoveryPoint> resumeFrom)
       implements IdempotencyEvent {
-    /** @throws NullPointerException if an argument is null */
+    /**
+     * @throws NullPointerException if an argument is null
+     */
     public TakenOver {
       Objects.requireNonNull(id, "id");
       Objects.requireNonNull(at, "at");
@@ -45,16 +49,24 @@ public sealed interface IdempotencyEvent {
 
   /** A completed record's stored response was replayed. */
   record Replayed(RecordId id, Instant at, int status) implements IdempotencyEvent {
-    /** @throws NullPointerException if an argument is null */
+    /**
+     * @throws NullPointerException if an argument is null
+     */
     public Replayed {
       Objects.requireNonNull(id, "id");
       Objects.requireNonNull(at, "at");
     }
   }
 
-  /** The record was in flight under another owner; the caller got the conflict (after waiting, if configured). */
-  record InFlightConflict(RecordId id, Instant at, Duration retryAfter, Duration waited) implements IdempotencyEvent {
-    /** @throws NullPointerException if an argument is null */
+  /**
+   * The record was in flight under another owner; the caller got the conflict (after waiting, if
+   * configured).
+   */
+  record InFlightConflict(RecordId id, Instant at, Duration retryAfter, Duration waited)
+      implements IdempotencyEvent {
+    /**
+     * @throws NullPointerException if an argument is null
+     */
     public InFlightConflict {
       Objects.requireNonNull(id, "id");
       Objects.requireNonNull(at, "at");
@@ -65,7 +77,9 @@ public sealed interface IdempotencyEvent {
 
   /** The key was reused with another fingerprint; rejected. */
   record Mismatched(RecordId id, Instant at, KeyState existingState) implements IdempotencyEvent {
-    /** @throws NullPointerException if an argument is null */
+    /**
+     * @throws NullPointerException if an argument is null
+     */
     public Mismatched {
       Objects.requireNonNull(id, "id");
       Objects.requireNonNull(at, "at");
@@ -74,8 +88,11 @@ public sealed interface IdempotencyEvent {
   }
 
   /** The operation's result was stored under the owner's fence. */
-  record Completed(RecordId id, Instant at, FenceToken fence, int status) implements IdempotencyEvent {
-    /** @throws NullPointerException if an argument is null */
+  record Completed(RecordId id, Instant at, FenceToken fence, int status)
+      implements IdempotencyEvent {
+    /**
+     * @throws NullPointerException if an argument is null
+     */
     public Completed {
       Objects.requireNonNull(id, "id");
       Objects.requireNonNull(at, "at");
@@ -84,11 +101,14 @@ public sealed interface IdempotencyEvent {
   }
 
   /**
-   * The owner gave the record up, so a retry runs anew: the operation failed before committing anything, or its
-   * response was one the stored-failure policy does not store.
+   * The owner gave the record up, so a retry runs anew: the operation failed before committing
+   * anything, or its response was one the stored-failure policy does not store.
    */
-  record Released(RecordId id, Instant at, FenceToken fence, String reason) implements IdempotencyEvent {
-    /** @throws NullPointerException if an argument is null */
+  record Released(RecordId id, Instant at, FenceToken fence, String reason)
+      implements IdempotencyEvent {
+    /**
+     * @throws NullPointerException if an argument is null
+     */
     public Released {
       Objects.requireNonNull(id, "id");
       Objects.requireNonNull(at, "at");
@@ -97,9 +117,15 @@ public sealed interface IdempotencyEvent {
     }
   }
 
-  /** The operation failed after committing a phase: the record stays in flight for a retry or the completer. */
-  record LeftInFlight(RecordId id, Instant at, FenceToken fence, RecoveryPoint lastPoint) implements IdempotencyEvent {
-    /** @throws NullPointerException if an argument is null */
+  /**
+   * The operation failed after committing a phase: the record stays in flight for a retry or the
+   * completer.
+   */
+  record LeftInFlight(RecordId id, Instant at, FenceToken fence, RecoveryPoint lastPoint)
+      implements IdempotencyEvent {
+    /**
+     * @throws NullPointerException if an argument is null
+     */
     public LeftInFlight {
       Objects.requireNonNull(id, "id");
       Objects.requireNonNull(at, "at");
@@ -110,7 +136,9 @@ public sealed interface IdempotencyEvent {
 
   /** A fenced write of this owner was refused: another owner took the record over. */
   record LeaseLost(RecordId id, Instant at, FenceToken fence) implements IdempotencyEvent {
-    /** @throws NullPointerException if an argument is null */
+    /**
+     * @throws NullPointerException if an argument is null
+     */
     public LeaseLost {
       Objects.requireNonNull(id, "id");
       Objects.requireNonNull(at, "at");
@@ -119,15 +147,18 @@ public sealed interface IdempotencyEvent {
   }
 
   /**
-   * The engine could not confirm this owner's lease in time: renewals failed or did not answer, and the lease it last
-   * confirmed ends at {@code confirmedUntil}, less than the engine's {@code leaseSafetyMargin()} away (5 s by
-   * default). The owner is told through
-   * {@link dev.idempotency.Execution#leaseLost()} before the lease can lapse, so that it starts no call out of the
-   * store that a retry could repeat after a takeover. Renewals go on; a fenced write still decides ownership.
+   * The engine could not confirm this owner's lease in time: renewals failed or did not answer, and
+   * the lease it last confirmed ends at {@code confirmedUntil}, less than the engine's {@code
+   * leaseSafetyMargin()} away (5 s by default). The owner is told through {@link
+   * dev.idempotency.Execution#leaseLost()} before the lease can lapse, so that it starts no call
+   * out of the store that a retry could repeat after a takeover. Renewals go on; a fenced write
+   * still decides ownership.
    */
   record LeaseUnconfirmed(RecordId id, Instant at, FenceToken fence, Instant confirmedUntil)
       implements IdempotencyEvent {
-    /** @throws NullPointerException if an argument is null */
+    /**
+     * @throws NullPointerException if an argument is null
+     */
     public LeaseUnconfirmed {
       Objects.requireNonNull(id, "id");
       Objects.requireNonNull(at, "at");
@@ -137,13 +168,16 @@ public sealed interface IdempotencyEvent {
   }
 
   /**
-   * The operation ran past the engine's {@code maxOperationTime}: the engine stopped renewing its lease and told the
-   * owner through {@link dev.idempotency.Execution#leaseLost()}. Once the lease lapses, a retry or the completer
-   * takes the record over and resumes from its last recovery point; the hung owner's late writes are refused by the
-   * fence.
+   * The operation ran past the engine's {@code maxOperationTime}: the engine stopped renewing its
+   * lease and told the owner through {@link dev.idempotency.Execution#leaseLost()}. Once the lease
+   * lapses, a retry or the completer takes the record over and resumes from its last recovery
+   * point; the hung owner's late writes are refused by the fence.
    */
-  record OperationTimedOut(RecordId id, Instant at, FenceToken fence, Duration ran) implements IdempotencyEvent {
-    /** @throws NullPointerException if an argument is null */
+  record OperationTimedOut(RecordId id, Instant at, FenceToken fence, Duration ran)
+      implements IdempotencyEvent {
+    /**
+     * @throws NullPointerException if an argument is null
+     */
     public OperationTimedOut {
       Objects.requireNonNull(id, "id");
       Objects.requireNonNull(at, "at");
@@ -154,7 +188,9 @@ public sealed interface IdempotencyEvent {
 
   /** The store could not be reached; the engine failed closed and the operation did not run. */
   record StoreUnavailable(RecordId id, Instant at, String cause) implements IdempotencyEvent {
-    /** @throws NullPointerException if an argument is null */
+    /**
+     * @throws NullPointerException if an argument is null
+     */
     public StoreUnavailable {
       Objects.requireNonNull(id, "id");
       Objects.requireNonNull(at, "at");

@@ -11,12 +11,15 @@ import java.util.Objects;
  *
  * @param id the record to claim
  * @param fingerprint the fingerprint of the request now presenting the key
- * @param now the engine's current time; a store with {@link StoreCapability#SERVER_CLOCK} uses its own instead
- * @param lease how long a won claim holds the record before another claim may take it over; positive
- * @param replayWindow how long after completion the stored response is replayed; past it the record counts as
- *     absent; positive
+ * @param now the engine's current time; a store with {@link StoreCapability#SERVER_CLOCK} uses its
+ *     own instead
+ * @param lease how long a won claim holds the record before another claim may take it over;
+ *     positive
+ * @param replayWindow how long after completion the stored response is replayed; past it the record
+ *     counts as absent; positive
  */
-public record ClaimRequest(RecordId id, Fingerprint fingerprint, Instant now, Duration lease, Duration replayWindow) {
+public record ClaimRequest(
+    RecordId id, Fingerprint fingerprint, Instant now, Duration lease, Duration replayWindow) {
   /**
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code lease} or {@code replayWindow} is not positive

@@ -11,12 +11,13 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A read-only copy of one stored record, as {@link KeyStore#lookup(RecordId)} and
- * {@link KeyStore#findAbandoned(Instant, int)} return it. Times are by the clock the store judges time by.
+ * A read-only copy of one stored record, as {@link KeyStore#lookup(RecordId)} and {@link
+ * KeyStore#findAbandoned(Instant, int)} return it. Times are by the clock the store judges time by.
  *
  * @param id the record's identity
- * @param state {@code IN_FLIGHT} or {@code COMPLETE} (an absent record has no snapshot); a completed record past
- *     its replay window is still reported as {@code COMPLETE} here until it is purged or reclaimed
+ * @param state {@code IN_FLIGHT} or {@code COMPLETE} (an absent record has no snapshot); a
+ *     completed record past its replay window is still reported as {@code COMPLETE} here until it
+ *     is purged or reclaimed
  * @param fingerprint the fingerprint of the request that claimed it
  * @param fence the current fence token
  * @param leaseExpiresAt when the current lease expires; present exactly while in flight
@@ -36,7 +37,8 @@ public record RecordSnapshot(
 
   /**
    * @throws NullPointerException if an argument is null
-   * @throws IllegalArgumentException if {@code state} is {@code ABSENT}, or the optional parts do not match it
+   * @throws IllegalArgumentException if {@code state} is {@code ABSENT}, or the optional parts do
+   *     not match it
    */
   public RecordSnapshot {
     Objects.requireNonNull(id, "id");
@@ -52,7 +54,8 @@ public record RecordSnapshot(
     }
     boolean complete = state == KeyState.COMPLETE;
     if (complete != response.isPresent() || complete != completedAt.isPresent()) {
-      throw new IllegalArgumentException("response and completedAt must be present exactly when COMPLETE");
+      throw new IllegalArgumentException(
+          "response and completedAt must be present exactly when COMPLETE");
     }
     if (complete == leaseExpiresAt.isPresent()) {
       throw new IllegalArgumentException("leaseExpiresAt must be present exactly while IN_FLIGHT");

@@ -1,29 +1,29 @@
 package dev.idempotency.spi;
 
 /**
- * Optional properties a {@link KeyStore} declares through {@link KeyStore#capabilities()}. The engine and the TCK
- * adapt to them: the TCK proves the rules a capability brings and skips, with the reason, the rules a missing
- * capability rules out.
+ * Optional properties a {@link KeyStore} declares through {@link KeyStore#capabilities()}. The
+ * engine and the TCK adapt to them: the TCK proves the rules a capability brings and skips, with
+ * the reason, the rules a missing capability rules out.
  */
 public enum StoreCapability {
   /**
-   * The store judges lease expiry, the replay window, abandonment ({@code findAbandoned}) and retention
-   * ({@code deleteExpired}) by its own server's clock (for example the database's {@code now()}), not by the
-   * {@code now} the engine passes. Every application instance then agrees on expiry
-   * whatever the skew between their clocks. The TCK proves the time rules for such a store with short real leases
-   * instead of a controlled clock.
+   * The store judges lease expiry, the replay window, abandonment ({@code findAbandoned}) and
+   * retention ({@code deleteExpired}) by its own server's clock (for example the database's {@code
+   * now()}), not by the {@code now} the engine passes. Every application instance then agrees on
+   * expiry whatever the skew between their clocks. The TCK proves the time rules for such a store
+   * with short real leases instead of a controlled clock.
    */
   SERVER_CLOCK,
 
   /**
-   * The store implements {@link TransactionalKeyStore}: it can run the caller's business writes in the same
-   * transaction as its own fenced checkpoint or completion.
+   * The store implements {@link TransactionalKeyStore}: it can run the caller's business writes in
+   * the same transaction as its own fenced checkpoint or completion.
    */
   TRANSACTIONAL,
 
   /**
-   * Several processes (application instances) can share the store's records; a claim in one process is seen by
-   * every other. An in-process store does not have it.
+   * Several processes (application instances) can share the store's records; a claim in one process
+   * is seen by every other. An in-process store does not have it.
    */
   SHARED
 }

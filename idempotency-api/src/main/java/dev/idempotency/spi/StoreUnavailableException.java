@@ -1,9 +1,10 @@
 package dev.idempotency.spi;
 
 /**
- * The store could not be reached or did not answer in time (connection refused, timeout, failover in progress).
- * The operation's outcome is unknown to the store's caller only for writes; for a claim it means nothing was
- * decided, and the engine fails closed: the operation does not run, and the HTTP layer answers {@code 503}.
+ * The store could not be reached or did not answer in time (connection refused, timeout, failover
+ * in progress). The operation's outcome is unknown to the store's caller only for writes; for a
+ * claim it means nothing was decided, and the engine fails closed: the operation does not run, and
+ * the HTTP layer answers {@code 503}.
  */
 public class StoreUnavailableException extends KeyStoreException {
   private static final long serialVersionUID = 1L;

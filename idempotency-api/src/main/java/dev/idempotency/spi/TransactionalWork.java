@@ -9,7 +9,8 @@ package dev.idempotency.spi;
 @FunctionalInterface
 public interface TransactionalWork<T, R> {
   /**
-   * Runs the work on {@code tx}. It must neither commit nor roll back: the store does, together with its own write.
+   * Runs the work on {@code tx}. It must neither commit nor roll back: the store does, together
+   * with its own write.
    *
    * @param tx the transaction handle, valid only during this call
    * @return the work's result

@@ -1,14 +1,16 @@
 /**
- * The service-provider interface a key store implements: {@link dev.idempotency.spi.KeyStore}, its optional
- * transactional extension {@link dev.idempotency.spi.TransactionalKeyStore}, the values they exchange, and the
- * exceptions they throw.
+ * The service-provider interface a key store implements: {@link dev.idempotency.spi.KeyStore}, its
+ * optional transactional extension {@link dev.idempotency.spi.TransactionalKeyStore}, the values
+ * they exchange, and the exceptions they throw.
  *
- * <p>The one hard promise of the SPI is an atomic, fenced claim: {@code claim} is one operation the storage
- * arbitrates, and every later write of the owner is conditional on its fence token. The numbered rules a store
- * must follow are in the TCK's {@code SPEC.md}; the {@code tck} module's {@code KeyStoreContract} proves them.
+ * <p>The one hard promise of the SPI is an atomic, fenced claim: {@code claim} is one operation the
+ * storage arbitrates, and every later write of the owner is conditional on its fence token. The
+ * numbered rules a store must follow are in the TCK's {@code SPEC.md}; the {@code tck} module's
+ * {@code KeyStoreContract} proves them.
  *
- * <p>Nulls: no method here accepts or returns {@code null}; absence is an {@link java.util.Optional} or an empty
- * list. A {@code null} argument throws {@link java.lang.NullPointerException}.
+ * <p>Nulls: no method here accepts or returns {@code null}; absence is an {@link
+ * java.util.Optional} or an empty list. A {@code null} argument throws {@link
+ * java.lang.NullPointerException}.
  */
 @NullMarked
 package dev.idempotency.spi;

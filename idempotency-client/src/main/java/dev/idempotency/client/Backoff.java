@@ -4,25 +4,32 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How long to wait before a retry. Two strategies only, both jittered, because un-jittered and "equal jitter"
- * backoff let a fleet of clients that failed together retry together:
+ * How long to wait before a retry. Two strategies only, both jittered, because un-jittered and
+ * "equal jitter" backoff let a fleet of clients that failed together retry together:
  *
  * <ul>
- *   <li><b>Full jitter</b> (the default): {@code sleep = random(0, min(cap, base * 2^n))}, where {@code n} is the
- *       0-based retry number. The first retry waits up to {@code base}, the second up to {@code 2 * base}, and so
- *       on up to {@code cap}.
- *   <li><b>Decorrelated jitter</b>: {@code sleep = min(cap, random(base, 3 * previous))}, with {@code previous}
- *       starting at {@code base}. Never shorter than {@code base}, which suits servers that need a moment.
+ *   <li><b>Full jitter</b> (the default): {@code sleep = random(0, min(cap, base * 2^n))}, where
+ *       {@code n} is the 0-based retry number. The first retry waits up to {@code base}, the second
+ *       up to {@code 2 * base}, and so on up to {@code cap}.
+ *   <li><b>Decorrelated jitter</b>: {@code sleep = min(cap, random(base, 3 * previous))}, with
+ *       {@code previous} starting at {@code base}. Never shorter than {@code base}, which suits
+ *       servers that need a moment.
  * </ul>
  *
- * <p>A server-sent {@code Retry-After} extends the computed wait and never shortens it; that is the policy's
- * business, not the backoff's. Immutable and thread-safe.
+ * <p>A server-sent {@code Retry-After} extends the computed wait and never shortens it; that is the
+ * policy's business, not the backoff's. Immutable and thread-safe.
  */
 public final class Backoff {
-  /** The default base delay, 0.5 s: long enough to clear a blip, short enough to stay inside a 30 s deadline. */
+  /**
+   * The default base delay, 0.5 s: long enough to clear a blip, short enough to stay inside a 30 s
+   * deadline.
+   */
   public static final Duration DEFAULT_BASE = Duration.ofMillis(500);
 
-  /** The default cap, 20 s: with the default 3 attempts the cap is never reached; it bounds larger configurations. */
+  /**
+   * The default cap, 20 s: with the default 3 attempts the cap is never reached; it bounds larger
+   * configurations.
+   */
   public static final Duration DEFAULT_CAP = Duration.ofSeconds(20);
 
   /** The two strategies. */
@@ -44,7 +51,8 @@ public final class Backoff {
       throw new IllegalArgumentException("baseDelay must be > 0, but was " + base);
     }
     if (cap.compareTo(base) < 0) {
-      throw new IllegalArgumentException("maxDelay must be >= baseDelay (" + base + "), but was " + cap);
+      throw new IllegalArgumentException(
+          "maxDelay must be >= baseDelay (" + base + "), but was " + cap);
     }
     if (cap.compareTo(Duration.ofDays(1)) > 0) {
       throw new IllegalArgumentException("maxDelay must be <= PT24H, but was " + cap);
@@ -91,10 +99,11 @@ public final class Backoff {
    * The wait before a retry.
    *
    * @param retry the 0-based retry number: {@code 0} for the wait before the second attempt
-   * @param previous the previous wait (decorrelated jitter grows from it), or {@link Duration#ZERO} before the
-   *     first retry
+   * @param previous the previous wait (decorrelated jitter grows from it), or {@link Duration#ZERO}
+   *     before the first retry
    * @param random the random source
-   * @return the wait, within {@code [0, cap]} (full jitter) or {@code [base, cap]} (decorrelated jitter)
+   * @return the wait, within {@code [0, cap]} (full jitter) or {@code [base, cap]} (decorrelated
+   *     jitter)
    * @throws IllegalArgumentException if {@code retry} is negative
    */
   public Duration delay(int retry, Duration previous, RandomSource random) {
@@ -102,7 +111,8 @@ public final class Backoff {
     Objects.requireNonNull(random, "random");
     double r = random.nextDouble();
     if (!(r >= 0.0 && r < 1.0)) {
-      throw new IllegalStateException("RandomSource.nextDouble() must return a value in [0, 1), but returned " + r);
+      throw new IllegalStateException(
+          "RandomSource.nextDouble() must return a value in [0, 1), but returned " + r);
     }
     if (kind == Kind.FULL_JITTER) {
       return Duration.ofNanos((long) (r * ceilingNanos(retry)));
@@ -117,8 +127,8 @@ public final class Backoff {
   }
 
   /**
-   * The largest wait full jitter can draw before retry {@code retry}: {@code min(cap, base * 2^retry)}. For
-   * decorrelated jitter this is the cap.
+   * The largest wait full jitter can draw before retry {@code retry}: {@code min(cap, base *
+   * 2^retry)}. For decorrelated jitter this is the cap.
    *
    * @param retry the 0-based retry number
    * @return the upper bound of the wait
@@ -167,7 +177,10 @@ public final class Backoff {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Backoff b && b.kind == kind && b.baseNanos == baseNanos && b.capNanos == capNanos;
+    return o instanceof Backoff b
+        && b.kind == kind
+        && b.baseNanos == baseNanos
+        && b.capNanos == capNanos;
   }
 
   @Override

@@ -4,13 +4,14 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * One overall deadline for a logical call, set once at the top and consulted before every attempt and every
- * sleep: no attempt starts, and no sleep runs, past it. Each attempt's timeout is budgeted inside what is left, and
- * the {@code java.net.http} adapter enforces it through the response body.
+ * One overall deadline for a logical call, set once at the top and consulted before every attempt
+ * and every sleep: no attempt starts, and no sleep runs, past it. Each attempt's timeout is
+ * budgeted inside what is left, and the {@code java.net.http} adapter enforces it through the
+ * response body.
  *
- * <p>A deadline carries the {@link Ticker} it was measured with, so comparing it with another time source is not
- * possible by accident. Immutable and thread-safe: a deadline taken from an inbound request can be passed down to
- * every outbound call it makes.
+ * <p>A deadline carries the {@link Ticker} it was measured with, so comparing it with another time
+ * source is not possible by accident. Immutable and thread-safe: a deadline taken from an inbound
+ * request can be passed down to every outbound call it makes.
  */
 public final class Deadline {
   private final Ticker ticker;

@@ -27,7 +27,8 @@ public interface RandomSource {
   }
 
   /**
-   * A reproducible source: the same seed yields the same sequence of draws (when drawn from one thread).
+   * A reproducible source: the same seed yields the same sequence of draws (when drawn from one
+   * thread).
    *
    * @param seed the seed
    * @return a seeded random source, thread-safe because {@link Random} is

@@ -7,15 +7,17 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A call stopped without a response it could return: it tells how many attempts ran, how long the call took, why it
- * stopped ({@link #reason()}), and carries the last response (if the last attempt produced one) and the last
- * failure (as the {@linkplain #getCause() cause}, if the last attempt threw).
+ * A call stopped without a response it could return: it tells how many attempts ran, how long the
+ * call took, why it stopped ({@link #reason()}), and carries the last response (if the last attempt
+ * produced one) and the last failure (as the {@linkplain #getCause() cause}, if the last attempt
+ * threw).
  *
- * <p>It is an {@link IOException} so that code written against {@link java.net.http.HttpClient#send} keeps
- * compiling and keeps catching the call's failures in one place. A failure that is a bug (an
- * {@link IllegalArgumentException}, a {@link NullPointerException}, any unchecked exception or error) is never
- * wrapped or retried: it propagates unchanged, and so does anything the caller's own body handler throws or fails
- * its body with, whatever its type. Not thread-safe to mutate, as no exception is; the state is final.
+ * <p>It is an {@link IOException} so that code written against {@link
+ * java.net.http.HttpClient#send} keeps compiling and keeps catching the call's failures in one
+ * place. A failure that is a bug (an {@link IllegalArgumentException}, a {@link
+ * NullPointerException}, any unchecked exception or error) is never wrapped or retried: it
+ * propagates unchanged, and so does anything the caller's own body handler throws or fails its body
+ * with, whatever its type. Not thread-safe to mutate, as no exception is; the state is final.
  */
 public final class RetriesExhaustedException extends IOException {
   private static final long serialVersionUID = 1L;
@@ -35,8 +37,13 @@ public final class RetriesExhaustedException extends IOException {
    * @param lastResponse the last response, or {@code null} if the last attempt threw
    * @param cause the last failure, or {@code null} if the last attempt produced a response
    */
-  public RetriesExhaustedException(String message, StopReason reason, int attempts, Duration elapsed,
-      @Nullable Object lastResponse, @Nullable Throwable cause) {
+  public RetriesExhaustedException(
+      String message,
+      StopReason reason,
+      int attempts,
+      Duration elapsed,
+      @Nullable Object lastResponse,
+      @Nullable Throwable cause) {
     super(message, cause);
     this.reason = Objects.requireNonNull(reason, "reason");
     this.attempts = attempts;

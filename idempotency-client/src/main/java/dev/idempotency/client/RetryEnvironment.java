@@ -4,12 +4,13 @@ import java.time.InstantSource;
 import java.util.Objects;
 
 /**
- * What a retry policy takes from the world outside it: monotonic time, the wall clock, randomness, waiting and
- * logging. One value holds all five so that a test swaps them together (a fake time is usually the ticker, the clock
- * and the sleeper at once) and a policy's configuration stays apart from the means of running it.
+ * What a retry policy takes from the world outside it: monotonic time, the wall clock, randomness,
+ * waiting and logging. One value holds all five so that a test swaps them together (a fake time is
+ * usually the ticker, the clock and the sleeper at once) and a policy's configuration stays apart
+ * from the means of running it.
  *
- * <p>{@link #system()} is the real world and the policy's default. Each {@code withX} method returns a copy with one
- * part replaced:
+ * <p>{@link #system()} is the real world and the policy's default. Each {@code withX} method
+ * returns a copy with one part replaced:
  *
  * <pre>{@code
  * RetryEnvironment fake = RetryEnvironment.system()
@@ -17,15 +18,20 @@ import java.util.Objects;
  * RetryPolicy policy = RetryPolicy.builder().environment(fake).build();
  * }</pre>
  *
- * <p>Immutable and thread-safe; the parts it holds must be thread-safe too, since one policy serves many concurrent
- * calls. Two environments are equal when they hold the same parts.
+ * <p>Immutable and thread-safe; the parts it holds must be thread-safe too, since one policy serves
+ * many concurrent calls. Two environments are equal when they hold the same parts.
  */
 public final class RetryEnvironment {
   /** The name of the default logger. */
   public static final String DEFAULT_LOGGER_NAME = "dev.idempotency.client";
 
-  private static final RetryEnvironment SYSTEM = new RetryEnvironment(Ticker.system(), InstantSource.system(),
-      RandomSource.threadLocal(), Sleeper.system(), System.getLogger(DEFAULT_LOGGER_NAME));
+  private static final RetryEnvironment SYSTEM =
+      new RetryEnvironment(
+          Ticker.system(),
+          InstantSource.system(),
+          RandomSource.threadLocal(),
+          Sleeper.system(),
+          System.getLogger(DEFAULT_LOGGER_NAME));
 
   private final Ticker ticker;
   private final InstantSource clock;
@@ -33,7 +39,11 @@ public final class RetryEnvironment {
   private final Sleeper sleeper;
   private final System.Logger logger;
 
-  private RetryEnvironment(Ticker ticker, InstantSource clock, RandomSource random, Sleeper sleeper,
+  private RetryEnvironment(
+      Ticker ticker,
+      InstantSource clock,
+      RandomSource random,
+      Sleeper sleeper,
       System.Logger logger) {
     this.ticker = Objects.requireNonNull(ticker, "ticker");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -43,8 +53,9 @@ public final class RetryEnvironment {
   }
 
   /**
-   * The real world: {@link Ticker#system()}, {@link InstantSource#system()}, {@link RandomSource#threadLocal()},
-   * {@link Sleeper#system()} and {@code System.getLogger("dev.idempotency.client")}.
+   * The real world: {@link Ticker#system()}, {@link InstantSource#system()}, {@link
+   * RandomSource#threadLocal()}, {@link Sleeper#system()} and {@code
+   * System.getLogger("dev.idempotency.client")}.
    *
    * @return the system environment (always the same instance)
    */
@@ -129,8 +140,12 @@ public final class RetryEnvironment {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof RetryEnvironment e && ticker.equals(e.ticker) && clock.equals(e.clock)
-        && random.equals(e.random) && sleeper.equals(e.sleeper) && logger.equals(e.logger);
+    return o instanceof RetryEnvironment e
+        && ticker.equals(e.ticker)
+        && clock.equals(e.clock)
+        && random.equals(e.random)
+        && sleeper.equals(e.sleeper)
+        && logger.equals(e.logger);
   }
 
   @Override
@@ -138,12 +153,23 @@ public final class RetryEnvironment {
     return Objects.hash(ticker, clock, random, sleeper, logger);
   }
 
-  /** Names each part, or {@code system} for a part taken from {@link #system()}, whose lambdas print as noise. */
+  /**
+   * Names each part, or {@code system} for a part taken from {@link #system()}, whose lambdas print
+   * as noise.
+   */
   @Override
   public String toString() {
-    return "RetryEnvironment[ticker=" + part(ticker, SYSTEM.ticker) + ", clock=" + part(clock, SYSTEM.clock)
-        + ", random=" + part(random, SYSTEM.random) + ", sleeper=" + part(sleeper, SYSTEM.sleeper) + ", logger="
-        + (logger == SYSTEM.logger ? "system" : logger.getName()) + "]";
+    return "RetryEnvironment[ticker="
+        + part(ticker, SYSTEM.ticker)
+        + ", clock="
+        + part(clock, SYSTEM.clock)
+        + ", random="
+        + part(random, SYSTEM.random)
+        + ", sleeper="
+        + part(sleeper, SYSTEM.sleeper)
+        + ", logger="
+        + (logger == SYSTEM.logger ? "system" : logger.getName())
+        + "]";
   }
 
   private static String part(Object part, Object systemPart) {

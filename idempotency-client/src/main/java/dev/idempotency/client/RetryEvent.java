@@ -4,8 +4,9 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * What the retry machinery did, published to every {@link RetryListener} of a policy (the taxonomy of
- * Resilience4j's retry events: a retry, a success after retries, a give-up). Immutable value types.
+ * What the retry machinery did, published to every {@link RetryListener} of a policy (the taxonomy
+ * of Resilience4j's retry events: a retry, a success after retries, a give-up). Immutable value
+ * types.
  */
 public sealed interface RetryEvent {
   /**
@@ -23,18 +24,27 @@ public sealed interface RetryEvent {
   Optional<OperationKey> key();
 
   /**
-   * Attempt {@code attempt} failed with a retryable {@code cause}; the next attempt runs after {@code delay}.
+   * Attempt {@code attempt} failed with a retryable {@code cause}; the next attempt runs after
+   * {@code delay}.
    *
    * @param operation the logical call
    * @param key its key
    * @param attempt the attempt that failed, 1-based
-   * @param cause what failed, such as {@code HTTP 503} or {@code ConnectException: Connection refused}
+   * @param cause what failed, such as {@code HTTP 503} or {@code ConnectException: Connection
+   *     refused}
    * @param kind the kind of failure (its price in the budget)
    * @param delay the wait before the next attempt, {@code Retry-After} included
    * @param timeLeft the time left before the deadline, when the wait starts
    */
-  record RetryScheduled(String operation, Optional<OperationKey> key, int attempt, String cause, RetryKind kind,
-      Duration delay, Duration timeLeft) implements RetryEvent { }
+  record RetryScheduled(
+      String operation,
+      Optional<OperationKey> key,
+      int attempt,
+      String cause,
+      RetryKind kind,
+      Duration delay,
+      Duration timeLeft)
+      implements RetryEvent {}
 
   /**
    * The call ended with a final response after at least one retry.
@@ -44,8 +54,9 @@ public sealed interface RetryEvent {
    * @param attempts attempts made, {@code >= 2}
    * @param elapsed total time of the call
    */
-  record SucceededAfterRetries(String operation, Optional<OperationKey> key, int attempts, Duration elapsed)
-      implements RetryEvent { }
+  record SucceededAfterRetries(
+      String operation, Optional<OperationKey> key, int attempts, Duration elapsed)
+      implements RetryEvent {}
 
   /**
    * The call stopped retrying; a {@link RetriesExhaustedException} with the same facts follows.
@@ -57,6 +68,12 @@ public sealed interface RetryEvent {
    * @param reason why it stopped
    * @param cause the last failure, such as {@code HTTP 503}
    */
-  record GaveUp(String operation, Optional<OperationKey> key, int attempts, Duration elapsed, StopReason reason,
-      String cause) implements RetryEvent { }
+  record GaveUp(
+      String operation,
+      Optional<OperationKey> key,
+      int attempts,
+      Duration elapsed,
+      StopReason reason,
+      String cause)
+      implements RetryEvent {}
 }

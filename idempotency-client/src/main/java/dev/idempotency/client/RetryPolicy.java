@@ -15,45 +15,55 @@ import org.jspecify.annotations.Nullable;
  * The retry policy: an immutable, validated configuration shared by every call of a client.
  *
  * <p>The defaults, and why:
+ *
  * <ul>
- *   <li>{@code maxAttempts} <b>3</b> in all (one try, two retries), at most {@value #MAX_ATTEMPTS_LIMIT}: each retry
- *       multiplies the load on a struggling server; two retries ride out a blip without tripling an outage for
- *       long (the budget stops that), and the hard limit catches configuration mistakes.
- *   <li>{@code backoff} <b>full jitter, base 0.5 s, cap 20 s</b>: full jitter spreads a fleet's retries evenly,
- *       the base clears a short blip, the cap bounds larger configurations (with 3 attempts the waits are drawn
- *       from [0, 0.5 s] and [0, 1 s]).
- *   <li>{@code deadline} <b>30 s</b> for the whole call, waits included: a common upstream request timeout, so a
- *       call never outlives the request that made it. No attempt starts, and no wait runs, past it.
- *   <li>{@code attemptTimeout} <b>10 s</b>, clamped to the time left: a stalled first attempt still leaves time for
- *       two more inside the deadline.
- *   <li>{@code retryOn500} <b>false</b>: a 500 is usually a bug that a retry repeats. The server can mark a 500
- *       retryable in its problem body ({@code "retryable": true}).
- *   <li>{@code idempotentMethods} <b>GET, HEAD, OPTIONS, TRACE</b>: a read timeout, a dropped connection after the
- *       request went out, or a 502/504 (a gateway that forwarded it and lost the answer) may have left a side
- *       effect, so other methods are retried after such failures only when they carry an idempotency key. Add PUT
- *       and DELETE if your API gives them RFC 9110 semantics.
- *   <li>{@code budget} <b>a {@link TokenBucketRetryBudget} per policy</b> (500, 5, 14, 1): shared by every call of
- *       the policy; pass one instance to several policies to share it wider.
- *   <li>{@code environment} <b>{@link RetryEnvironment#system()}</b>: real time, thread-local randomness, real waits
- *       and the {@code dev.idempotency.client} logger; a test replaces them in one value.
+ *   <li>{@code maxAttempts} <b>3</b> in all (one try, two retries), at most {@value
+ *       #MAX_ATTEMPTS_LIMIT}: each retry multiplies the load on a struggling server; two retries
+ *       ride out a blip without tripling an outage for long (the budget stops that), and the hard
+ *       limit catches configuration mistakes.
+ *   <li>{@code backoff} <b>full jitter, base 0.5 s, cap 20 s</b>: full jitter spreads a fleet's
+ *       retries evenly, the base clears a short blip, the cap bounds larger configurations (with 3
+ *       attempts the waits are drawn from [0, 0.5 s] and [0, 1 s]).
+ *   <li>{@code deadline} <b>30 s</b> for the whole call, waits included: a common upstream request
+ *       timeout, so a call never outlives the request that made it. No attempt starts, and no wait
+ *       runs, past it.
+ *   <li>{@code attemptTimeout} <b>10 s</b>, clamped to the time left: a stalled first attempt still
+ *       leaves time for two more inside the deadline.
+ *   <li>{@code retryOn500} <b>false</b>: a 500 is usually a bug that a retry repeats. The server
+ *       can mark a 500 retryable in its problem body ({@code "retryable": true}).
+ *   <li>{@code idempotentMethods} <b>GET, HEAD, OPTIONS, TRACE</b>: a read timeout, a dropped
+ *       connection after the request went out, or a 502/504 (a gateway that forwarded it and lost
+ *       the answer) may have left a side effect, so other methods are retried after such failures
+ *       only when they carry an idempotency key. Add PUT and DELETE if your API gives them RFC 9110
+ *       semantics.
+ *   <li>{@code budget} <b>a {@link TokenBucketRetryBudget} per policy</b> (500, 5, 14, 1): shared
+ *       by every call of the policy; pass one instance to several policies to share it wider.
+ *   <li>{@code environment} <b>{@link RetryEnvironment#system()}</b>: real time, thread-local
+ *       randomness, real waits and the {@code dev.idempotency.client} logger; a test replaces them
+ *       in one value.
  * </ul>
  *
- * <p>Retry-After: a server's {@code Retry-After} (delta-seconds or HTTP-date) extends the backoff, never shortens
- * it; if it asks for more than the time left, the call stops at once ({@link StopReason#RETRY_AFTER_BEYOND_DEADLINE})
- * with the last response. Immutable and thread-safe; the budget and listeners it holds are shared, thread-safe
- * objects.
+ * <p>Retry-After: a server's {@code Retry-After} (delta-seconds or HTTP-date) extends the backoff,
+ * never shortens it; if it asks for more than the time left, the call stops at once ({@link
+ * StopReason#RETRY_AFTER_BEYOND_DEADLINE}) with the last response. Immutable and thread-safe; the
+ * budget and listeners it holds are shared, thread-safe objects.
  */
 public final class RetryPolicy {
   /** The default number of attempts in all: 3. */
   public static final int DEFAULT_MAX_ATTEMPTS = 3;
+
   /** The most attempts a policy allows: 10. */
   public static final int MAX_ATTEMPTS_LIMIT = 10;
+
   /** The default overall deadline of a call: 30 s. */
   public static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(30);
+
   /** The default timeout of one attempt: 10 s (clamped to the time left). */
   public static final Duration DEFAULT_ATTEMPT_TIMEOUT = Duration.ofSeconds(10);
+
   /** The default idempotent methods. */
-  public static final Set<String> DEFAULT_IDEMPOTENT_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
+  public static final Set<String> DEFAULT_IDEMPOTENT_METHODS =
+      Set.of("GET", "HEAD", "OPTIONS", "TRACE");
 
   private final int maxAttempts;
   private final Backoff backoff;
@@ -96,7 +106,8 @@ public final class RetryPolicy {
   }
 
   /**
-   * A builder holding this policy's settings, including the same budget instance (so the two policies share it).
+   * A builder holding this policy's settings, including the same budget instance (so the two
+   * policies share it).
    *
    * @return a new builder
    */
@@ -115,30 +126,37 @@ public final class RetryPolicy {
   }
 
   /**
-   * Classifies a response by the allowlist: 429, 503 and the in-flight 409 ({@code idempotency_request_in_flight})
-   * are retryable for any method (they mean the request was not processed); 502 and 504 only for an idempotent
-   * method or a request with an idempotency key (a gateway may have forwarded the request and lost the answer, the
-   * same uncertainty as a read timeout); 500 only with {@code retryOn500} or a problem body that says
-   * {@code "retryable": true}, and then under the same method-or-key condition as 502 and 504; a problem body that
-   * says {@code "retryable": false} is never retried; every other status (401 and 403 included) is not.
+   * Classifies a response by the allowlist: 429, 503 and the in-flight 409 ({@code
+   * idempotency_request_in_flight}) are retryable for any method (they mean the request was not
+   * processed); 502 and 504 only for an idempotent method or a request with an idempotency key (a
+   * gateway may have forwarded the request and lost the answer, the same uncertainty as a read
+   * timeout); 500 only with {@code retryOn500} or a problem body that says {@code "retryable":
+   * true}, and then under the same method-or-key condition as 502 and 504; a problem body that says
+   * {@code "retryable": false} is never retried; every other status (401 and 403 included) is not.
    *
    * @param method the request method
    * @param keyed whether the request carries an idempotency key
    * @param status the HTTP status
-   * @param problemCode the {@code code} of an {@code application/problem+json} body, or {@code null}
+   * @param problemCode the {@code code} of an {@code application/problem+json} body, or {@code
+   *     null}
    * @param problemRetryable the {@code retryable} member of that body, or {@code null}
    * @return the verdict
    */
-  public RetryVerdict classify(String method, boolean keyed, int status, @Nullable String problemCode,
+  public RetryVerdict classify(
+      String method,
+      boolean keyed,
+      int status,
+      @Nullable String problemCode,
       @Nullable Boolean problemRetryable) {
     Objects.requireNonNull(method, "method");
     return Classifier.classifyStatus(this, method, keyed, status, problemCode, problemRetryable);
   }
 
   /**
-   * Classifies a failure by the allowlist: connection refused and connect timeouts are retryable (the request was
-   * never sent); a read timeout or a connection lost after sending is retryable only for an idempotent method or a
-   * request with an idempotency key; everything else (unknown hosts, TLS failures, bugs) is not.
+   * Classifies a failure by the allowlist: connection refused and connect timeouts are retryable
+   * (the request was never sent); a read timeout or a connection lost after sending is retryable
+   * only for an idempotent method or a request with an idempotency key; everything else (unknown
+   * hosts, TLS failures, bugs) is not.
    *
    * @param method the request method
    * @param keyed whether the request carries an idempotency key
@@ -153,7 +171,8 @@ public final class RetryPolicy {
   }
 
   /**
-   * Whether {@code method} is treated as idempotent (safe to re-send after a read timeout without a key).
+   * Whether {@code method} is treated as idempotent (safe to re-send after a read timeout without a
+   * key).
    *
    * @param method an HTTP method, any case
    * @return {@code true} if idempotent
@@ -209,14 +228,26 @@ public final class RetryPolicy {
 
   @Override
   public String toString() {
-    return "RetryPolicy[maxAttempts=" + maxAttempts + ", " + backoff + ", deadline=" + deadline
-        + ", attemptTimeout=" + attemptTimeout + ", retryOn500=" + retryOn500 + ", idempotentMethods="
-        + idempotentMethods + ", budget=" + budget + "]";
+    return "RetryPolicy[maxAttempts="
+        + maxAttempts
+        + ", "
+        + backoff
+        + ", deadline="
+        + deadline
+        + ", attemptTimeout="
+        + attemptTimeout
+        + ", retryOn500="
+        + retryOn500
+        + ", idempotentMethods="
+        + idempotentMethods
+        + ", budget="
+        + budget
+        + "]";
   }
 
   /**
-   * Builds a {@link RetryPolicy}. Every setter validates at once and names the setting in its message, such as
-   * {@code "maxAttempts must be between 1 and 10, but was 0"}. Not thread-safe.
+   * Builds a {@link RetryPolicy}. Every setter validates at once and names the setting in its
+   * message, such as {@code "maxAttempts must be between 1 and 10, but was 0"}. Not thread-safe.
    */
   public static final class Builder {
     private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
@@ -229,7 +260,7 @@ public final class RetryPolicy {
     private List<RetryListener> listeners = new ArrayList<>();
     private RetryEnvironment environment = RetryEnvironment.system();
 
-    private Builder() { }
+    private Builder() {}
 
     /**
      * Sets the number of attempts in all, the first one included.
@@ -240,16 +271,16 @@ public final class RetryPolicy {
      */
     public Builder maxAttempts(int maxAttempts) {
       if (maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS_LIMIT) {
-        throw new IllegalArgumentException("maxAttempts must be between 1 and " + MAX_ATTEMPTS_LIMIT
-            + ", but was " + maxAttempts);
+        throw new IllegalArgumentException(
+            "maxAttempts must be between 1 and " + MAX_ATTEMPTS_LIMIT + ", but was " + maxAttempts);
       }
       this.maxAttempts = maxAttempts;
       return this;
     }
 
     /**
-     * Sets the backoff ({@link Backoff#fullJitter(Duration, Duration)} or
-     * {@link Backoff#decorrelatedJitter(Duration, Duration)}).
+     * Sets the backoff ({@link Backoff#fullJitter(Duration, Duration)} or {@link
+     * Backoff#decorrelatedJitter(Duration, Duration)}).
      *
      * @param backoff the backoff
      * @return this builder
@@ -295,12 +326,13 @@ public final class RetryPolicy {
     }
 
     /**
-     * Sets the methods that may be re-sent after a read timeout or a connection lost after sending, without an
-     * idempotency key. The default is GET, HEAD, OPTIONS, TRACE.
+     * Sets the methods that may be re-sent after a read timeout or a connection lost after sending,
+     * without an idempotency key. The default is GET, HEAD, OPTIONS, TRACE.
      *
      * @param methods HTTP methods, any case
      * @return this builder
-     * @throws IllegalArgumentException if a method is blank or POST or PATCH (never idempotent by definition)
+     * @throws IllegalArgumentException if a method is blank or POST or PATCH (never idempotent by
+     *     definition)
      */
     public Builder idempotentMethods(String... methods) {
       Set<String> set = new LinkedHashSet<>();
@@ -308,8 +340,8 @@ public final class RetryPolicy {
         Objects.requireNonNull(m, "methods[]");
         String upper = m.trim().toUpperCase(Locale.ROOT);
         if (upper.isEmpty() || upper.equals("POST") || upper.equals("PATCH")) {
-          throw new IllegalArgumentException("idempotentMethods must not contain blank, POST or PATCH, but had '"
-              + m + "'");
+          throw new IllegalArgumentException(
+              "idempotentMethods must not contain blank, POST or PATCH, but had '" + m + "'");
         }
         set.add(upper);
       }
@@ -340,8 +372,9 @@ public final class RetryPolicy {
     }
 
     /**
-     * Sets the time, randomness, waiting and logging the policy runs with (default {@link RetryEnvironment#system()});
-     * a test passes fakes here to run a whole schedule without waiting.
+     * Sets the time, randomness, waiting and logging the policy runs with (default {@link
+     * RetryEnvironment#system()}); a test passes fakes here to run a whole schedule without
+     * waiting.
      *
      * @param environment the environment
      * @return this builder

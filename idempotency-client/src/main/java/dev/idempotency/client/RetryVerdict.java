@@ -5,9 +5,9 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The classification of one failed attempt: retryable or not, of which {@link RetryKind}, and why. Produced by
- * {@link RetryPolicy#classify(String, boolean, int, String, Boolean)} and
- * {@link RetryPolicy#classify(String, boolean, Throwable)}, so that another retry library can use the same
+ * The classification of one failed attempt: retryable or not, of which {@link RetryKind}, and why.
+ * Produced by {@link RetryPolicy#classify(String, boolean, int, String, Boolean)} and {@link
+ * RetryPolicy#classify(String, boolean, Throwable)}, so that another retry library can use the same
  * allowlist. Immutable and thread-safe.
  */
 public final class RetryVerdict {

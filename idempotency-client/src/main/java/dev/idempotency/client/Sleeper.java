@@ -8,11 +8,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * Waits between attempts; injected so that tests run a retry schedule without real waiting.
  *
- * <p>{@link #system()} blocks with {@link Thread#sleep(long, int)} and schedules asynchronous waits on
- * {@link CompletableFuture#delayedExecutor(long, TimeUnit)}, so {@code sendAsync} never blocks a thread while it
- * waits. A test double usually implements only {@link #sleep(Duration)} (for example by advancing a fake
- * {@link Ticker}); the default {@link #sleepAsync(Duration)} then calls it on the calling thread. Implementations
- * must be thread-safe.
+ * <p>{@link #system()} blocks with {@link Thread#sleep(long, int)} and schedules asynchronous waits
+ * on {@link CompletableFuture#delayedExecutor(long, TimeUnit)}, so {@code sendAsync} never blocks a
+ * thread while it waits. A test double usually implements only {@link #sleep(Duration)} (for
+ * example by advancing a fake {@link Ticker}); the default {@link #sleepAsync(Duration)} then calls
+ * it on the calling thread. Implementations must be thread-safe.
  */
 @FunctionalInterface
 public interface Sleeper {
@@ -25,8 +25,8 @@ public interface Sleeper {
   void sleep(Duration duration) throws InterruptedException;
 
   /**
-   * Waits without blocking (by default: calls {@link #sleep(Duration)} on the calling thread, which suits test
-   * doubles that return at once).
+   * Waits without blocking (by default: calls {@link #sleep(Duration)} on the calling thread, which
+   * suits test doubles that return at once).
    *
    * @param duration how long to wait, never negative
    * @return a stage that completes when the wait is over, or exceptionally if it was interrupted
@@ -51,7 +51,9 @@ public interface Sleeper {
   }
 }
 
-/** The real sleeper: blocking sleeps on the thread, asynchronous ones on the JDK's delayed executor. */
+/**
+ * The real sleeper: blocking sleeps on the thread, asynchronous ones on the JDK's delayed executor.
+ */
 enum SystemSleeper implements Sleeper {
   INSTANCE;
 
@@ -66,6 +68,7 @@ enum SystemSleeper implements Sleeper {
   @Override
   public CompletionStage<Void> sleepAsync(Duration duration) {
     long nanos = Math.max(0, duration.toNanos());
-    return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(nanos, TimeUnit.NANOSECONDS));
+    return CompletableFuture.runAsync(
+        () -> {}, CompletableFuture.delayedExecutor(nanos, TimeUnit.NANOSECONDS));
   }
 }

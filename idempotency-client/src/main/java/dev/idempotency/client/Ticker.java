@@ -1,10 +1,11 @@
 package dev.idempotency.client;
 
 /**
- * A monotonic time source in nanoseconds, injected so that deadlines and elapsed times can be driven by a test.
+ * A monotonic time source in nanoseconds, injected so that deadlines and elapsed times can be
+ * driven by a test.
  *
- * <p>Only differences between two readings are meaningful, exactly as with {@link System#nanoTime()}.
- * Implementations must be thread-safe.
+ * <p>Only differences between two readings are meaningful, exactly as with {@link
+ * System#nanoTime()}. Implementations must be thread-safe.
  */
 @FunctionalInterface
 public interface Ticker {

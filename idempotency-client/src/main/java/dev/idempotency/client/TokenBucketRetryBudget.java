@@ -3,23 +3,26 @@ package dev.idempotency.client;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The default {@link RetryBudget}: a token bucket in the shape the AWS SDKs use. It starts full with
- * {@value #DEFAULT_CAPACITY} tokens; a retry after throttling costs {@value #DEFAULT_THROTTLING_COST}, a retry after
- * a transient error {@value #DEFAULT_TRANSIENT_COST}, and every successful call refunds
- * {@value #DEFAULT_SUCCESS_REFUND}, up to the capacity.
+ * The default {@link RetryBudget}: a token bucket in the shape the AWS SDKs use. It starts full
+ * with {@value #DEFAULT_CAPACITY} tokens; a retry after throttling costs {@value
+ * #DEFAULT_THROTTLING_COST}, a retry after a transient error {@value #DEFAULT_TRANSIENT_COST}, and
+ * every successful call refunds {@value #DEFAULT_SUCCESS_REFUND}, up to the capacity.
  *
- * <p>What that means: a healthy client barely touches the bucket. During a total outage a client can spend at most
- * {@code 500 / 14 = 35} transient retries (or 100 throttled ones) before it stops retrying; afterwards each retry
- * has to be earned back by 14 (or 5) successes, so in the long run retries stay under about 7 % (or 20 %) of
- * successful calls. Thread-safe and lock-free.
+ * <p>What that means: a healthy client barely touches the bucket. During a total outage a client
+ * can spend at most {@code 500 / 14 = 35} transient retries (or 100 throttled ones) before it stops
+ * retrying; afterwards each retry has to be earned back by 14 (or 5) successes, so in the long run
+ * retries stay under about 7 % (or 20 %) of successful calls. Thread-safe and lock-free.
  */
 public final class TokenBucketRetryBudget implements RetryBudget {
   /** The default capacity: 500 tokens, enough for 35 transient retries in a row. */
   public static final int DEFAULT_CAPACITY = 500;
+
   /** The default cost of a retry after throttling (429, in-flight 409). */
   public static final int DEFAULT_THROTTLING_COST = 5;
+
   /** The default cost of a retry after a transient error (5xx, connection failures, timeouts). */
   public static final int DEFAULT_TRANSIENT_COST = 14;
+
   /** The default refund per successful call. */
   public static final int DEFAULT_SUCCESS_REFUND = 1;
 
@@ -90,8 +93,17 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 
   @Override
   public String toString() {
-    return "TokenBucketRetryBudget[" + tokens.get() + "/" + capacity + ", throttlingCost=" + throttlingCost
-        + ", transientCost=" + transientCost + ", successRefund=" + successRefund + "]";
+    return "TokenBucketRetryBudget["
+        + tokens.get()
+        + "/"
+        + capacity
+        + ", throttlingCost="
+        + throttlingCost
+        + ", transientCost="
+        + transientCost
+        + ", successRefund="
+        + successRefund
+        + "]";
   }
 
   /** Builds a {@link TokenBucketRetryBudget}; setters validate at once. Not thread-safe. */
@@ -101,7 +113,7 @@ public final class TokenBucketRetryBudget implements RetryBudget {
     private int transientCost = DEFAULT_TRANSIENT_COST;
     private int successRefund = DEFAULT_SUCCESS_REFUND;
 
-    private Builder() { }
+    private Builder() {}
 
     /**
      * Sets the capacity (and the starting balance).

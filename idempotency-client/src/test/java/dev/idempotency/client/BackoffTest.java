@@ -11,7 +11,10 @@ class BackoffTest {
   private static final RandomSource ALMOST_ONE = () -> Math.nextDown(1.0);
   private static final RandomSource ZERO = () -> 0.0;
 
-  /** Full jitter's ceiling doubles from the base and stops at the cap: 0.5, 1, 2, 4, 8, 16, 20, 20 s. */
+  /**
+   * Full jitter's ceiling doubles from the base and stops at the cap: 0.5, 1, 2, 4, 8, 16, 20, 20
+   * s.
+   */
   @Test
   void fullJitterCeilingDoublesUpToTheCap() {
     Backoff b = Backoff.fullJitter();
@@ -29,7 +32,8 @@ class BackoffTest {
     assertThat(b.delay(5, Duration.ZERO, HALF)).isEqualTo(Duration.ofSeconds(8));
     assertThat(b.delay(6, Duration.ZERO, HALF)).isEqualTo(Duration.ofSeconds(10));
     assertThat(b.delay(0, Duration.ZERO, ZERO)).isEqualTo(Duration.ZERO);
-    assertThat(b.delay(9, Duration.ZERO, ALMOST_ONE)).isLessThan(Duration.ofSeconds(20))
+    assertThat(b.delay(9, Duration.ZERO, ALMOST_ONE))
+        .isLessThan(Duration.ofSeconds(20))
         .isGreaterThan(Duration.ofMillis(19_999));
   }
 
@@ -60,7 +64,8 @@ class BackoffTest {
     for (int n = 0; n < 1_000; n++) {
       Duration d = b.delay(n, prev, r);
       assertThat(d).isBetween(Duration.ofMillis(500), Duration.ofSeconds(20));
-      assertThat(d).isLessThanOrEqualTo(prev.isZero() ? Duration.ofMillis(1500) : prev.multipliedBy(3));
+      assertThat(d)
+          .isLessThanOrEqualTo(prev.isZero() ? Duration.ofMillis(1500) : prev.multipliedBy(3));
       prev = d;
     }
   }
@@ -68,13 +73,17 @@ class BackoffTest {
   @Test
   void invalidBoundsAreRejectedWithTheSettingNamed() {
     assertThatThrownBy(() -> Backoff.fullJitter(Duration.ZERO, Duration.ofSeconds(1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("baseDelay must be > 0, but was PT0S");
-    assertThatThrownBy(() -> Backoff.decorrelatedJitter(Duration.ofSeconds(2), Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("baseDelay must be > 0, but was PT0S");
+    assertThatThrownBy(
+            () -> Backoff.decorrelatedJitter(Duration.ofSeconds(2), Duration.ofSeconds(1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("maxDelay must be >= baseDelay (PT2S), but was PT1S");
     assertThatThrownBy(() -> Backoff.fullJitter().delay(-1, Duration.ZERO, HALF))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retry must be >= 0");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("retry must be >= 0");
     assertThatThrownBy(() -> Backoff.fullJitter().delay(0, Duration.ZERO, () -> 1.0))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("[0, 1)");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("[0, 1)");
   }
 }

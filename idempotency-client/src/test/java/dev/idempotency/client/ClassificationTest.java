@@ -25,7 +25,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ClassificationTest {
   private final RetryPolicy policy = RetryPolicy.ofDefaults();
 
-  /** Of every status 100 to 599 without a problem body, exactly 429, 502, 503 and 504 are retryable. */
+  /**
+   * Of every status 100 to 599 without a problem body, exactly 429, 502, 503 and 504 are retryable.
+   */
   @Test
   void onlyTheAllowlistedStatusesAreRetryable() {
     Set<Integer> retryable = new TreeSet<>();
@@ -39,19 +41,28 @@ class ClassificationTest {
 
   @Test
   void throttlingAndTransientKindsPriceTheBudget() {
-    assertThat(policy.classify("GET", false, 429, null, null).kind()).contains(RetryKind.THROTTLING);
+    assertThat(policy.classify("GET", false, 429, null, null).kind())
+        .contains(RetryKind.THROTTLING);
     assertThat(policy.classify("GET", false, 503, null, null).kind()).contains(RetryKind.TRANSIENT);
     assertThat(policy.classify("POST", true, 409, "idempotency_request_in_flight", true).kind())
         .contains(RetryKind.THROTTLING);
   }
 
-  /** Only the in-flight 409 is retried; a reused key (payload mismatch) is a client bug, never retried. */
+  /**
+   * Only the in-flight 409 is retried; a reused key (payload mismatch) is a client bug, never
+   * retried.
+   */
   @Test
   void the409sAreToldApartByTheirProblemCode() {
-    assertThat(policy.classify("POST", true, 409, "idempotency_request_in_flight", null).isRetryable()).isTrue();
-    assertThat(policy.classify("POST", true, 409, "idempotency_key_reused", false).isRetryable()).isFalse();
+    assertThat(
+            policy.classify("POST", true, 409, "idempotency_request_in_flight", null).isRetryable())
+        .isTrue();
+    assertThat(policy.classify("POST", true, 409, "idempotency_key_reused", false).isRetryable())
+        .isFalse();
     assertThat(policy.classify("POST", true, 409, null, null).isRetryable()).isFalse();
-    assertThat(policy.classify("POST", true, 503, "idempotency_store_unavailable", true).isRetryable()).isTrue();
+    assertThat(
+            policy.classify("POST", true, 503, "idempotency_store_unavailable", true).isRetryable())
+        .isTrue();
   }
 
   /** 500 is retried only when configured or marked retryable by the server. */
@@ -65,58 +76,98 @@ class ClassificationTest {
   }
 
   /**
-   * A 502 or 504 may mean a gateway forwarded the request and lost the answer: the uncertainty of a read timeout.
-   * Keyless unsafe requests are not re-sent; keyed ones and idempotent methods are.
+   * A 502 or 504 may mean a gateway forwarded the request and lost the answer: the uncertainty of a
+   * read timeout. Keyless unsafe requests are not re-sent; keyed ones and idempotent methods are.
    */
   @ParameterizedTest
   @ValueSource(ints = {502, 504})
   void aGatewayFailureIsRetriedOnlyForIdempotentOrKeyedRequests(int status) {
-    assertThat(policy.classify("POST", false, status, null, null).isRetryable()).as("keyless POST").isFalse();
-    assertThat(policy.classify("DELETE", false, status, null, null).isRetryable()).as("keyless DELETE").isFalse();
-    assertThat(policy.classify("PATCH", false, status, null, null).isRetryable()).as("keyless PATCH").isFalse();
+    assertThat(policy.classify("POST", false, status, null, null).isRetryable())
+        .as("keyless POST")
+        .isFalse();
+    assertThat(policy.classify("DELETE", false, status, null, null).isRetryable())
+        .as("keyless DELETE")
+        .isFalse();
+    assertThat(policy.classify("PATCH", false, status, null, null).isRetryable())
+        .as("keyless PATCH")
+        .isFalse();
     assertThat(policy.classify("POST", false, status, null, null).reason())
-        .contains("without an idempotency key").contains("not re-sent");
-    assertThat(policy.classify("POST", true, status, null, null).kind()).as("keyed POST")
+        .contains("without an idempotency key")
+        .contains("not re-sent");
+    assertThat(policy.classify("POST", true, status, null, null).kind())
+        .as("keyed POST")
         .contains(RetryKind.TRANSIENT);
-    assertThat(policy.classify("DELETE", true, status, null, null).isRetryable()).as("keyed DELETE").isTrue();
-    assertThat(policy.classify("GET", false, status, null, null).kind()).as("GET").contains(RetryKind.TRANSIENT);
-    assertThat(policy.classify("get", false, status, null, null).isRetryable()).as("lower-case GET").isTrue();
-    assertThat(policy.classify("HEAD", false, status, null, null).isRetryable()).as("HEAD").isTrue();
-    RetryPolicy deleteIsIdempotent = RetryPolicy.builder().idempotentMethods("GET", "HEAD", "DELETE").build();
+    assertThat(policy.classify("DELETE", true, status, null, null).isRetryable())
+        .as("keyed DELETE")
+        .isTrue();
+    assertThat(policy.classify("GET", false, status, null, null).kind())
+        .as("GET")
+        .contains(RetryKind.TRANSIENT);
+    assertThat(policy.classify("get", false, status, null, null).isRetryable())
+        .as("lower-case GET")
+        .isTrue();
+    assertThat(policy.classify("HEAD", false, status, null, null).isRetryable())
+        .as("HEAD")
+        .isTrue();
+    RetryPolicy deleteIsIdempotent =
+        RetryPolicy.builder().idempotentMethods("GET", "HEAD", "DELETE").build();
     assertThat(deleteIsIdempotent.classify("DELETE", false, status, null, null).isRetryable())
-        .as("DELETE declared idempotent").isTrue();
-    // a problem body marked "retryable": true does not lift the gate (it says "transient", not "not processed")
+        .as("DELETE declared idempotent")
+        .isTrue();
+    // a problem body marked "retryable": true does not lift the gate (it says "transient", not "not
+    // processed")
     assertThat(policy.classify("POST", false, status, "upstream", true).isRetryable()).isFalse();
   }
 
-  /** A 500 retried through retryOn500 or "retryable": true is under the same gate as 502 and 504. */
+  /**
+   * A 500 retried through retryOn500 or "retryable": true is under the same gate as 502 and 504.
+   */
   @Test
   void a500RetriedByConfigurationOrMarkIsRetriedOnlyForIdempotentOrKeyedRequests() {
     RetryPolicy configured = RetryPolicy.builder().retryOn500(true).build();
     for (RetryPolicy p : new RetryPolicy[] {policy, configured}) {
       Boolean mark = p == policy ? Boolean.TRUE : null;
       String as = p == policy ? "\"retryable\": true" : "retryOn500";
-      assertThat(p.classify("POST", false, 500, "glitch", mark).isRetryable()).as("keyless POST, %s", as).isFalse();
-      assertThat(p.classify("DELETE", false, 500, "glitch", mark).isRetryable()).as("keyless DELETE, %s", as)
+      assertThat(p.classify("POST", false, 500, "glitch", mark).isRetryable())
+          .as("keyless POST, %s", as)
           .isFalse();
-      assertThat(p.classify("POST", true, 500, "glitch", mark).kind()).as("keyed POST, %s", as)
+      assertThat(p.classify("DELETE", false, 500, "glitch", mark).isRetryable())
+          .as("keyless DELETE, %s", as)
+          .isFalse();
+      assertThat(p.classify("POST", true, 500, "glitch", mark).kind())
+          .as("keyed POST, %s", as)
           .contains(RetryKind.TRANSIENT);
-      assertThat(p.classify("DELETE", true, 500, "glitch", mark).isRetryable()).as("keyed DELETE, %s", as).isTrue();
-      assertThat(p.classify("GET", false, 500, "glitch", mark).isRetryable()).as("GET, %s", as).isTrue();
+      assertThat(p.classify("DELETE", true, 500, "glitch", mark).isRetryable())
+          .as("keyed DELETE, %s", as)
+          .isTrue();
+      assertThat(p.classify("GET", false, 500, "glitch", mark).isRetryable())
+          .as("GET, %s", as)
+          .isTrue();
     }
-    assertThat(policy.classify("POST", true, 500, null, null).isRetryable()).as("unmarked, unconfigured").isFalse();
+    assertThat(policy.classify("POST", true, 500, null, null).isRetryable())
+        .as("unmarked, unconfigured")
+        .isFalse();
   }
 
   /** 429 and 503 mean "not processed" by convention: retried for any method, keyed or not. */
   @ParameterizedTest
   @ValueSource(strings = {"GET", "POST", "PATCH", "PUT", "DELETE"})
   void throttlingAndUnavailableAreRetriedForAnyMethod(String method) {
-    assertThat(policy.classify(method, false, 429, null, null).kind()).contains(RetryKind.THROTTLING);
-    assertThat(policy.classify(method, false, 503, null, null).kind()).contains(RetryKind.TRANSIENT);
-    assertThat(policy.classify(method, false, 503, "idempotency_store_unavailable", true).isRetryable()).isTrue();
+    assertThat(policy.classify(method, false, 429, null, null).kind())
+        .contains(RetryKind.THROTTLING);
+    assertThat(policy.classify(method, false, 503, null, null).kind())
+        .contains(RetryKind.TRANSIENT);
+    assertThat(
+            policy
+                .classify(method, false, 503, "idempotency_store_unavailable", true)
+                .isRetryable())
+        .isTrue();
   }
 
-  /** Every status below 400 is final, and its verdict is one shared instance (nothing is built per response). */
+  /**
+   * Every status below 400 is final, and its verdict is one shared instance (nothing is built per
+   * response).
+   */
   @Test
   void successfulStatusesShareOneFinalVerdict() {
     RetryVerdict ok = policy.classify("GET", false, 200, null, null);
@@ -124,7 +175,8 @@ class ClassificationTest {
     assertThat(ok.kind()).isEmpty();
     assertThat(ok.reason()).contains("final response");
     for (int status = 100; status < 400; status++) {
-      assertThat(policy.classify("POST", status % 2 == 0, status, "code", Boolean.TRUE)).isSameAs(ok);
+      assertThat(policy.classify("POST", status % 2 == 0, status, "code", Boolean.TRUE))
+          .isSameAs(ok);
     }
     assertThat(policy.classify("GET", false, 400, null, null).reason()).startsWith("HTTP 400");
   }
@@ -134,7 +186,9 @@ class ClassificationTest {
   @ValueSource(ints = {400, 401, 403, 404, 405, 410, 412, 413, 422})
   void clientErrorsAreNeverRetried(int status) {
     boolean marked = status == 401 || status == 403;
-    assertThat(policy.classify("GET", false, status, null, marked ? Boolean.TRUE : null).isRetryable()).isFalse();
+    assertThat(
+            policy.classify("GET", false, status, null, marked ? Boolean.TRUE : null).isRetryable())
+        .isFalse();
   }
 
   @Test
@@ -146,13 +200,23 @@ class ClassificationTest {
   @ParameterizedTest
   @ValueSource(strings = {"GET", "POST", "PATCH", "PUT", "DELETE"})
   void connectFailuresAreRetryableForEveryMethod(String method) {
-    assertThat(policy.classify(method, false, new ConnectException("Connection refused")).isRetryable()).isTrue();
-    assertThat(policy.classify(method, false, new HttpConnectTimeoutException("connect timed out")).isRetryable())
+    assertThat(
+            policy
+                .classify(method, false, new ConnectException("Connection refused"))
+                .isRetryable())
+        .isTrue();
+    assertThat(
+            policy
+                .classify(method, false, new HttpConnectTimeoutException("connect timed out"))
+                .isRetryable())
         .isTrue();
     assertThat(policy.classify(method, false, new NoRouteToHostException()).isRetryable()).isTrue();
   }
 
-  /** A read timeout or a connection lost after sending is retried for idempotent methods, or with a key. */
+  /**
+   * A read timeout or a connection lost after sending is retried for idempotent methods, or with a
+   * key.
+   */
   @Test
   void failuresAfterSendingNeedAnIdempotentMethodOrAKey() {
     IOException[] afterSend = {
@@ -171,9 +235,13 @@ class ClassificationTest {
       assertThat(policy.classify("POST", true, e).isRetryable()).as("keyed POST %s", e).isTrue();
       assertThat(policy.classify("PATCH", true, e).isRetryable()).as("keyed PATCH %s", e).isTrue();
     }
-    RetryPolicy putIsIdempotent = RetryPolicy.builder().idempotentMethods("GET", "PUT", "DELETE").build();
-    assertThat(putIsIdempotent.classify("PUT", false, new HttpTimeoutException("t")).isRetryable()).isTrue();
-    assertThat(putIsIdempotent.classify("DELETE", false, new SocketException("reset")).isRetryable()).isTrue();
+    RetryPolicy putIsIdempotent =
+        RetryPolicy.builder().idempotentMethods("GET", "PUT", "DELETE").build();
+    assertThat(putIsIdempotent.classify("PUT", false, new HttpTimeoutException("t")).isRetryable())
+        .isTrue();
+    assertThat(
+            putIsIdempotent.classify("DELETE", false, new SocketException("reset")).isRetryable())
+        .isTrue();
   }
 
   /** Configuration errors and bugs are not on the list. */
@@ -196,11 +264,24 @@ class ClassificationTest {
 
   @Test
   void asyncWrappersAreUnwrapped() {
-    assertThat(policy.classify("POST", false, new CompletionException(new ConnectException("refused"))).isRetryable())
+    assertThat(
+            policy
+                .classify("POST", false, new CompletionException(new ConnectException("refused")))
+                .isRetryable())
         .isTrue();
-    assertThat(policy.classify("POST", false,
-        new ExecutionException(new CompletionException(new ConnectException("refused")))).isRetryable()).isTrue();
-    assertThat(policy.classify("POST", false, new CompletionException(new IllegalArgumentException()))
-        .isRetryable()).isFalse();
+    assertThat(
+            policy
+                .classify(
+                    "POST",
+                    false,
+                    new ExecutionException(
+                        new CompletionException(new ConnectException("refused"))))
+                .isRetryable())
+        .isTrue();
+    assertThat(
+            policy
+                .classify("POST", false, new CompletionException(new IllegalArgumentException()))
+                .isRetryable())
+        .isFalse();
   }
 }

@@ -7,7 +7,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** One controllable time for tests: a ticker, a wall clock and a sleeper that advances both instead of waiting. */
+/**
+ * One controllable time for tests: a ticker, a wall clock and a sleeper that advances both instead
+ * of waiting.
+ */
 public final class FakeTime implements Ticker, InstantSource, Sleeper {
   public static final Instant EPOCH = Instant.parse("2026-01-01T00:00:00Z");
 
@@ -34,7 +37,9 @@ public final class FakeTime implements Ticker, InstantSource, Sleeper {
     nanos.addAndGet(d.toNanos());
   }
 
-  /** @return every sleep requested, in order */
+  /**
+   * @return every sleep requested, in order
+   */
   public List<Duration> sleeps() {
     return List.copyOf(sleeps);
   }
@@ -43,7 +48,9 @@ public final class FakeTime implements Ticker, InstantSource, Sleeper {
     return Duration.ofNanos(nanos.get());
   }
 
-  /** @return the system environment with this fake time as its ticker, clock and sleeper */
+  /**
+   * @return the system environment with this fake time as its ticker, clock and sleeper
+   */
   public RetryEnvironment environment() {
     return RetryEnvironment.system().withTicker(this).withClock(this).withSleeper(this);
   }

@@ -7,7 +7,7 @@ import java.util.function.Supplier;
 
 /** A System.Logger that keeps every message at INFO and above; DEBUG and below are off. */
 public final class RecordingLogger implements System.Logger {
-  public record Entry(Level level, String message) { }
+  public record Entry(Level level, String message) {}
 
   private final List<Entry> entries = new CopyOnWriteArrayList<>();
   private final boolean enabled;
@@ -20,7 +20,9 @@ public final class RecordingLogger implements System.Logger {
     this.enabled = enabled;
   }
 
-  /** @return a logger that records nothing and reports every level as off (for the fleet simulation) */
+  /**
+   * @return a logger that records nothing and reports every level as off (for the fleet simulation)
+   */
   public static RecordingLogger silent() {
     return new RecordingLogger(false);
   }
@@ -53,8 +55,12 @@ public final class RecordingLogger implements System.Logger {
   @Override
   public void log(Level level, ResourceBundle bundle, String format, Object... params) {
     if (isLoggable(level)) {
-      entries.add(new Entry(level, params == null || params.length == 0 ? format
-          : java.text.MessageFormat.format(format, params)));
+      entries.add(
+          new Entry(
+              level,
+              params == null || params.length == 0
+                  ? format
+                  : java.text.MessageFormat.format(format, params)));
     }
   }
 

@@ -9,7 +9,10 @@ import org.junit.jupiter.api.Test;
 class RetryEnvironmentTest {
   private final FakeTime time = new FakeTime();
 
-  /** The system environment is one shared value holding the real parts, and every policy starts from it. */
+  /**
+   * The system environment is one shared value holding the real parts, and every policy starts from
+   * it.
+   */
   @Test
   void theSystemEnvironmentIsTheRealWorldAndThePolicyDefault() {
     RetryEnvironment system = RetryEnvironment.system();
@@ -38,7 +41,8 @@ class RetryEnvironmentTest {
     assertThat(ticker.sleeper()).isSameAs(system.sleeper());
     assertThat(ticker.logger()).isSameAs(system.logger());
 
-    RetryEnvironment all = ticker.withClock(time).withRandom(half).withSleeper(time).withLogger(logger);
+    RetryEnvironment all =
+        ticker.withClock(time).withRandom(half).withSleeper(time).withLogger(logger);
     assertThat(all.ticker()).isSameAs(time);
     assertThat(all.clock()).isSameAs(time);
     assertThat(all.random()).isSameAs(half);
@@ -53,25 +57,41 @@ class RetryEnvironmentTest {
   @Test
   void nullPartsAreRefusedWithTheSettingNamed() {
     RetryEnvironment system = RetryEnvironment.system();
-    assertThatThrownBy(() -> system.withTicker(null)).isInstanceOf(NullPointerException.class).hasMessage("ticker");
-    assertThatThrownBy(() -> system.withClock(null)).isInstanceOf(NullPointerException.class).hasMessage("clock");
-    assertThatThrownBy(() -> system.withRandom(null)).isInstanceOf(NullPointerException.class).hasMessage("random");
-    assertThatThrownBy(() -> system.withSleeper(null)).isInstanceOf(NullPointerException.class)
+    assertThatThrownBy(() -> system.withTicker(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("ticker");
+    assertThatThrownBy(() -> system.withClock(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("clock");
+    assertThatThrownBy(() -> system.withRandom(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("random");
+    assertThatThrownBy(() -> system.withSleeper(null))
+        .isInstanceOf(NullPointerException.class)
         .hasMessage("sleeper");
-    assertThatThrownBy(() -> system.withLogger(null)).isInstanceOf(NullPointerException.class).hasMessage("logger");
-    assertThatThrownBy(() -> RetryPolicy.builder().environment(null)).isInstanceOf(NullPointerException.class)
+    assertThatThrownBy(() -> system.withLogger(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("logger");
+    assertThatThrownBy(() -> RetryPolicy.builder().environment(null))
+        .isInstanceOf(NullPointerException.class)
         .hasMessage("environment");
   }
 
-  /** Environments of the same parts are equal; toString names the replaced parts and calls the rest system. */
+  /**
+   * Environments of the same parts are equal; toString names the replaced parts and calls the rest
+   * system.
+   */
   @Test
   void environmentsOfTheSamePartsAreEqual() {
     RetryEnvironment a = time.environment();
     RetryEnvironment b = time.environment();
     assertThat(a).isNotSameAs(b).isEqualTo(b).hasSameHashCodeAs(b);
-    assertThat(a).isNotEqualTo(RetryEnvironment.system()).isNotEqualTo(b.withTicker(new FakeTime()));
-    assertThat(RetryEnvironment.system().withLogger(RecordingLogger.silent())).hasToString(
-        "RetryEnvironment[ticker=system, clock=system, random=system, sleeper=system, logger=recording]");
+    assertThat(a)
+        .isNotEqualTo(RetryEnvironment.system())
+        .isNotEqualTo(b.withTicker(new FakeTime()));
+    assertThat(RetryEnvironment.system().withLogger(RecordingLogger.silent()))
+        .hasToString(
+            "RetryEnvironment[ticker=system, clock=system, random=system, sleeper=system, logger=recording]");
   }
 
   /** A derived policy keeps the environment; a new one replaces it whole. */

@@ -12,7 +12,8 @@ class RetryPolicyTest {
   void defaults() {
     RetryPolicy p = RetryPolicy.ofDefaults();
     assertThat(p.maxAttempts()).isEqualTo(3);
-    assertThat(p.backoff()).isEqualTo(Backoff.fullJitter(Duration.ofMillis(500), Duration.ofSeconds(20)));
+    assertThat(p.backoff())
+        .isEqualTo(Backoff.fullJitter(Duration.ofMillis(500), Duration.ofSeconds(20)));
     assertThat(p.deadline()).isEqualTo(Duration.ofSeconds(30));
     assertThat(p.attemptTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(p.retryOn500()).isFalse();
@@ -24,7 +25,8 @@ class RetryPolicyTest {
   @Test
   void settingsAreValidatedEagerlyWithTheSettingNamed() {
     assertThatThrownBy(() -> RetryPolicy.builder().maxAttempts(0))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("maxAttempts must be between 1 and 10, but was 0");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("maxAttempts must be between 1 and 10, but was 0");
     assertThatThrownBy(() -> RetryPolicy.builder().maxAttempts(11))
         .hasMessage("maxAttempts must be between 1 and 10, but was 11");
     assertThatThrownBy(() -> RetryPolicy.builder().deadline(Duration.ZERO))
@@ -32,14 +34,19 @@ class RetryPolicyTest {
     assertThatThrownBy(() -> RetryPolicy.builder().attemptTimeout(Duration.ofSeconds(-1)))
         .hasMessage("attemptTimeout must be > 0, but was PT-1S");
     assertThatThrownBy(() -> RetryPolicy.builder().idempotentMethods("GET", "post"))
-        .hasMessageContaining("idempotentMethods must not contain blank, POST or PATCH, but had 'post'");
+        .hasMessageContaining(
+            "idempotentMethods must not contain blank, POST or PATCH, but had 'post'");
     assertThatThrownBy(() -> RetryPolicy.builder().budget(null))
-        .isInstanceOf(NullPointerException.class).hasMessage("budget");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("budget");
     assertThatThrownBy(() -> TokenBucketRetryBudget.builder().capacity(0))
         .hasMessage("capacity must be >= 1, but was 0");
   }
 
-  /** Every built policy gets its own bucket; toBuilder keeps the same one, so derived policies share it. */
+  /**
+   * Every built policy gets its own bucket; toBuilder keeps the same one, so derived policies share
+   * it.
+   */
   @Test
   void budgetsAreSharedOnlyOnPurpose() {
     RetryPolicy a = RetryPolicy.ofDefaults();

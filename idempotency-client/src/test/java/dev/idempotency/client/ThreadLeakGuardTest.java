@@ -18,15 +18,22 @@ import org.junit.platform.launcher.TestIdentifier;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 
-/** The guard every test of this module runs under: which threads it counts as left running, and which not. */
+/**
+ * The guard every test of this module runs under: which threads it counts as left running, and
+ * which not.
+ */
 class ThreadLeakGuardTest {
   private static final Duration SHORT_GRACE = Duration.ofMillis(50);
-  /** Holds the thread {@link GuardedTests#leavesAThreadRunning} leaves behind until the test that ran it lets it go. */
+
+  /**
+   * Holds the thread {@link GuardedTests#leavesAThreadRunning} leaves behind until the test that
+   * ran it lets it go.
+   */
   private static final CountDownLatch GUARDED_TESTS_RELEASE = new CountDownLatch(1);
 
   /**
-   * Run only through the launcher below (surefire leaves nested classes alone): one test that leaves a non-daemon
-   * thread running, one that closes what it started.
+   * Run only through the launcher below (surefire leaves nested classes alone): one test that
+   * leaves a non-daemon thread running, one that closes what it started.
    */
   static class GuardedTests {
     static volatile Thread leftRunning;
@@ -44,22 +51,28 @@ class ThreadLeakGuardTest {
   }
 
   /**
-   * The guard is registered for every test of the module (by autodetection, as surefire runs them): the test that
-   * leaves a thread running fails naming it, and so does its class; the test that joins its thread passes.
+   * The guard is registered for every test of the module (by autodetection, as surefire runs them):
+   * the test that leaves a thread running fails naming it, and so does its class; the test that
+   * joins its thread passes.
    */
   @Test
   void everyTestOfTheModuleRunsUnderTheGuard() throws InterruptedException {
     Map<String, TestExecutionResult> results = new HashMap<>();
-    LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
-        .selectors(selectClass(GuardedTests.class))
-        .configurationParameter(ThreadLeakGuard.GRACE_PARAMETER, SHORT_GRACE.toString()).build();
+    LauncherDiscoveryRequest request =
+        LauncherDiscoveryRequestBuilder.request()
+            .selectors(selectClass(GuardedTests.class))
+            .configurationParameter(ThreadLeakGuard.GRACE_PARAMETER, SHORT_GRACE.toString())
+            .build();
     try {
-      LauncherFactory.create().execute(request, new TestExecutionListener() {
-        @Override
-        public void executionFinished(TestIdentifier id, TestExecutionResult result) {
-          results.put(id.getDisplayName(), result);
-        }
-      });
+      LauncherFactory.create()
+          .execute(
+              request,
+              new TestExecutionListener() {
+                @Override
+                public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+                  results.put(id.getDisplayName(), result);
+                }
+              });
     } finally {
       GUARDED_TESTS_RELEASE.countDown();
       if (GuardedTests.leftRunning != null) {
@@ -67,23 +80,33 @@ class ThreadLeakGuardTest {
       }
     }
 
-    assertThat(results.get("joinsItsThread()").getStatus()).isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
-    assertThat(results.get("leavesAThreadRunning()").getStatus()).isEqualTo(TestExecutionResult.Status.FAILED);
-    assertThat(results.get("leavesAThreadRunning()").getThrowable()).get().asString()
+    assertThat(results.get("joinsItsThread()").getStatus())
+        .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+    assertThat(results.get("leavesAThreadRunning()").getStatus())
+        .isEqualTo(TestExecutionResult.Status.FAILED);
+    assertThat(results.get("leavesAThreadRunning()").getThrowable())
+        .get()
+        .asString()
         .contains("the test leavesAThreadRunning() left 1 non-daemon thread(s) running")
         .contains("\"guard-test-worker\" WAITING in " + ThreadLeakGuardTest.class.getName());
-    assertThat(results.get("ThreadLeakGuardTest$GuardedTests").getThrowable()).get().asString()
-        .contains("the test class ThreadLeakGuardTest$GuardedTests left 1 non-daemon thread(s) running");
+    assertThat(results.get("ThreadLeakGuardTest$GuardedTests").getThrowable())
+        .get()
+        .asString()
+        .contains(
+            "the test class ThreadLeakGuardTest$GuardedTests left 1 non-daemon thread(s) running");
   }
 
   private static Thread blockedOn(CountDownLatch release, boolean daemon) {
-    Thread t = new Thread(() -> {
-      try {
-        release.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "guard-test-" + (daemon ? "daemon" : "worker"));
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                release.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "guard-test-" + (daemon ? "daemon" : "worker"));
     t.setDaemon(daemon);
     t.start();
     return t;
@@ -98,7 +121,8 @@ class ThreadLeakGuardTest {
       List<Thread> leaked = ThreadLeakGuard.leakedSince(before, SHORT_GRACE);
       assertThat(leaked).containsExactly(worker);
       assertThat(ThreadLeakGuard.describe(leaked))
-          .startsWith("  \"guard-test-worker\" WAITING in dev.idempotency.client.ThreadLeakGuardTest.");
+          .startsWith(
+              "  \"guard-test-worker\" WAITING in dev.idempotency.client.ThreadLeakGuardTest.");
     } finally {
       release.countDown();
       worker.join(TimeUnit.SECONDS.toMillis(10));
@@ -124,20 +148,26 @@ class ThreadLeakGuardTest {
     }
   }
 
-  /** A thread that ends within the grace (a pool unwinding after shutdown) is waited for, not reported. */
+  /**
+   * A thread that ends within the grace (a pool unwinding after shutdown) is waited for, not
+   * reported.
+   */
   @Test
   void aThreadEndingWithinTheGraceIsWaitedFor() throws InterruptedException {
     Set<Thread> before = ThreadLeakGuard.liveThreads();
     CountDownLatch release = new CountDownLatch(1);
     Thread worker = blockedOn(release, false);
-    Thread releaser = new Thread(() -> {
-      try {
-        Thread.sleep(100);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      release.countDown();
-    }, "guard-test-releaser");
+    Thread releaser =
+        new Thread(
+            () -> {
+              try {
+                Thread.sleep(100);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              release.countDown();
+            },
+            "guard-test-releaser");
     releaser.setDaemon(true);
     releaser.start();
     try {

@@ -9,7 +9,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class TokenBucketRetryBudgetTest {
-  /** 500 tokens buy 35 transient retries (14 each) and leave 10, which buy 2 throttled ones (5 each). */
+  /**
+   * 500 tokens buy 35 transient retries (14 each) and leave 10, which buy 2 throttled ones (5
+   * each).
+   */
   @Test
   void transientRetriesCost14AndThrottledOnes5() {
     TokenBucketRetryBudget budget = TokenBucketRetryBudget.ofDefaults();
@@ -35,7 +38,10 @@ class TokenBucketRetryBudgetTest {
     assertThat(granted).isEqualTo(100);
   }
 
-  /** Each success refunds one token, never beyond the capacity; 14 successes earn one transient retry back. */
+  /**
+   * Each success refunds one token, never beyond the capacity; 14 successes earn one transient
+   * retry back.
+   */
   @Test
   void successesRefundOneTokenUpToTheCapacity() {
     TokenBucketRetryBudget budget = TokenBucketRetryBudget.builder().capacity(20).build();
@@ -54,7 +60,10 @@ class TokenBucketRetryBudgetTest {
     assertThat(budget.available()).isZero();
   }
 
-  /** Concurrent callers never overspend: 8 threads racing for a 500-token bucket get exactly 35 retries. */
+  /**
+   * Concurrent callers never overspend: 8 threads racing for a 500-token bucket get exactly 35
+   * retries.
+   */
   @Test
   void concurrentAcquisitionNeverOverspends() throws InterruptedException {
     TokenBucketRetryBudget budget = TokenBucketRetryBudget.ofDefaults();
@@ -62,18 +71,20 @@ class TokenBucketRetryBudgetTest {
     CountDownLatch start = new CountDownLatch(1);
     List<Thread> threads = new ArrayList<>();
     for (int t = 0; t < 8; t++) {
-      Thread thread = new Thread(() -> {
-        try {
-          start.await();
-        } catch (InterruptedException e) {
-          return;
-        }
-        for (int i = 0; i < 100; i++) {
-          if (budget.tryAcquire(RetryKind.TRANSIENT)) {
-            granted.incrementAndGet();
-          }
-        }
-      });
+      Thread thread =
+          new Thread(
+              () -> {
+                try {
+                  start.await();
+                } catch (InterruptedException e) {
+                  return;
+                }
+                for (int i = 0; i < 100; i++) {
+                  if (budget.tryAcquire(RetryKind.TRANSIENT)) {
+                    granted.incrementAndGet();
+                  }
+                }
+              });
       thread.start();
       threads.add(thread);
     }

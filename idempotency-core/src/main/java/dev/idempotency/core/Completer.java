@@ -8,18 +8,25 @@ import java.util.Optional;
 /**
  * Drives abandoned in-flight requests to completion, instead of waiting for their clients to retry.
  *
- * <p>{@link #runOnce(int)} finds in-flight records whose lease expired and, for each one the application knows
- * how to resume (its {@link Resumer} returns an operation), takes it over through the engine (a fenced claim with
- * the record's own fingerprint) and runs the operation from the last recovery point. A record whose lease was
- * renewed, or that another completer or a retry took first, is simply skipped: the claim arbitrates. Thread-safe.
+ * <p>{@link #runOnce(int)} finds in-flight records whose lease expired and, for each one the
+ * application knows how to resume (its {@link Resumer} returns an operation), takes it over through
+ * the engine (a fenced claim with the record's own fingerprint) and runs the operation from the
+ * last recovery point. A record whose lease was renewed, or that another completer or a retry took
+ * first, is simply skipped: the claim arbitrates. Thread-safe.
  */
 public final class Completer {
   private static final System.Logger LOG = System.getLogger(Completer.class.getName());
 
-  /** Maps an abandoned record to the operation that resumes it; empty when it cannot be resumed here. */
+  /**
+   * Maps an abandoned record to the operation that resumes it; empty when it cannot be resumed
+   * here.
+   */
   @FunctionalInterface
   public interface Resumer {
-    /** The operation that finishes {@code record} from its recovery point, or empty to leave it alone. */
+    /**
+     * The operation that finishes {@code record} from its recovery point, or empty to leave it
+     * alone.
+     */
     Optional<Operation> operationFor(RecordSnapshot record);
   }
 

@@ -7,9 +7,9 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The engine's settings, immutable and validated when built: a setting out of range fails
- * {@link Builder#build()} with an {@link IllegalArgumentException} whose message names the setting, its value and
- * why it is refused, so a misconfigured service does not start.
+ * The engine's settings, immutable and validated when built: a setting out of range fails {@link
+ * Builder#build()} with an {@link IllegalArgumentException} whose message names the setting, its
+ * value and why it is refused, so a misconfigured service does not start.
  *
  * <table>
  *   <caption>Settings and defaults</caption>
@@ -48,12 +48,16 @@ import org.jspecify.annotations.Nullable;
 public final class IdempotencyConfig {
   /** The default replay window: 24 hours. */
   public static final Duration DEFAULT_REPLAY_WINDOW = Duration.ofHours(24);
+
   /** The default retention: 72 hours. */
   public static final Duration DEFAULT_RETENTION = Duration.ofDays(3);
+
   /** The default lease: 30 seconds. */
   public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+
   /** The default Retry-After of an in-flight conflict: 1 second. */
   public static final Duration DEFAULT_IN_FLIGHT_RETRY_AFTER = Duration.ofSeconds(1);
+
   /** The default longest time an operation's lease is renewed: 15 minutes. */
   public static final Duration DEFAULT_MAX_OPERATION_TIME = Duration.ofMinutes(15);
 
@@ -74,7 +78,8 @@ public final class IdempotencyConfig {
     this.replayWindow = b.replayWindow;
     this.retention = b.retention;
     this.lease = b.lease;
-    this.heartbeatInterval = b.heartbeatInterval != null ? b.heartbeatInterval : b.lease.dividedBy(3);
+    this.heartbeatInterval =
+        b.heartbeatInterval != null ? b.heartbeatInterval : b.lease.dividedBy(3);
     this.heartbeatIntervalSet = b.heartbeatInterval != null;
     this.maxOperationTime = b.maxOperationTime;
     this.longestRetryChain = b.longestRetryChain;
@@ -134,9 +139,10 @@ public final class IdempotencyConfig {
   }
 
   /**
-   * How long before a lease's confirmed end the owner is told it may lose it, when renewals are not confirmed:
-   * half of the smaller of the heartbeat interval and the time left of a lease just renewed at the next heartbeat
-   * ({@code lease - heartbeatInterval}), so a renewal that lands on time never triggers it.
+   * How long before a lease's confirmed end the owner is told it may lose it, when renewals are not
+   * confirmed: half of the smaller of the heartbeat interval and the time left of a lease just
+   * renewed at the next heartbeat ({@code lease - heartbeatInterval}), so a renewal that lands on
+   * time never triggers it.
    */
   public Duration leaseSafetyMargin() {
     return safetyMargin(lease, heartbeatInterval);
@@ -144,10 +150,14 @@ public final class IdempotencyConfig {
 
   private static Duration safetyMargin(Duration lease, Duration heartbeatInterval) {
     Duration afterNextBeat = lease.minus(heartbeatInterval);
-    return (heartbeatInterval.compareTo(afterNextBeat) < 0 ? heartbeatInterval : afterNextBeat).dividedBy(2);
+    return (heartbeatInterval.compareTo(afterNextBeat) < 0 ? heartbeatInterval : afterNextBeat)
+        .dividedBy(2);
   }
 
-  /** The longest time the engine renews a running operation's lease; then it stops and tells the owner. */
+  /**
+   * The longest time the engine renews a running operation's lease; then it stops and tells the
+   * owner.
+   */
   public Duration maxOperationTime() {
     return maxOperationTime;
   }
@@ -157,7 +167,10 @@ public final class IdempotencyConfig {
     return longestRetryChain;
   }
 
-  /** The longest Retry-After an in-flight conflict suggests (capped by the remaining lease, at least 1 s). */
+  /**
+   * The longest Retry-After an in-flight conflict suggests (capped by the remaining lease, at least
+   * 1 s).
+   */
   public Duration inFlightRetryAfter() {
     return inFlightRetryAfter;
   }
@@ -184,16 +197,29 @@ public final class IdempotencyConfig {
 
   @Override
   public String toString() {
-    return "IdempotencyConfig[replayWindow=" + replayWindow + ", retention=" + retention + ", lease=" + lease
-        + ", heartbeatInterval=" + heartbeatInterval + ", maxOperationTime=" + maxOperationTime
-        + ", longestRetryChain=" + longestRetryChain
-        + ", inFlightRetryAfter=" + inFlightRetryAfter
-        + ", inFlightPolicy=" + inFlightPolicy + "]";
+    return "IdempotencyConfig[replayWindow="
+        + replayWindow
+        + ", retention="
+        + retention
+        + ", lease="
+        + lease
+        + ", heartbeatInterval="
+        + heartbeatInterval
+        + ", maxOperationTime="
+        + maxOperationTime
+        + ", longestRetryChain="
+        + longestRetryChain
+        + ", inFlightRetryAfter="
+        + inFlightRetryAfter
+        + ", inFlightPolicy="
+        + inFlightPolicy
+        + "]";
   }
 
   /**
-   * Builds an {@link IdempotencyConfig}. Each setter checks its own argument at once; {@link #build()} checks the
-   * settings against each other. Not thread-safe; the configuration it builds is.
+   * Builds an {@link IdempotencyConfig}. Each setter checks its own argument at once; {@link
+   * #build()} checks the settings against each other. Not thread-safe; the configuration it builds
+   * is.
    */
   public static final class Builder {
     private Duration replayWindow = DEFAULT_REPLAY_WINDOW;
@@ -216,7 +242,10 @@ public final class IdempotencyConfig {
       return this;
     }
 
-    /** Sets the retention (default 72 h); must be positive and, at build time, at least the replay window. */
+    /**
+     * Sets the retention (default 72 h); must be positive and, at build time, at least the replay
+     * window.
+     */
     public Builder retention(Duration retention) {
       this.retention = positive(retention, "retention");
       return this;
@@ -232,17 +261,20 @@ public final class IdempotencyConfig {
       return this;
     }
 
-    /** Sets the heartbeat interval (default lease / 3); must be positive and, at build time, shorter than the lease. */
+    /**
+     * Sets the heartbeat interval (default lease / 3); must be positive and, at build time, shorter
+     * than the lease.
+     */
     public Builder heartbeatInterval(Duration heartbeatInterval) {
       this.heartbeatInterval = positive(heartbeatInterval, "heartbeatInterval");
       return this;
     }
 
     /**
-     * Sets the longest time the engine renews a running operation's lease (default 15 min); must be positive and,
-     * at build time, at least the lease. After it the engine stops renewing, tells the owner through
-     * {@code Execution.leaseLost()} and publishes {@code OperationTimedOut}; the lease lapses and a retry or the
-     * completer takes the record over.
+     * Sets the longest time the engine renews a running operation's lease (default 15 min); must be
+     * positive and, at build time, at least the lease. After it the engine stops renewing, tells
+     * the owner through {@code Execution.leaseLost()} and publishes {@code OperationTimedOut}; the
+     * lease lapses and a retry or the completer takes the record over.
      */
     public Builder maxOperationTime(Duration maxOperationTime) {
       this.maxOperationTime = positive(maxOperationTime, "maxOperationTime");
@@ -250,22 +282,23 @@ public final class IdempotencyConfig {
     }
 
     /**
-     * Declares the longest time over which this deployment may retry one request: dead-letter-queue replays,
-     * scheduled re-runs, dispute windows. {@link #build()} refuses a replay window shorter than it, because a
-     * retry at the end of the chain would run as a new request.
+     * Declares the longest time over which this deployment may retry one request: dead-letter-queue
+     * replays, scheduled re-runs, dispute windows. {@link #build()} refuses a replay window shorter
+     * than it, because a retry at the end of the chain would run as a new request.
      */
     public Builder longestRetryChain(Duration longestRetryChain) {
       Objects.requireNonNull(longestRetryChain, "longestRetryChain");
       if (longestRetryChain.isNegative()) {
-        throw new IllegalArgumentException("longestRetryChain must be >= 0, but was " + longestRetryChain);
+        throw new IllegalArgumentException(
+            "longestRetryChain must be >= 0, but was " + longestRetryChain);
       }
       this.longestRetryChain = longestRetryChain;
       return this;
     }
 
     /**
-     * Sets the Retry-After an in-flight conflict suggests (default 1 s): how soon the request is expected to finish.
-     * The remaining lease caps it; it is never below 1 s.
+     * Sets the Retry-After an in-flight conflict suggests (default 1 s): how soon the request is
+     * expected to finish. The remaining lease caps it; it is never below 1 s.
      */
     public Builder inFlightRetryAfter(Duration inFlightRetryAfter) {
       this.inFlightRetryAfter = positive(inFlightRetryAfter, "inFlightRetryAfter");
@@ -278,7 +311,9 @@ public final class IdempotencyConfig {
       return this;
     }
 
-    /** Sets what a request does when its key is in flight (default {@link InFlightPolicy#reject()}). */
+    /**
+     * Sets what a request does when its key is in flight (default {@link InFlightPolicy#reject()}).
+     */
     public Builder inFlightPolicy(InFlightPolicy inFlightPolicy) {
       this.inFlightPolicy = Objects.requireNonNull(inFlightPolicy, "inFlightPolicy");
       return this;
@@ -286,7 +321,8 @@ public final class IdempotencyConfig {
 
     /** Sets which responses are stored (default {@link StoredResponsePolicy#storeAll()}). */
     public Builder storedResponsePolicy(StoredResponsePolicy storedResponsePolicy) {
-      this.storedResponsePolicy = Objects.requireNonNull(storedResponsePolicy, "storedResponsePolicy");
+      this.storedResponsePolicy =
+          Objects.requireNonNull(storedResponsePolicy, "storedResponsePolicy");
       return this;
     }
 
@@ -299,33 +335,57 @@ public final class IdempotencyConfig {
     /**
      * Checks the settings against each other and builds the configuration.
      *
-     * @throws IllegalArgumentException naming the settings when retention is shorter than the replay window, the
-     *     replay window is shorter than the longest retry chain, the heartbeat interval is not shorter than the
-     *     lease, or the longest operation time is shorter than the lease
+     * @throws IllegalArgumentException naming the settings when retention is shorter than the
+     *     replay window, the replay window is shorter than the longest retry chain, the heartbeat
+     *     interval is not shorter than the lease, or the longest operation time is shorter than the
+     *     lease
      */
     public IdempotencyConfig build() {
       if (retention.compareTo(replayWindow) < 0) {
-        throw new IllegalArgumentException("retention (" + retention + ") must be >= replayWindow (" + replayWindow
-            + "): a record deleted before its window ends would let a retry run again");
+        throw new IllegalArgumentException(
+            "retention ("
+                + retention
+                + ") must be >= replayWindow ("
+                + replayWindow
+                + "): a record deleted before its window ends would let a retry run again");
       }
       if (replayWindow.compareTo(longestRetryChain) < 0) {
-        throw new IllegalArgumentException("replayWindow (" + replayWindow + ") must be >= longestRetryChain ("
-            + longestRetryChain + "): a retry at the end of the chain would run as a new request;"
-            + " lengthen replayWindow (and retention) or shorten the retry chain");
+        throw new IllegalArgumentException(
+            "replayWindow ("
+                + replayWindow
+                + ") must be >= longestRetryChain ("
+                + longestRetryChain
+                + "): a retry at the end of the chain would run as a new request;"
+                + " lengthen replayWindow (and retention) or shorten the retry chain");
       }
       if (heartbeatInterval != null && heartbeatInterval.compareTo(lease) >= 0) {
-        throw new IllegalArgumentException("heartbeatInterval (" + heartbeatInterval + ") must be < lease (" + lease
-            + "): the lease would expire between heartbeats");
+        throw new IllegalArgumentException(
+            "heartbeatInterval ("
+                + heartbeatInterval
+                + ") must be < lease ("
+                + lease
+                + "): the lease would expire between heartbeats");
       }
-      Duration margin = safetyMargin(lease, heartbeatInterval != null ? heartbeatInterval : lease.dividedBy(3));
+      Duration margin =
+          safetyMargin(lease, heartbeatInterval != null ? heartbeatInterval : lease.dividedBy(3));
       if (margin.compareTo(Duration.ofMillis(1)) < 0) {
-        throw new IllegalArgumentException("heartbeatInterval (" + heartbeatInterval + ") leaves a safety margin of "
-            + margin + " before the lease (" + lease + ") ends: an owner could not be told before its lease lapses;"
-            + " shorten heartbeatInterval");
+        throw new IllegalArgumentException(
+            "heartbeatInterval ("
+                + heartbeatInterval
+                + ") leaves a safety margin of "
+                + margin
+                + " before the lease ("
+                + lease
+                + ") ends: an owner could not be told before its lease lapses;"
+                + " shorten heartbeatInterval");
       }
       if (maxOperationTime.compareTo(lease) < 0) {
-        throw new IllegalArgumentException("maxOperationTime (" + maxOperationTime + ") must be >= lease (" + lease
-            + "): an operation would be cut off before its first lease could run out");
+        throw new IllegalArgumentException(
+            "maxOperationTime ("
+                + maxOperationTime
+                + ") must be >= lease ("
+                + lease
+                + "): an operation would be cut off before its first lease could run out");
       }
       return new IdempotencyConfig(this);
     }

@@ -20,8 +20,9 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Drives the three-state machine of idempotency keys over any {@link KeyStore}: claims the key, runs the
- * operation while heartbeating its lease, stores the result under the fence, and returns the {@link Outcome}.
+ * Drives the three-state machine of idempotency keys over any {@link KeyStore}: claims the key,
+ * runs the operation while heartbeating its lease, stores the result under the fence, and returns
+ * the {@link Outcome}.
  *
  * <pre>{@code
  * IdempotencyEngine engine = IdempotencyEngine.builder(store).build();
@@ -29,23 +30,29 @@ import java.util.concurrent.TimeUnit;
  * }</pre>
  *
  * <p>What happens to one request:
+ *
  * <ol>
- *   <li>The store claims {@code (scope, key)} atomically. Completed with the same fingerprint → {@link
- *       Outcome.Replayed}; another fingerprint → {@link Outcome.Mismatch}; in flight under a live lease →
- *       {@link Outcome.InFlightConflict} (after a bounded wait, if the {@link InFlightPolicy} says so); store
- *       unreachable → {@link Outcome.StoreUnavailable}, and the operation does not run (fail closed).
- *   <li>Won (fresh, or a takeover of an expired lease, resuming from the last recovery point): the operation runs
- *       while a heartbeat renews the lease every {@link IdempotencyConfig#heartbeatInterval()} (one store call for
- *       all running operations), for at most {@link IdempotencyConfig#maxOperationTime()}; an owner whose lease
- *       cannot be confirmed in time is told through {@link dev.idempotency.Execution#leaseLost()}.
- *   <li>It returned a response: stored under the fence ({@link Outcome.Executed}) unless the
- *       {@link StoredResponsePolicy} excludes it, in which case the key is released. If another owner took the key
- *       over meanwhile, the store refuses the write and {@link LeaseLostException} is thrown.
- *   <li>It threw: the key is released when no phase had committed (a retry runs anew), else left in flight for a
- *       retry or the {@link Completer} to resume; {@link OperationFailedException} is thrown.
+ *   <li>The store claims {@code (scope, key)} atomically. Completed with the same fingerprint →
+ *       {@link Outcome.Replayed}; another fingerprint → {@link Outcome.Mismatch}; in flight under a
+ *       live lease → {@link Outcome.InFlightConflict} (after a bounded wait, if the {@link
+ *       InFlightPolicy} says so); store unreachable → {@link Outcome.StoreUnavailable}, and the
+ *       operation does not run (fail closed).
+ *   <li>Won (fresh, or a takeover of an expired lease, resuming from the last recovery point): the
+ *       operation runs while a heartbeat renews the lease every {@link
+ *       IdempotencyConfig#heartbeatInterval()} (one store call for all running operations), for at
+ *       most {@link IdempotencyConfig#maxOperationTime()}; an owner whose lease cannot be confirmed
+ *       in time is told through {@link dev.idempotency.Execution#leaseLost()}.
+ *   <li>It returned a response: stored under the fence ({@link Outcome.Executed}) unless the {@link
+ *       StoredResponsePolicy} excludes it, in which case the key is released. If another owner took
+ *       the key over meanwhile, the store refuses the write and {@link LeaseLostException} is
+ *       thrown.
+ *   <li>It threw: the key is released when no phase had committed (a retry runs anew), else left in
+ *       flight for a retry or the {@link Completer} to resume; {@link OperationFailedException} is
+ *       thrown.
  * </ol>
  *
- * <p>Thread-safe; one engine serves the whole application. {@link #close()} stops its heartbeat threads.
+ * <p>Thread-safe; one engine serves the whole application. {@link #close()} stops its heartbeat
+ * threads.
  */
 public final class IdempotencyEngine implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
@@ -63,8 +70,15 @@ public final class IdempotencyEngine implements AutoCloseable {
     this.config = config;
     this.clock = config.clock();
     this.listener = config.listener();
-    this.heartbeats = new Heartbeats(store, clock, config.heartbeatInterval(), config.lease(),
-        config.leaseSafetyMargin(), config.maxOperationTime(), this::publish);
+    this.heartbeats =
+        new Heartbeats(
+            store,
+            clock,
+            config.heartbeatInterval(),
+            config.lease(),
+            config.leaseSafetyMargin(),
+            config.maxOperationTime(),
+            this::publish);
   }
 
   /** Starts building an engine over {@code store}, with every setting at its default. */
@@ -83,18 +97,20 @@ public final class IdempotencyEngine implements AutoCloseable {
   }
 
   /**
-   * Runs {@code operation} at most once for the record {@code id} within the replay window, and returns what
-   * happened.
+   * Runs {@code operation} at most once for the record {@code id} within the replay window, and
+   * returns what happened.
    *
    * @param id the scope and key of the request
    * @param fingerprint the fingerprint of the request
    * @param operation the work the key guards
    * @return the outcome; never null
-   * @throws OperationFailedException if the operation threw (its cause); the key was released or left in flight
-   *     as {@link OperationFailedException#keyReleased()} says: released only when nothing had committed and the
-   *     failure was not the store's (a {@link StoreUnavailableException} may hide a committed checkpoint)
-   * @throws LeaseLostException if the operation ran but another owner took the key over before its result could
-   *     be stored: the lease expired while the operation ran (heartbeats failed, or the process was paused)
+   * @throws OperationFailedException if the operation threw (its cause); the key was released or
+   *     left in flight as {@link OperationFailedException#keyReleased()} says: released only when
+   *     nothing had committed and the failure was not the store's (a {@link
+   *     StoreUnavailableException} may hide a committed checkpoint)
+   * @throws LeaseLostException if the operation ran but another owner took the key over before its
+   *     result could be stored: the lease expired while the operation ran (heartbeats failed, or
+   *     the process was paused)
    * @throws InterruptedException if the thread was interrupted while waiting on an in-flight key
    * @throws IllegalStateException if the engine was closed
    */
@@ -107,13 +123,17 @@ public final class IdempotencyEngine implements AutoCloseable {
       throw new IllegalStateException("the engine is closed: no lease it claimed would be renewed");
     }
     InFlightPolicy waiting = config.inFlightPolicy();
-    long waitStart = 0; // read the wall clock only once a wait begins: replays and fresh claims never need it
+    long waitStart =
+        0; // read the wall clock only once a wait begins: replays and fresh claims never need it
     while (true) {
       Instant now = clock.instant();
-      Instant leaseStart = heartbeats.leaseTime(now); // read before the claim: its lease cannot start earlier
+      Instant leaseStart =
+          heartbeats.leaseTime(now); // read before the claim: its lease cannot start earlier
       ClaimOutcome claim;
       try {
-        claim = store.claim(new ClaimRequest(id, fingerprint, now, config.lease(), config.replayWindow()));
+        claim =
+            store.claim(
+                new ClaimRequest(id, fingerprint, now, config.lease(), config.replayWindow()));
       } catch (StoreUnavailableException e) {
         publish(new IdempotencyEvent.StoreUnavailable(id, now, String.valueOf(e.getMessage())));
         return new Outcome.StoreUnavailable(e);
@@ -133,13 +153,16 @@ public final class IdempotencyEngine implements AutoCloseable {
       if (waitStart == 0) {
         waitStart = System.nanoTime();
       }
-      // Wall time, not the engine's clock, bounds the wait: it measures how long this thread is held, and a test
+      // Wall time, not the engine's clock, bounds the wait: it measures how long this thread is
+      // held, and a test
       // clock that does not move must not make the wait endless.
       long waitedNanos = System.nanoTime() - waitStart;
       long leftNanos = waiting.maxWait().toNanos() - waitedNanos;
       if (!waiting.waits() || leftNanos <= 0) {
         Duration retryAfter = retryAfter(inFlight.leaseRemaining());
-        publish(new IdempotencyEvent.InFlightConflict(id, now, retryAfter, Duration.ofNanos(waitedNanos)));
+        publish(
+            new IdempotencyEvent.InFlightConflict(
+                id, now, retryAfter, Duration.ofNanos(waitedNanos)));
         return new Outcome.InFlightConflict(retryAfter);
       }
       TimeUnit.NANOSECONDS.sleep(Math.min(leftNanos, waiting.pollInterval().toNanos()));
@@ -158,10 +181,12 @@ public final class IdempotencyEngine implements AutoCloseable {
   private Outcome run(RecordId id, ClaimOutcome.Claimed won, Instant claimedAt, Operation operation)
       throws OperationFailedException {
     Instant start = clock.instant();
-    publish(won.takeover()
-        ? new IdempotencyEvent.TakenOver(id, start, won.fence(), won.resumeFrom())
-        : new IdempotencyEvent.Claimed(id, start, won.fence()));
-    ExecutionImpl execution = new ExecutionImpl(store, id, won, clock, config.lease(), claimedAt, heartbeats);
+    publish(
+        won.takeover()
+            ? new IdempotencyEvent.TakenOver(id, start, won.fence(), won.resumeFrom())
+            : new IdempotencyEvent.Claimed(id, start, won.fence()));
+    ExecutionImpl execution =
+        new ExecutionImpl(store, id, won, clock, config.lease(), claimedAt, heartbeats);
     heartbeats.start(execution);
     StoredResponse response = null;
     Throwable thrown = null;
@@ -170,11 +195,13 @@ public final class IdempotencyEngine implements AutoCloseable {
     } catch (Throwable t) {
       thrown = t;
     } finally {
-      // stop heartbeating before any release (a beat already under way may still finish, and be refused)
+      // stop heartbeating before any release (a beat already under way may still finish, and be
+      // refused)
       heartbeats.stop(execution);
     }
     if (thrown instanceof LeaseLostException lost) {
-      // a fenced write inside the operation (a checkpoint) was refused: another owner has the key now
+      // a fenced write inside the operation (a checkpoint) was refused: another owner has the key
+      // now
       publish(new IdempotencyEvent.LeaseLost(id, clock.instant(), won.fence()));
       throw lost;
     }
@@ -186,25 +213,40 @@ public final class IdempotencyEngine implements AutoCloseable {
       throw failed(execution, thrown);
     }
     if (response == null) {
-      throw failed(execution, new NullPointerException("the operation returned null instead of a response"));
+      throw failed(
+          execution, new NullPointerException("the operation returned null instead of a response"));
     }
     return finish(execution, response);
   }
 
-  /** Releases the key if nothing committed, else leaves it in flight; returns the exception to throw. */
+  /**
+   * Releases the key if nothing committed, else leaves it in flight; returns the exception to
+   * throw.
+   */
   private OperationFailedException failed(ExecutionImpl execution, Throwable cause) {
-    // A StoreUnavailableException from a fenced write (a checkpoint, a transactional phase's commit) leaves its
-    // outcome unknown: the phase may have committed without the engine hearing of it. Releasing would erase that
-    // recovery point, so the key stays in flight and the next owner resumes from whatever did commit.
-    boolean released = execution.committedPoint().isEmpty() && execution.committedResponse().isEmpty()
-        && !causedByStoreUnavailable(cause)
-        && release(execution, "operation threw " + cause.getClass().getName());
+    // A StoreUnavailableException from a fenced write (a checkpoint, a transactional phase's
+    // commit) leaves its
+    // outcome unknown: the phase may have committed without the engine hearing of it. Releasing
+    // would erase that
+    // recovery point, so the key stays in flight and the next owner resumes from whatever did
+    // commit.
+    boolean released =
+        execution.committedPoint().isEmpty()
+            && execution.committedResponse().isEmpty()
+            && !causedByStoreUnavailable(cause)
+            && release(execution, "operation threw " + cause.getClass().getName());
     if (!released) {
-      execution.committedPoint().ifPresent(point -> publish(
-          new IdempotencyEvent.LeftInFlight(execution.recordId(), clock.instant(), execution.fence(), point)));
+      execution
+          .committedPoint()
+          .ifPresent(
+              point ->
+                  publish(
+                      new IdempotencyEvent.LeftInFlight(
+                          execution.recordId(), clock.instant(), execution.fence(), point)));
     }
     if (cause instanceof InterruptedException) {
-      Thread.currentThread().interrupt(); // after the release: the caller must still see the interrupt
+      Thread.currentThread()
+          .interrupt(); // after the release: the caller must still see the interrupt
     }
     return new OperationFailedException(execution.recordId(), released, cause);
   }
@@ -224,10 +266,13 @@ public final class IdempotencyEngine implements AutoCloseable {
     if (execution.committedResponse().isPresent()) {
       // a transactional store already committed the completion together with the business writes
       StoredResponse committed = execution.committedResponse().get();
-      publish(new IdempotencyEvent.Completed(id, clock.instant(), execution.fence(), committed.status()));
+      publish(
+          new IdempotencyEvent.Completed(
+              id, clock.instant(), execution.fence(), committed.status()));
       return new Outcome.Executed(committed, execution.fence(), resumed, true);
     }
-    if (!config.storedResponsePolicy().shouldStore(response) && execution.committedPoint().isEmpty()) {
+    if (!config.storedResponsePolicy().shouldStore(response)
+        && execution.committedPoint().isEmpty()) {
       release(execution, "status " + response.status() + " is not stored (storedResponsePolicy)");
       return new Outcome.Executed(response, execution.fence(), resumed, false);
     }
@@ -238,10 +283,15 @@ public final class IdempotencyEngine implements AutoCloseable {
       publish(new IdempotencyEvent.LeaseLost(id, now, execution.fence()));
       throw lost;
     } catch (StoreUnavailableException e) {
-      // The work is done and the caller should have its result; the key stays in flight, and a retry after the
+      // The work is done and the caller should have its result; the key stays in flight, and a
+      // retry after the
       // lease may run the operation again unless the operation checkpointed. Say so loudly.
-      LOG.log(System.Logger.Level.WARNING, "could not store the result of " + id
-          + "; the key stays in flight and a retry after the lease expires may run the operation again", e);
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "could not store the result of "
+              + id
+              + "; the key stays in flight and a retry after the lease expires may run the operation again",
+          e);
       publish(new IdempotencyEvent.StoreUnavailable(id, now, String.valueOf(e.getMessage())));
       return new Outcome.Executed(response, execution.fence(), resumed, false);
     }
@@ -249,7 +299,10 @@ public final class IdempotencyEngine implements AutoCloseable {
     return new Outcome.Executed(response, execution.fence(), resumed, true);
   }
 
-  /** Releases the key; true when it was released, false when the store refused or failed (it stays in flight). */
+  /**
+   * Releases the key; true when it was released, false when the store refused or failed (it stays
+   * in flight).
+   */
   private boolean release(ExecutionImpl execution, String reason) {
     Instant now = clock.instant();
     try {
@@ -260,8 +313,14 @@ public final class IdempotencyEngine implements AutoCloseable {
       publish(new IdempotencyEvent.LeaseLost(execution.recordId(), now, execution.fence()));
       return false;
     } catch (RuntimeException e) {
-      LOG.log(System.Logger.Level.WARNING, "could not release " + execution.recordId()
-          + " after: " + reason + "; it stays in flight until its lease expires", e);
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "could not release "
+              + execution.recordId()
+              + " after: "
+              + reason
+              + "; it stays in flight until its lease expires",
+          e);
       return false;
     }
   }
@@ -271,8 +330,8 @@ public final class IdempotencyEngine implements AutoCloseable {
   }
 
   /**
-   * Stops the heartbeat threads and refuses new executions. Operations still running lose their heartbeats, and
-   * their owners are told through {@link dev.idempotency.Execution#leaseLost()}.
+   * Stops the heartbeat threads and refuses new executions. Operations still running lose their
+   * heartbeats, and their owners are told through {@link dev.idempotency.Execution#leaseLost()}.
    */
   @Override
   public void close() {
@@ -282,8 +341,8 @@ public final class IdempotencyEngine implements AutoCloseable {
   }
 
   /**
-   * Builds an {@link IdempotencyEngine}: a store plus an {@link IdempotencyConfig}, set whole or through the
-   * shortcuts here. Not thread-safe.
+   * Builds an {@link IdempotencyEngine}: a store plus an {@link IdempotencyConfig}, set whole or
+   * through the shortcuts here. Not thread-safe.
    */
   public static final class Builder {
     private final KeyStore store;
@@ -368,7 +427,8 @@ public final class IdempotencyEngine implements AutoCloseable {
     /**
      * Validates and builds the engine.
      *
-     * @throws IllegalArgumentException naming the setting, as {@link IdempotencyConfig.Builder#build()} does
+     * @throws IllegalArgumentException naming the setting, as {@link
+     *     IdempotencyConfig.Builder#build()} does
      */
     public IdempotencyEngine build() {
       return new IdempotencyEngine(store, config.build());

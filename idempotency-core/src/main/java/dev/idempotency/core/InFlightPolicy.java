@@ -7,15 +7,16 @@ import java.util.Objects;
  * What the engine does when a request finds its key in flight under another owner.
  *
  * <ul>
- *   <li>{@link #reject()} (the default): answer at once with {@link Outcome.InFlightConflict}; the client retries
- *       after {@code Retry-After}. Simplest and safest.
- *   <li>{@link #waitUpTo(Duration, Duration)}: claim again every {@code pollInterval} until the key completes
- *       (then replay), the owner's lease expires (then take over), or {@code maxWait} passes (then the conflict).
- *       For callers that need the result synchronously. It holds a request thread while it waits.
+ *   <li>{@link #reject()} (the default): answer at once with {@link Outcome.InFlightConflict}; the
+ *       client retries after {@code Retry-After}. Simplest and safest.
+ *   <li>{@link #waitUpTo(Duration, Duration)}: claim again every {@code pollInterval} until the key
+ *       completes (then replay), the owner's lease expires (then take over), or {@code maxWait}
+ *       passes (then the conflict). For callers that need the result synchronously. It holds a
+ *       request thread while it waits.
  * </ul>
  *
- * <p>Never does it let the second request through because the first "seems stuck": only an expired lease does.
- * Immutable and thread-safe.
+ * <p>Never does it let the second request through because the first "seems stuck": only an expired
+ * lease does. Immutable and thread-safe.
  */
 public final class InFlightPolicy {
   private static final InFlightPolicy REJECT = new InFlightPolicy(Duration.ZERO, Duration.ZERO);
@@ -48,7 +49,10 @@ public final class InFlightPolicy {
     }
     if (pollInterval.isNegative() || pollInterval.isZero() || pollInterval.compareTo(maxWait) > 0) {
       throw new IllegalArgumentException(
-          "inFlightPolicy pollInterval must be > 0 and <= maxWait (" + maxWait + "), but was " + pollInterval);
+          "inFlightPolicy pollInterval must be > 0 and <= maxWait ("
+              + maxWait
+              + "), but was "
+              + pollInterval);
     }
     return new InFlightPolicy(maxWait, pollInterval);
   }

@@ -26,42 +26,51 @@ import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link KeyStore} in this process's memory: the reference store for tests and for single-instance services
- * that accept losing their records on restart.
+ * A {@link KeyStore} in this process's memory: the reference store for tests and for
+ * single-instance services that accept losing their records on restart.
  *
- * <p>Each record is an immutable value in a {@link ConcurrentHashMap}. Reads ({@link #lookup}, and a claim that
- * replays a completed record) are plain map reads. Every change is one conditional map operation
- * ({@code computeIfAbsent}, {@code replace(key, expected, new)}, {@code remove(key, expected)}) on the record the
- * decision was made from, retried on what is there now when another thread got in first: a claim is never
- * check-then-insert. Fence tokens come from one counter for the whole store, drawn either inside
- * {@code computeIfAbsent} (so under the map's per-bin lock, at the instant of insertion) or just before a
- * {@code replace} of the exact record read, which makes them strictly increasing per key even after a record was
- * released or purged.
+ * <p>Each record is an immutable value in a {@link ConcurrentHashMap}. Reads ({@link #lookup}, and
+ * a claim that replays a completed record) are plain map reads. Every change is one conditional map
+ * operation ({@code computeIfAbsent}, {@code replace(key, expected, new)}, {@code remove(key,
+ * expected)}) on the record the decision was made from, retried on what is there now when another
+ * thread got in first: a claim is never check-then-insert. Fence tokens come from one counter for
+ * the whole store, drawn either inside {@code computeIfAbsent} (so under the map's per-bin lock, at
+ * the instant of insertion) or just before a {@code replace} of the exact record read, which makes
+ * them strictly increasing per key even after a record was released or purged.
  *
- * <p>Memory is bounded by the reaper: {@link #deleteExpired} removes records past retention. Records do not
- * survive the process, and the store is not {@link dev.idempotency.spi.StoreCapability#SHARED shared}: two
- * instances of a service each get their own.
+ * <p>Memory is bounded by the reaper: {@link #deleteExpired} removes records past retention.
+ * Records do not survive the process, and the store is not {@link
+ * dev.idempotency.spi.StoreCapability#SHARED shared}: two instances of a service each get their
+ * own.
  *
  * <p>Thread-safe.
  */
 public final class InMemoryKeyStore implements KeyStore {
 
   /**
-   * One record; replaced whole on every change, never mutated. Compared by identity: a conditional replace or
-   * remove succeeds only if the record is still the very one the decision was made on.
+   * One record; replaced whole on every change, never mutated. Compared by identity: a conditional
+   * replace or remove succeeds only if the record is still the very one the decision was made on.
    */
   private static final class Rec {
     final KeyState state;
     final Fingerprint fingerprint;
     final FenceToken fence;
-    final FenceToken generation; // the fence of the claim that began this request; kept across takeovers
+    final FenceToken
+        generation; // the fence of the claim that began this request; kept across takeovers
     final Instant leaseExpiresAt;
     final @Nullable RecoveryPoint recoveryPoint; // null until a checkpoint
     final @Nullable StoredResponse response; // null unless COMPLETE
     final @Nullable Instant completedAt; // null unless COMPLETE
 
-    Rec(KeyState state, Fingerprint fingerprint, FenceToken fence, FenceToken generation, Instant leaseExpiresAt,
-        @Nullable RecoveryPoint recoveryPoint, @Nullable StoredResponse response, @Nullable Instant completedAt) {
+    Rec(
+        KeyState state,
+        Fingerprint fingerprint,
+        FenceToken fence,
+        FenceToken generation,
+        Instant leaseExpiresAt,
+        @Nullable RecoveryPoint recoveryPoint,
+        @Nullable StoredResponse response,
+        @Nullable Instant completedAt) {
       this.state = state;
       this.fingerprint = fingerprint;
       this.fence = fence;
@@ -72,7 +81,10 @@ public final class InMemoryKeyStore implements KeyStore {
       this.completedAt = completedAt;
     }
 
-    /** Whether a claim at {@code now} must treat this record as absent (a completed record past its window). */
+    /**
+     * Whether a claim at {@code now} must treat this record as absent (a completed record past its
+     * window).
+     */
     boolean countsAsAbsent(Instant now, Duration replayWindow) {
       return state == KeyState.COMPLETE && !now.isBefore(completedAt().plus(replayWindow));
     }
@@ -105,22 +117,37 @@ public final class InMemoryKeyStore implements KeyStore {
     Objects.requireNonNull(request, "request");
     RecordId id = request.id();
     Instant now = request.now();
-    // the lease's end is computed only where a claim wins: replays, in-flight answers and mismatches need none
+    // the lease's end is computed only where a claim wins: replays, in-flight answers and
+    // mismatches need none
     Rec current = records.get(id);
     while (true) {
       if (current == null) {
-        // The fence is drawn inside computeIfAbsent, at the moment the record is installed: a fence drawn before
-        // the install could be overtaken by a claim that draws a later fence, installs and releases its record in
-        // between, and fences would then not grow (rule 3.1). A claim whose function did not run sees someone
+        // The fence is drawn inside computeIfAbsent, at the moment the record is installed: a fence
+        // drawn before
+        // the install could be overtaken by a claim that draws a later fence, installs and releases
+        // its record in
+        // between, and fences would then not grow (rule 3.1). A claim whose function did not run
+        // sees someone
         // else's record and decides again on it.
         Rec[] mine = new Rec[1];
-        current = records.computeIfAbsent(id, k -> {
-          FenceToken fence = nextFence();
-          Rec installed = new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence, fence,
-              now.plus(request.lease()), null, null, null);
-          mine[0] = installed;
-          return installed;
-        });
+        current =
+            records.computeIfAbsent(
+                id,
+                k -> {
+                  FenceToken fence = nextFence();
+                  Rec installed =
+                      new Rec(
+                          KeyState.IN_FLIGHT,
+                          request.fingerprint(),
+                          fence,
+                          fence,
+                          now.plus(request.lease()),
+                          null,
+                          null,
+                          null);
+                  mine[0] = installed;
+                  return installed;
+                });
         if (current == mine[0]) {
           return ClaimOutcome.Claimed.fresh(current.fence);
         }
@@ -128,8 +155,16 @@ public final class InMemoryKeyStore implements KeyStore {
       }
       if (current.countsAsAbsent(now, request.replayWindow())) {
         FenceToken fence = nextFence();
-        Rec claimed = new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence, fence, now.plus(request.lease()),
-            null, null, null);
+        Rec claimed =
+            new Rec(
+                KeyState.IN_FLIGHT,
+                request.fingerprint(),
+                fence,
+                fence,
+                now.plus(request.lease()),
+                null,
+                null,
+                null);
         if (records.replace(id, current, claimed)) {
           return ClaimOutcome.Claimed.fresh(fence);
         }
@@ -146,10 +181,19 @@ public final class InMemoryKeyStore implements KeyStore {
         return new ClaimOutcome.InFlight(Duration.between(now, current.leaseExpiresAt));
       }
       FenceToken fence = nextFence();
-      Rec takenOver = new Rec(KeyState.IN_FLIGHT, current.fingerprint, fence, current.generation,
-          now.plus(request.lease()), current.recoveryPoint, null, null);
+      Rec takenOver =
+          new Rec(
+              KeyState.IN_FLIGHT,
+              current.fingerprint,
+              fence,
+              current.generation,
+              now.plus(request.lease()),
+              current.recoveryPoint,
+              null,
+              null);
       if (records.replace(id, current, takenOver)) {
-        return new ClaimOutcome.Claimed(fence, Optional.ofNullable(current.recoveryPoint), true, current.generation);
+        return new ClaimOutcome.Claimed(
+            fence, Optional.ofNullable(current.recoveryPoint), true, current.generation);
       }
       current = records.get(id);
     }
@@ -164,26 +208,63 @@ public final class InMemoryKeyStore implements KeyStore {
     Objects.requireNonNull(now, "now");
     requirePositive(lease, "lease");
     Instant leaseEnd = now.plus(lease);
-    fencedUpdate(id, fence, StateTransition.HEARTBEAT, r -> new Rec(KeyState.IN_FLIGHT, r.fingerprint, r.fence,
-        r.generation, leaseEnd, r.recoveryPoint, null, null));
+    fencedUpdate(
+        id,
+        fence,
+        StateTransition.HEARTBEAT,
+        r ->
+            new Rec(
+                KeyState.IN_FLIGHT,
+                r.fingerprint,
+                r.fence,
+                r.generation,
+                leaseEnd,
+                r.recoveryPoint,
+                null,
+                null));
   }
 
   @Override
-  public void checkpoint(RecordId id, FenceToken fence, RecoveryPoint point, Instant now, Duration lease) {
+  public void checkpoint(
+      RecordId id, FenceToken fence, RecoveryPoint point, Instant now, Duration lease) {
     Objects.requireNonNull(point, "point");
     Objects.requireNonNull(now, "now");
     requirePositive(lease, "lease");
     Instant leaseEnd = now.plus(lease);
-    fencedUpdate(id, fence, StateTransition.CHECKPOINT, r -> new Rec(KeyState.IN_FLIGHT, r.fingerprint, r.fence,
-        r.generation, leaseEnd, point, null, null));
+    fencedUpdate(
+        id,
+        fence,
+        StateTransition.CHECKPOINT,
+        r ->
+            new Rec(
+                KeyState.IN_FLIGHT,
+                r.fingerprint,
+                r.fence,
+                r.generation,
+                leaseEnd,
+                point,
+                null,
+                null));
   }
 
   @Override
   public void complete(RecordId id, FenceToken fence, StoredResponse response, Instant now) {
     Objects.requireNonNull(response, "response");
     Objects.requireNonNull(now, "now");
-    fencedUpdate(id, fence, StateTransition.COMPLETE, r -> new Rec(KeyState.COMPLETE, r.fingerprint, r.fence,
-        r.generation, r.leaseExpiresAt, r.recoveryPoint, response, now));
+    fencedUpdate(
+        id,
+        fence,
+        StateTransition.COMPLETE,
+        r ->
+            new Rec(
+                KeyState.COMPLETE,
+                r.fingerprint,
+                r.fence,
+                r.generation,
+                r.leaseExpiresAt,
+                r.recoveryPoint,
+                response,
+                now));
   }
 
   @Override
@@ -193,11 +274,12 @@ public final class InMemoryKeyStore implements KeyStore {
   }
 
   /**
-   * Replaces the record with {@code change(record)} (removes it when that is {@code null}) if {@code fence} is its
-   * current token and it is in the transition's source state; throws {@link LeaseLostException} otherwise,
-   * changing nothing.
+   * Replaces the record with {@code change(record)} (removes it when that is {@code null}) if
+   * {@code fence} is its current token and it is in the transition's source state; throws {@link
+   * LeaseLostException} otherwise, changing nothing.
    */
-  private void fencedUpdate(RecordId id, FenceToken fence, StateTransition transition, UnaryOperator<Rec> change) {
+  private void fencedUpdate(
+      RecordId id, FenceToken fence, StateTransition transition, UnaryOperator<Rec> change) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(fence, "fence");
     while (true) {
@@ -226,9 +308,15 @@ public final class InMemoryKeyStore implements KeyStore {
   }
 
   private static RecordSnapshot snapshot(RecordId id, Rec r) {
-    return new RecordSnapshot(id, r.state, r.fingerprint, r.fence,
+    return new RecordSnapshot(
+        id,
+        r.state,
+        r.fingerprint,
+        r.fence,
         r.state == KeyState.IN_FLIGHT ? Optional.of(r.leaseExpiresAt) : Optional.empty(),
-        Optional.ofNullable(r.recoveryPoint), Optional.ofNullable(r.response), Optional.ofNullable(r.completedAt));
+        Optional.ofNullable(r.recoveryPoint),
+        Optional.ofNullable(r.response),
+        Optional.ofNullable(r.completedAt));
   }
 
   @Override
@@ -258,10 +346,12 @@ public final class InMemoryKeyStore implements KeyStore {
         break;
       }
       Rec r = e.getValue();
-      boolean expired = r.state == KeyState.COMPLETE
-          ? !r.completedAt().isAfter(cutoff)
-          : !r.leaseExpiresAt.isAfter(cutoff);
-      // remove(key, value) deletes only the exact record judged expired, never one that changed meanwhile
+      boolean expired =
+          r.state == KeyState.COMPLETE
+              ? !r.completedAt().isAfter(cutoff)
+              : !r.leaseExpiresAt.isAfter(cutoff);
+      // remove(key, value) deletes only the exact record judged expired, never one that changed
+      // meanwhile
       if (expired && records.remove(e.getKey(), r)) {
         deleted++;
       }

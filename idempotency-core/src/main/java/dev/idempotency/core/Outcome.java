@@ -9,8 +9,9 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * What {@link IdempotencyEngine#execute} did with one request: exactly one of the five outcomes below. The HTTP
- * layer maps each to a status, headers and body; other callers switch over them exhaustively.
+ * What {@link IdempotencyEngine#execute} did with one request: exactly one of the five outcomes
+ * below. The HTTP layer maps each to a status, headers and body; other callers switch over them
+ * exhaustively.
  */
 public sealed interface Outcome {
 
@@ -20,12 +21,16 @@ public sealed interface Outcome {
    * @param response what the operation returned
    * @param fence the fence the operation ran under
    * @param resumed whether it resumed a request a previous owner left in flight
-   * @param stored whether the response is stored for replay; false when the {@link StoredResponsePolicy} excluded
-   *     it (the key was released) or the store failed while completing (the record stays in flight and a retry
-   *     after the lease may run the operation again; the event log says which)
+   * @param stored whether the response is stored for replay; false when the {@link
+   *     StoredResponsePolicy} excluded it (the key was released) or the store failed while
+   *     completing (the record stays in flight and a retry after the lease may run the operation
+   *     again; the event log says which)
    */
-  record Executed(StoredResponse response, FenceToken fence, boolean resumed, boolean stored) implements Outcome {
-    /** @throws NullPointerException if an argument is null */
+  record Executed(StoredResponse response, FenceToken fence, boolean resumed, boolean stored)
+      implements Outcome {
+    /**
+     * @throws NullPointerException if an argument is null
+     */
     public Executed {
       Objects.requireNonNull(response, "response");
       Objects.requireNonNull(fence, "fence");
@@ -33,13 +38,16 @@ public sealed interface Outcome {
   }
 
   /**
-   * The request had completed before: here is its stored response, byte for byte. The operation did not run.
+   * The request had completed before: here is its stored response, byte for byte. The operation did
+   * not run.
    *
    * @param response the stored response
    * @param completedAt when it completed
    */
   record Replayed(StoredResponse response, Instant completedAt) implements Outcome {
-    /** @throws NullPointerException if an argument is null */
+    /**
+     * @throws NullPointerException if an argument is null
+     */
     public Replayed {
       Objects.requireNonNull(response, "response");
       Objects.requireNonNull(completedAt, "completedAt");
@@ -47,39 +55,47 @@ public sealed interface Outcome {
   }
 
   /**
-   * Another request with the same key is still running (after waiting, if the {@link InFlightPolicy} waits). The
-   * operation did not run.
+   * Another request with the same key is still running (after waiting, if the {@link
+   * InFlightPolicy} waits). The operation did not run.
    *
-   * @param retryAfter when a retry may find the result: {@link IdempotencyConfig#inFlightRetryAfter()} (1 s by
-   *     default), capped by the owner's remaining lease, at least one second
+   * @param retryAfter when a retry may find the result: {@link
+   *     IdempotencyConfig#inFlightRetryAfter()} (1 s by default), capped by the owner's remaining
+   *     lease, at least one second
    */
   record InFlightConflict(Duration retryAfter) implements Outcome {
-    /** @throws NullPointerException if {@code retryAfter} is null */
+    /**
+     * @throws NullPointerException if {@code retryAfter} is null
+     */
     public InFlightConflict {
       Objects.requireNonNull(retryAfter, "retryAfter");
     }
   }
 
   /**
-   * The key was used before for a different request (another fingerprint). The operation did not run and nothing
-   * was replayed: this is a client bug.
+   * The key was used before for a different request (another fingerprint). The operation did not
+   * run and nothing was replayed: this is a client bug.
    *
    * @param existingState the state of the key's record
    */
   record Mismatch(KeyState existingState) implements Outcome {
-    /** @throws NullPointerException if {@code existingState} is null */
+    /**
+     * @throws NullPointerException if {@code existingState} is null
+     */
     public Mismatch {
       Objects.requireNonNull(existingState, "existingState");
     }
   }
 
   /**
-   * The store could not be reached, so nothing was claimed and the operation did not run (fail closed).
+   * The store could not be reached, so nothing was claimed and the operation did not run (fail
+   * closed).
    *
    * @param cause what the store threw
    */
   record StoreUnavailable(StoreUnavailableException cause) implements Outcome {
-    /** @throws NullPointerException if {@code cause} is null */
+    /**
+     * @throws NullPointerException if {@code cause} is null
+     */
     public StoreUnavailable {
       Objects.requireNonNull(cause, "cause");
     }

@@ -5,13 +5,15 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * Which responses are stored for replay. The default, {@link #storeAll()}, is Stripe's v1 rule: every response
- * the operation produced, 4xx and 5xx included, is stored and replayed verbatim, so a retry sees exactly what the
- * first attempt would have seen. A response the policy excludes releases the key (when no phase committed), so
- * a retry runs anew: the usual exclusion is {@code 429}, which says "not processed, come back later".
+ * Which responses are stored for replay. The default, {@link #storeAll()}, is Stripe's v1 rule:
+ * every response the operation produced, 4xx and 5xx included, is stored and replayed verbatim, so
+ * a retry sees exactly what the first attempt would have seen. A response the policy excludes
+ * releases the key (when no phase committed), so a retry runs anew: the usual exclusion is {@code
+ * 429}, which says "not processed, come back later".
  *
- * <p>An operation that <em>throws</em> is not governed by this policy: it released the key if nothing committed,
- * else left it in flight (see {@link Operation#run}). Implementations must be thread-safe and quick.
+ * <p>An operation that <em>throws</em> is not governed by this policy: it released the key if
+ * nothing committed, else left it in flight (see {@link Operation#run}). Implementations must be
+ * thread-safe and quick.
  */
 @FunctionalInterface
 public interface StoredResponsePolicy {
@@ -34,7 +36,8 @@ public interface StoredResponsePolicy {
     int[] excluded = statuses.clone();
     for (int s : excluded) {
       if (s < 100 || s > 999) {
-        throw new IllegalArgumentException("storedResponsePolicy status must be 100 to 999, but was " + s);
+        throw new IllegalArgumentException(
+            "storedResponsePolicy status must be 100 to 999, but was " + s);
       }
     }
     Arrays.sort(excluded);

@@ -1,12 +1,12 @@
 /**
- * The engine: {@link dev.idempotency.core.IdempotencyEngine} claims a key, runs the operation while heartbeating
- * its lease, stores the result under the fence and maps everything to an {@link dev.idempotency.core.Outcome}.
- * Also here: its immutable configuration, the in-flight and stored-response policies, the
- * {@link dev.idempotency.core.InMemoryKeyStore}, the {@link dev.idempotency.core.Reaper} and the
- * {@link dev.idempotency.core.Completer}.
+ * The engine: {@link dev.idempotency.core.IdempotencyEngine} claims a key, runs the operation while
+ * heartbeating its lease, stores the result under the fence and maps everything to an {@link
+ * dev.idempotency.core.Outcome}. Also here: its immutable configuration, the in-flight and
+ * stored-response policies, the {@link dev.idempotency.core.InMemoryKeyStore}, the {@link
+ * dev.idempotency.core.Reaper} and the {@link dev.idempotency.core.Completer}.
  *
- * <p>Every public type says whether it is thread-safe; the engine, its configuration, the policies and the
- * in-memory store are.
+ * <p>Every public type says whether it is thread-safe; the engine, its configuration, the policies
+ * and the in-memory store are.
  */
 @NullMarked
 package dev.idempotency.core;

@@ -28,11 +28,16 @@ class IdempotencyConfigTest {
         .hasMessageContaining("lease must be > 0");
     assertThatThrownBy(() -> IdempotencyConfig.builder().retention(Duration.ofHours(1)).build())
         .hasMessageContaining("retention (PT1H) must be >= replayWindow (PT24H)");
-    assertThatThrownBy(() -> IdempotencyConfig.builder().longestRetryChain(Duration.ofDays(7)).build())
+    assertThatThrownBy(
+            () -> IdempotencyConfig.builder().longestRetryChain(Duration.ofDays(7)).build())
         .hasMessageContaining("replayWindow (PT24H) must be >= longestRetryChain (PT168H)")
         .hasMessageContaining("lengthen replayWindow");
-    assertThatThrownBy(() -> IdempotencyConfig.builder().lease(Duration.ofSeconds(5))
-            .heartbeatInterval(Duration.ofSeconds(5)).build())
+    assertThatThrownBy(
+            () ->
+                IdempotencyConfig.builder()
+                    .lease(Duration.ofSeconds(5))
+                    .heartbeatInterval(Duration.ofSeconds(5))
+                    .build())
         .hasMessageContaining("heartbeatInterval (PT5S) must be < lease (PT5S)");
     assertThatThrownBy(() -> InFlightPolicy.waitUpTo(Duration.ofSeconds(1), Duration.ofSeconds(2)))
         .hasMessageContaining("pollInterval must be > 0 and <= maxWait");
@@ -41,17 +46,23 @@ class IdempotencyConfigTest {
   /** A derived heartbeat interval stays derived in a copy: a new lease gets its own third. */
   @Test
   void aCopyWithAnotherLeaseDerivesItsOwnHeartbeat() {
-    IdempotencyConfig copy = IdempotencyConfig.ofDefaults().toBuilder().lease(Duration.ofSeconds(6)).build();
+    IdempotencyConfig copy =
+        IdempotencyConfig.ofDefaults().toBuilder().lease(Duration.ofSeconds(6)).build();
     assertThat(copy.heartbeatInterval()).isEqualTo(Duration.ofSeconds(2));
-    IdempotencyConfig explicit = IdempotencyConfig.builder().heartbeatInterval(Duration.ofSeconds(4)).build();
+    IdempotencyConfig explicit =
+        IdempotencyConfig.builder().heartbeatInterval(Duration.ofSeconds(4)).build();
     assertThat(explicit.toBuilder().lease(Duration.ofSeconds(60)).build().heartbeatInterval())
         .isEqualTo(Duration.ofSeconds(4));
   }
 
   @Test
   void aLongRetryChainIsAcceptedWithAWindowToMatch() {
-    IdempotencyConfig c = IdempotencyConfig.builder().longestRetryChain(Duration.ofDays(7))
-        .replayWindow(Duration.ofDays(8)).retention(Duration.ofDays(10)).build();
+    IdempotencyConfig c =
+        IdempotencyConfig.builder()
+            .longestRetryChain(Duration.ofDays(7))
+            .replayWindow(Duration.ofDays(8))
+            .retention(Duration.ofDays(10))
+            .build();
     assertThat(c.toBuilder().build().replayWindow()).isEqualTo(Duration.ofDays(8));
   }
 }

@@ -44,10 +44,15 @@ class IdempotencyEngineTest {
   private final InMemoryKeyStore store = new InMemoryKeyStore();
   private final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
   // heartbeats far apart in real time, so that only the tests about heartbeats see one
-  private final IdempotencyEngine engine = IdempotencyEngine.builder(store).clock(clock)
-      .heartbeatInterval(Duration.ofSeconds(29)).listener(events::add).build();
+  private final IdempotencyEngine engine =
+      IdempotencyEngine.builder(store)
+          .clock(clock)
+          .heartbeatInterval(Duration.ofSeconds(29))
+          .listener(events::add)
+          .build();
   private final AtomicInteger sideEffects = new AtomicInteger();
-  // a thread per concurrent request: CompletableFuture's default executor may have one thread on a two-core
+  // a thread per concurrent request: CompletableFuture's default executor may have one thread on a
+  // two-core
   // machine, so a request blocked in its operation would keep the next from starting
   private final ExecutorService async = Executors.newCachedThreadPool();
 
@@ -64,21 +69,32 @@ class IdempotencyEngineTest {
     };
   }
 
-  /** The first request runs the operation; a retry replays the stored response without running it again. */
+  /**
+   * The first request runs the operation; a retry replays the stored response without running it
+   * again.
+   */
   @Test
   void executesOnceThenReplaysVerbatim() throws Exception {
     Outcome first = engine.execute(ID, FP, charge());
     Outcome retry = engine.execute(ID, FP, charge());
 
-    assertThat(first).isInstanceOfSatisfying(Outcome.Executed.class, e -> {
-      assertThat(e.response()).isEqualTo(CREATED);
-      assertThat(e.stored()).isTrue();
-    });
-    assertThat(retry).isInstanceOfSatisfying(Outcome.Replayed.class,
-        r -> assertThat(r.response().body()).isEqualTo(CREATED.body()));
+    assertThat(first)
+        .isInstanceOfSatisfying(
+            Outcome.Executed.class,
+            e -> {
+              assertThat(e.response()).isEqualTo(CREATED);
+              assertThat(e.stored()).isTrue();
+            });
+    assertThat(retry)
+        .isInstanceOfSatisfying(
+            Outcome.Replayed.class, r -> assertThat(r.response().body()).isEqualTo(CREATED.body()));
     assertThat(sideEffects).hasValue(1);
-    assertThat(events).extracting(Object::getClass).containsExactly(
-        IdempotencyEvent.Claimed.class, IdempotencyEvent.Completed.class, IdempotencyEvent.Replayed.class);
+    assertThat(events)
+        .extracting(Object::getClass)
+        .containsExactly(
+            IdempotencyEvent.Claimed.class,
+            IdempotencyEvent.Completed.class,
+            IdempotencyEvent.Replayed.class);
   }
 
   @Test
@@ -92,35 +108,53 @@ class IdempotencyEngineTest {
   /** Stored failures replay verbatim (Stripe v1): a 500 the handler returned is not re-run. */
   @Test
   void storedFailuresReplayVerbatimByDefault() throws Exception {
-    engine.execute(ID, FP, execution -> {
-      sideEffects.incrementAndGet();
-      return StoredResponse.ofUtf8(500, "boom");
-    });
+    engine.execute(
+        ID,
+        FP,
+        execution -> {
+          sideEffects.incrementAndGet();
+          return StoredResponse.ofUtf8(500, "boom");
+        });
     Outcome retry = engine.execute(ID, FP, charge());
-    assertThat(retry).isInstanceOfSatisfying(Outcome.Replayed.class,
-        r -> assertThat(r.response().status()).isEqualTo(500));
+    assertThat(retry)
+        .isInstanceOfSatisfying(
+            Outcome.Replayed.class, r -> assertThat(r.response().status()).isEqualTo(500));
     assertThat(sideEffects).hasValue(1);
   }
 
   @Test
   void aStatusThePolicyExcludesReleasesTheKey() throws Exception {
-    try (IdempotencyEngine no429 = IdempotencyEngine.builder(store).clock(clock)
-        .storedResponsePolicy(StoredResponsePolicy.storeAllExcept(429)).build()) {
-      Outcome throttled = no429.execute(ID, FP, execution -> StoredResponse.ofUtf8(429, "slow down"));
-      assertThat(throttled).isInstanceOfSatisfying(Outcome.Executed.class, e -> assertThat(e.stored()).isFalse());
+    try (IdempotencyEngine no429 =
+        IdempotencyEngine.builder(store)
+            .clock(clock)
+            .storedResponsePolicy(StoredResponsePolicy.storeAllExcept(429))
+            .build()) {
+      Outcome throttled =
+          no429.execute(ID, FP, execution -> StoredResponse.ofUtf8(429, "slow down"));
+      assertThat(throttled)
+          .isInstanceOfSatisfying(Outcome.Executed.class, e -> assertThat(e.stored()).isFalse());
       assertThat(store.lookup(ID)).isEmpty();
       assertThat(no429.execute(ID, FP, charge())).isInstanceOf(Outcome.Executed.class);
       assertThat(sideEffects).hasValue(1);
     }
   }
 
-  /** A handler that threw before committing anything changed nothing: its key is released and a retry runs. */
+  /**
+   * A handler that threw before committing anything changed nothing: its key is released and a
+   * retry runs.
+   */
   @Test
   void anOperationThatThrowsBeforeAnyPhaseReleasesTheKey() throws Exception {
-    OperationFailedException e = catchThrowableOfType(OperationFailedException.class,
-        () -> engine.execute(ID, FP, execution -> {
-          throw new IllegalStateException("downstream refused");
-        }));
+    OperationFailedException e =
+        catchThrowableOfType(
+            OperationFailedException.class,
+            () ->
+                engine.execute(
+                    ID,
+                    FP,
+                    execution -> {
+                      throw new IllegalStateException("downstream refused");
+                    }));
     assertThat(e.keyReleased()).isTrue();
     assertThat(e.getCause()).hasMessage("downstream refused");
     assertThat(engine.execute(ID, FP, charge())).isInstanceOf(Outcome.Executed.class);
@@ -128,83 +162,108 @@ class IdempotencyEngineTest {
   }
 
   /**
-   * A request that committed a phase and then failed stays in flight; after its lease a retry takes it over and
-   * resumes from the recovery point, so the finished phase does not run twice and the downstream key is reused.
+   * A request that committed a phase and then failed stays in flight; after its lease a retry takes
+   * it over and resumes from the recovery point, so the finished phase does not run twice and the
+   * downstream key is reused.
    */
   @Test
   void aFailureAfterACheckpointIsResumedFromTheRecoveryPoint() throws Exception {
     AtomicInteger chargesSent = new AtomicInteger();
     List<String> downstreamKeys = new CopyOnWriteArrayList<>();
-    Operation twoPhases = execution -> {
-      String chargeKey = execution.downstreamKey("charge").value();
-      downstreamKeys.add(chargeKey);
-      if (execution.resumeFrom().isEmpty()) {
-        chargesSent.incrementAndGet();
-        execution.checkpoint(RecoveryPoint.of("charge-sent", chargeKey.getBytes()));
-        if (downstreamKeys.size() == 1) {
-          throw new java.io.IOException("connection reset after the charge");
-        }
-      }
-      assertThat(execution.resumeFrom()).map(RecoveryPoint::name).contains("charge-sent");
-      return CREATED;
-    };
+    Operation twoPhases =
+        execution -> {
+          String chargeKey = execution.downstreamKey("charge").value();
+          downstreamKeys.add(chargeKey);
+          if (execution.resumeFrom().isEmpty()) {
+            chargesSent.incrementAndGet();
+            execution.checkpoint(RecoveryPoint.of("charge-sent", chargeKey.getBytes()));
+            if (downstreamKeys.size() == 1) {
+              throw new java.io.IOException("connection reset after the charge");
+            }
+          }
+          assertThat(execution.resumeFrom()).map(RecoveryPoint::name).contains("charge-sent");
+          return CREATED;
+        };
 
     OperationFailedException failure =
-        catchThrowableOfType(OperationFailedException.class, () -> engine.execute(ID, FP, twoPhases));
+        catchThrowableOfType(
+            OperationFailedException.class, () -> engine.execute(ID, FP, twoPhases));
     assertThat(failure.keyReleased()).isFalse();
     assertThat(engine.execute(ID, FP, twoPhases)).isInstanceOf(Outcome.InFlightConflict.class);
 
     clock.advance(Duration.ofSeconds(31));
     Outcome resumed = engine.execute(ID, FP, twoPhases);
 
-    assertThat(resumed).isInstanceOfSatisfying(Outcome.Executed.class, e -> assertThat(e.resumed()).isTrue());
+    assertThat(resumed)
+        .isInstanceOfSatisfying(Outcome.Executed.class, e -> assertThat(e.resumed()).isTrue());
     assertThat(chargesSent).hasValue(1);
     assertThat(downstreamKeys).hasSize(2).containsOnly(downstreamKeys.get(0));
-    assertThat(events).hasAtLeastOneElementOfType(IdempotencyEvent.LeftInFlight.class)
+    assertThat(events)
+        .hasAtLeastOneElementOfType(IdempotencyEvent.LeftInFlight.class)
         .hasAtLeastOneElementOfType(IdempotencyEvent.TakenOver.class);
   }
 
   /**
-   * A checkpoint whose store call failed may still have committed: the key is not released, so the next owner
-   * resumes from what did commit instead of running the phase again.
+   * A checkpoint whose store call failed may still have committed: the key is not released, so the
+   * next owner resumes from what did commit instead of running the phase again.
    */
   @Test
   void aStoreFailureDuringACheckpointLeavesTheKeyInFlight() throws Exception {
-    DelegatingStore flaky = new DelegatingStore(store) {
-      @Override
-      public void checkpoint(RecordId id, dev.idempotency.FenceToken fence, RecoveryPoint point,
-          java.time.Instant now, Duration lease) {
-        super.checkpoint(id, fence, point, now, lease); // it committed...
-        throw new StoreUnavailableException("connection reset while reading the commit's answer"); // ...unheard
-      }
-    };
+    DelegatingStore flaky =
+        new DelegatingStore(store) {
+          @Override
+          public void checkpoint(
+              RecordId id,
+              dev.idempotency.FenceToken fence,
+              RecoveryPoint point,
+              java.time.Instant now,
+              Duration lease) {
+            super.checkpoint(id, fence, point, now, lease); // it committed...
+            throw new StoreUnavailableException(
+                "connection reset while reading the commit's answer"); // ...unheard
+          }
+        };
     try (IdempotencyEngine engine = IdempotencyEngine.builder(flaky).clock(clock).build()) {
-      OperationFailedException e = catchThrowableOfType(OperationFailedException.class,
-          () -> engine.execute(ID, FP, execution -> {
-            execution.checkpoint(RecoveryPoint.of("charged"));
-            return CREATED;
-          }));
+      OperationFailedException e =
+          catchThrowableOfType(
+              OperationFailedException.class,
+              () ->
+                  engine.execute(
+                      ID,
+                      FP,
+                      execution -> {
+                        execution.checkpoint(RecoveryPoint.of("charged"));
+                        return CREATED;
+                      }));
       assertThat(e.keyReleased()).isFalse();
-      assertThat(store.lookup(ID)).get().satisfies(r -> {
-        assertThat(r.state()).isEqualTo(KeyState.IN_FLIGHT);
-        assertThat(r.recoveryPoint()).map(RecoveryPoint::name).contains("charged");
-      });
+      assertThat(store.lookup(ID))
+          .get()
+          .satisfies(
+              r -> {
+                assertThat(r.state()).isEqualTo(KeyState.IN_FLIGHT);
+                assertThat(r.recoveryPoint()).map(RecoveryPoint::name).contains("charged");
+              });
     }
   }
 
   /**
-   * A second request while the first runs gets the conflict at once, with the configured Retry-After (1 s by
-   * default), not the whole remaining lease.
+   * A second request while the first runs gets the conflict at once, with the configured
+   * Retry-After (1 s by default), not the whole remaining lease.
    */
   @Test
   void aConcurrentRequestGetsTheInFlightConflict() throws Exception {
     CountDownLatch running = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
-    CompletableFuture<Outcome> first = CompletableFuture.supplyAsync(() -> call(execution -> {
-      running.countDown();
-      finish.await();
-      return CREATED;
-    }), async);
+    CompletableFuture<Outcome> first =
+        CompletableFuture.supplyAsync(
+            () ->
+                call(
+                    execution -> {
+                      running.countDown();
+                      finish.await();
+                      return CREATED;
+                    }),
+            async);
     running.await();
     Outcome second = engine.execute(ID, FP, charge());
     finish.countDown();
@@ -217,36 +276,54 @@ class IdempotencyEngineTest {
   /** With a bounded wait, the second request gets the first one's response once it completes. */
   @Test
   void aBoundedWaitReturnsTheReplayWhenTheOwnerCompletes() throws Exception {
-    // the waiting engine's claims, and what each returned: the signal that it is polling a record still in flight
+    // the waiting engine's claims, and what each returned: the signal that it is polling a record
+    // still in flight
     BlockingQueue<ClaimOutcome> polls = new LinkedBlockingQueue<>();
-    KeyStore observed = new DelegatingStore(store) {
-      @Override
-      public ClaimOutcome claim(ClaimRequest request) {
-        ClaimOutcome outcome = super.claim(request);
-        polls.add(outcome);
-        return outcome;
-      }
-    };
-    try (IdempotencyEngine waiting = IdempotencyEngine.builder(observed).clock(clock)
-        .inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofSeconds(20), Duration.ofMillis(10))).build()) {
+    KeyStore observed =
+        new DelegatingStore(store) {
+          @Override
+          public ClaimOutcome claim(ClaimRequest request) {
+            ClaimOutcome outcome = super.claim(request);
+            polls.add(outcome);
+            return outcome;
+          }
+        };
+    try (IdempotencyEngine waiting =
+        IdempotencyEngine.builder(observed)
+            .clock(clock)
+            .inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofSeconds(20), Duration.ofMillis(10)))
+            .build()) {
       CountDownLatch running = new CountDownLatch(1);
       CountDownLatch finish = new CountDownLatch(1);
-      CompletableFuture<Outcome> first = CompletableFuture.supplyAsync(() -> call(execution -> {
-        running.countDown();
-        finish.await();
-        return CREATED;
-      }), async);
+      CompletableFuture<Outcome> first =
+          CompletableFuture.supplyAsync(
+              () ->
+                  call(
+                      execution -> {
+                        running.countDown();
+                        finish.await();
+                        return CREATED;
+                      }),
+              async);
       running.await();
-      CompletableFuture<Outcome> second = CompletableFuture.supplyAsync(() -> call(waiting, charge()), async);
+      CompletableFuture<Outcome> second =
+          CompletableFuture.supplyAsync(() -> call(waiting, charge()), async);
       for (int i = 1; i <= 2; i++) {
-        assertThat(polls.poll(10, TimeUnit.SECONDS)).as("the waiting request's claim #%d (it must poll, not give"
-            + " up or replay, while the owner runs)", i).isInstanceOf(ClaimOutcome.InFlight.class);
+        assertThat(polls.poll(10, TimeUnit.SECONDS))
+            .as(
+                "the waiting request's claim #%d (it must poll, not give"
+                    + " up or replay, while the owner runs)",
+                i)
+            .isInstanceOf(ClaimOutcome.InFlight.class);
       }
-      assertThat(second).as("the waiting request after two polls found the record in flight").isNotDone();
+      assertThat(second)
+          .as("the waiting request after two polls found the record in flight")
+          .isNotDone();
       finish.countDown();
 
-      assertThat(second.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(Outcome.Replayed.class,
-          r -> assertThat(r.response()).isEqualTo(CREATED));
+      assertThat(second.get(10, TimeUnit.SECONDS))
+          .isInstanceOfSatisfying(
+              Outcome.Replayed.class, r -> assertThat(r.response()).isEqualTo(CREATED));
       assertThat(first.get(10, TimeUnit.SECONDS)).isInstanceOf(Outcome.Executed.class);
       assertThat(sideEffects).hasValue(0);
     }
@@ -255,27 +332,41 @@ class IdempotencyEngineTest {
   /** The remaining lease caps the suggested Retry-After, and it never drops below one second. */
   @Test
   void theInFlightRetryAfterIsCappedByTheLeaseAndAtLeastOneSecond() throws Exception {
-    try (IdempotencyEngine slowHint = IdempotencyEngine.builder(store).clock(clock)
-        .inFlightRetryAfter(Duration.ofSeconds(20)).build()) {
-      store.claim(new ClaimRequest(ID, FP, clock.instant(), Duration.ofSeconds(30), Duration.ofHours(24)));
+    try (IdempotencyEngine slowHint =
+        IdempotencyEngine.builder(store)
+            .clock(clock)
+            .inFlightRetryAfter(Duration.ofSeconds(20))
+            .build()) {
+      store.claim(
+          new ClaimRequest(ID, FP, clock.instant(), Duration.ofSeconds(30), Duration.ofHours(24)));
       clock.advance(Duration.ofSeconds(25));
-      assertThat(slowHint.execute(ID, FP, charge())).isEqualTo(new Outcome.InFlightConflict(Duration.ofSeconds(5)));
+      assertThat(slowHint.execute(ID, FP, charge()))
+          .isEqualTo(new Outcome.InFlightConflict(Duration.ofSeconds(5)));
       clock.advance(Duration.ofMillis(4_900));
-      assertThat(slowHint.execute(ID, FP, charge())).isEqualTo(new Outcome.InFlightConflict(Duration.ofSeconds(1)));
+      assertThat(slowHint.execute(ID, FP, charge()))
+          .isEqualTo(new Outcome.InFlightConflict(Duration.ofSeconds(1)));
     }
   }
 
   @Test
   void aBoundedWaitEndsInTheConflictWhenTheBoundPasses() throws Exception {
-    try (IdempotencyEngine waiting = IdempotencyEngine.builder(store).clock(clock)
-        .inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofMillis(100), Duration.ofMillis(20)))
-        .listener(events::add).build()) {
-      store.claim(new ClaimRequest(ID, FP, clock.instant(), Duration.ofSeconds(30), Duration.ofHours(24)));
+    try (IdempotencyEngine waiting =
+        IdempotencyEngine.builder(store)
+            .clock(clock)
+            .inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofMillis(100), Duration.ofMillis(20)))
+            .listener(events::add)
+            .build()) {
+      store.claim(
+          new ClaimRequest(ID, FP, clock.instant(), Duration.ofSeconds(30), Duration.ofHours(24)));
       Outcome outcome = waiting.execute(ID, FP, charge());
       assertThat(outcome).isInstanceOf(Outcome.InFlightConflict.class);
-      assertThat(events).filteredOn(IdempotencyEvent.InFlightConflict.class::isInstance).singleElement()
-          .satisfies(e -> assertThat(((IdempotencyEvent.InFlightConflict) e).waited())
-              .isGreaterThanOrEqualTo(Duration.ofMillis(100)));
+      assertThat(events)
+          .filteredOn(IdempotencyEvent.InFlightConflict.class::isInstance)
+          .singleElement()
+          .satisfies(
+              e ->
+                  assertThat(((IdempotencyEvent.InFlightConflict) e).waited())
+                      .isGreaterThanOrEqualTo(Duration.ofMillis(100)));
       assertThat(sideEffects).hasValue(0);
     }
   }
@@ -283,7 +374,8 @@ class IdempotencyEngineTest {
   /** Fail closed: with the store unreachable the operation never runs. */
   @Test
   void aStoreThatIsDownFailsClosed() throws Exception {
-    try (IdempotencyEngine failing = IdempotencyEngine.builder(new UnreachableStore()).clock(clock).build()) {
+    try (IdempotencyEngine failing =
+        IdempotencyEngine.builder(new UnreachableStore()).clock(clock).build()) {
       Outcome outcome = failing.execute(ID, FP, charge());
       assertThat(outcome).isInstanceOf(Outcome.StoreUnavailable.class);
       assertThat(sideEffects).hasValue(0);
@@ -291,18 +383,23 @@ class IdempotencyEngineTest {
   }
 
   /**
-   * An owner paused past its lease is taken over; its completion is then refused by the fence, and the new
-   * owner's result is the one that replays.
+   * An owner paused past its lease is taken over; its completion is then refused by the fence, and
+   * the new owner's result is the one that replays.
    */
   @Test
   void aPausedOwnerCannotCompleteAfterATakeover() throws Exception {
     CountDownLatch running = new CountDownLatch(1);
     CountDownLatch resume = new CountDownLatch(1);
-    CompletableFuture<Outcome> paused = CompletableFuture.supplyAsync(() -> call(execution -> {
-      running.countDown();
-      resume.await();
-      return StoredResponse.ofUtf8(201, "stale owner");
-    }), async);
+    CompletableFuture<Outcome> paused =
+        CompletableFuture.supplyAsync(
+            () ->
+                call(
+                    execution -> {
+                      running.countDown();
+                      resume.await();
+                      return StoredResponse.ofUtf8(201, "stale owner");
+                    }),
+            async);
     running.await();
     clock.advance(Duration.ofSeconds(31));
     Outcome takeover = engine.execute(ID, FP, execution -> StoredResponse.ofUtf8(201, "new owner"));
@@ -311,28 +408,43 @@ class IdempotencyEngineTest {
     assertThat(takeover).isInstanceOf(Outcome.Executed.class);
     assertThat(catchThrowableOfType(Exception.class, () -> paused.get(10, TimeUnit.SECONDS)))
         .hasRootCauseInstanceOf(LeaseLostException.class);
-    assertThat(engine.execute(ID, FP, charge())).isInstanceOfSatisfying(Outcome.Replayed.class,
-        r -> assertThat(r.response().bodyAsUtf8()).isEqualTo("new owner"));
+    assertThat(engine.execute(ID, FP, charge()))
+        .isInstanceOfSatisfying(
+            Outcome.Replayed.class,
+            r -> assertThat(r.response().bodyAsUtf8()).isEqualTo("new owner"));
     assertThat(events).hasAtLeastOneElementOfType(IdempotencyEvent.LeaseLost.class);
   }
 
-  /** The heartbeat renews the lease while the operation runs, so nobody takes a live request over. */
+  /**
+   * The heartbeat renews the lease while the operation runs, so nobody takes a live request over.
+   */
   @Test
   void theHeartbeatKeepsALongOperationOwned() throws Exception {
-    try (IdempotencyEngine beating = IdempotencyEngine.builder(store).clock(clock)
-        .heartbeatInterval(Duration.ofMillis(20)).build()) {
+    try (IdempotencyEngine beating =
+        IdempotencyEngine.builder(store)
+            .clock(clock)
+            .heartbeatInterval(Duration.ofMillis(20))
+            .build()) {
       CountDownLatch running = new CountDownLatch(1);
       CountDownLatch finish = new CountDownLatch(1);
-      CompletableFuture<Outcome> first = CompletableFuture.supplyAsync(() -> call(beating, execution -> {
-        running.countDown();
-        finish.await();
-        return CREATED;
-      }), async);
+      CompletableFuture<Outcome> first =
+          CompletableFuture.supplyAsync(
+              () ->
+                  call(
+                      beating,
+                      execution -> {
+                        running.countDown();
+                        finish.await();
+                        return CREATED;
+                      }),
+              async);
       running.await();
       var claimedUntil = store.lookup(ID).orElseThrow().leaseExpiresAt().orElseThrow();
       clock.advance(Duration.ofSeconds(20));
       awaitLeaseBeyond(claimedUntil);
-      clock.advance(Duration.ofSeconds(20)); // 40 s after the claim: past the first lease, not the renewed one
+      clock.advance(
+          Duration.ofSeconds(
+              20)); // 40 s after the claim: past the first lease, not the renewed one
 
       assertThat(beating.execute(ID, FP, charge())).isInstanceOf(Outcome.InFlightConflict.class);
       finish.countDown();
@@ -342,63 +454,100 @@ class IdempotencyEngineTest {
   }
 
   /**
-   * An owner paused past its lease and taken over learns it through Execution.leaseLost() at the next heartbeat,
-   * so it can stop before a side effect outside the store; its fenced writes are refused regardless.
+   * An owner paused past its lease and taken over learns it through Execution.leaseLost() at the
+   * next heartbeat, so it can stop before a side effect outside the store; its fenced writes are
+   * refused regardless.
    */
   @Test
   void anOwnerTakenOverSeesLeaseLostBeforeItsNextSideEffect() throws Exception {
-    try (IdempotencyEngine beating = IdempotencyEngine.builder(store).clock(clock)
-        .heartbeatInterval(Duration.ofMillis(20)).build()) {
+    try (IdempotencyEngine beating =
+        IdempotencyEngine.builder(store)
+            .clock(clock)
+            .heartbeatInterval(Duration.ofMillis(20))
+            .build()) {
       CountDownLatch running = new CountDownLatch(1);
       CountDownLatch takenOver = new CountDownLatch(1);
       CompletableFuture<Boolean> sawLoss = new CompletableFuture<>();
-      CompletableFuture<Outcome> paused = CompletableFuture.supplyAsync(() -> call(beating, execution -> {
-        boolean before = execution.leaseLost();
-        running.countDown();
-        takenOver.await();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!execution.leaseLost() && System.nanoTime() < deadline) {
-          Thread.sleep(5); // the next heartbeat is refused within one interval (20 ms)
-        }
-        sawLoss.complete(!before && execution.leaseLost());
-        if (!execution.leaseLost()) {
-          sideEffects.incrementAndGet(); // what an owner that cannot tell would do: call out a second time
-        }
-        return CREATED;
-      }), async);
+      CompletableFuture<Outcome> paused =
+          CompletableFuture.supplyAsync(
+              () ->
+                  call(
+                      beating,
+                      execution -> {
+                        boolean before = execution.leaseLost();
+                        running.countDown();
+                        takenOver.await();
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                        while (!execution.leaseLost() && System.nanoTime() < deadline) {
+                          Thread.sleep(
+                              5); // the next heartbeat is refused within one interval (20 ms)
+                        }
+                        sawLoss.complete(!before && execution.leaseLost());
+                        if (!execution.leaseLost()) {
+                          sideEffects
+                              .incrementAndGet(); // what an owner that cannot tell would do: call
+                          // out a second time
+                        }
+                        return CREATED;
+                      }),
+              async);
       running.await();
-      // another instance, whose clock is 31 s ahead of this engine's (so past every lease the heartbeats renew to
+      // another instance, whose clock is 31 s ahead of this engine's (so past every lease the
+      // heartbeats renew to
       // now + 30 s), finds the lease expired: as if this owner had stalled past it
-      ClaimOutcome takeover = store.claim(new ClaimRequest(ID, FP, clock.instant().plusSeconds(31),
-          Duration.ofSeconds(30), Duration.ofHours(24)));
-      assertThat(takeover).isInstanceOfSatisfying(ClaimOutcome.Claimed.class, c -> assertThat(c.takeover()).isTrue());
+      ClaimOutcome takeover =
+          store.claim(
+              new ClaimRequest(
+                  ID,
+                  FP,
+                  clock.instant().plusSeconds(31),
+                  Duration.ofSeconds(30),
+                  Duration.ofHours(24)));
+      assertThat(takeover)
+          .isInstanceOfSatisfying(
+              ClaimOutcome.Claimed.class, c -> assertThat(c.takeover()).isTrue());
       takenOver.countDown();
 
-      assertThat(sawLoss.get(10, TimeUnit.SECONDS)).as("leaseLost() was false while owned and true once the"
-          + " heartbeat after the takeover was refused").isTrue();
+      assertThat(sawLoss.get(10, TimeUnit.SECONDS))
+          .as(
+              "leaseLost() was false while owned and true once the"
+                  + " heartbeat after the takeover was refused")
+          .isTrue();
       assertThat(sideEffects).as("side effects of the owner that was taken over").hasValue(0);
-      assertThatThrownBy(() -> paused.get(10, TimeUnit.SECONDS)).rootCause().isInstanceOf(LeaseLostException.class);
+      assertThatThrownBy(() -> paused.get(10, TimeUnit.SECONDS))
+          .rootCause()
+          .isInstanceOf(LeaseLostException.class);
     }
   }
 
   private void awaitLeaseBeyond(java.time.Instant t) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (!store.lookup(ID).orElseThrow().leaseExpiresAt().orElseThrow().isAfter(t)) {
-      assertThat(System.nanoTime()).as("no heartbeat renewed the lease within 10 s").isLessThan(deadline);
+      assertThat(System.nanoTime())
+          .as("no heartbeat renewed the lease within 10 s")
+          .isLessThan(deadline);
       Thread.sleep(5);
     }
   }
 
   @Test
   void aListenerThatThrowsNeverChangesTheOutcome() throws Exception {
-    try (IdempotencyEngine e = IdempotencyEngine.builder(store).clock(clock).listener(event -> {
-      throw new IllegalStateException("broken listener");
-    }).build()) {
+    try (IdempotencyEngine e =
+        IdempotencyEngine.builder(store)
+            .clock(clock)
+            .listener(
+                event -> {
+                  throw new IllegalStateException("broken listener");
+                })
+            .build()) {
       assertThat(e.execute(ID, FP, charge())).isInstanceOf(Outcome.Executed.class);
     }
   }
 
-  /** The concurrency gate at the engine: 32 threads, one key, exactly one side effect, the same bytes for all. */
+  /**
+   * The concurrency gate at the engine: 32 threads, one key, exactly one side effect, the same
+   * bytes for all.
+   */
   @Test
   void concurrentIdenticalRequestsRunTheOperationOnce() throws Exception {
     int threads = 32;
@@ -407,18 +556,26 @@ class IdempotencyEngineTest {
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       for (int i = 0; i < threads; i++) {
-        results.add(CompletableFuture.supplyAsync(() -> {
-          try {
-            start.await();
-            return engine.execute(ID, FP, execution -> {
-              sideEffects.incrementAndGet();
-              Thread.sleep(20); // holds the record a while, so most of the others meet it in flight
-              return CREATED;
-            });
-          } catch (Exception e) {
-            throw new AssertionError(e);
-          }
-        }, pool));
+        results.add(
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    start.await();
+                    return engine.execute(
+                        ID,
+                        FP,
+                        execution -> {
+                          sideEffects.incrementAndGet();
+                          Thread.sleep(
+                              20); // holds the record a while, so most of the others meet it in
+                          // flight
+                          return CREATED;
+                        });
+                  } catch (Exception e) {
+                    throw new AssertionError(e);
+                  }
+                },
+                pool));
       }
       start.countDown();
       int executed = 0;
@@ -442,8 +599,11 @@ class IdempotencyEngineTest {
   /** Stops a test's thread pool and waits, boundedly, for its threads to end. */
   static void shutDown(ExecutorService pool) throws InterruptedException {
     pool.shutdownNow();
-    assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).as("the test's threads ended within 10 s of"
-        + " shutdownNow (a thread that ignores interrupts is stuck in a blocking call)").isTrue();
+    assertThat(pool.awaitTermination(10, TimeUnit.SECONDS))
+        .as(
+            "the test's threads ended within 10 s of"
+                + " shutdownNow (a thread that ignores interrupts is stuck in a blocking call)")
+        .isTrue();
   }
 
   @Test
@@ -453,8 +613,11 @@ class IdempotencyEngineTest {
     calls.put("execute(..., null fingerprint, ...)", () -> engine.execute(ID, null, charge()));
     calls.put("execute(..., null operation)", () -> engine.execute(ID, FP, null));
     calls.put("builder(null store)", () -> IdempotencyEngine.builder(null));
-    calls.forEach((call, callable) -> assertThatThrownBy(callable).as(call).isInstanceOf(NullPointerException.class));
-    assertThat(store.lookup(ID)).as("the record after calls with a null argument (they must change nothing)")
+    calls.forEach(
+        (call, callable) ->
+            assertThatThrownBy(callable).as(call).isInstanceOf(NullPointerException.class));
+    assertThat(store.lookup(ID))
+        .as("the record after calls with a null argument (they must change nothing)")
         .isEmpty();
     assertThat(sideEffects).as("side effects of calls with a null argument").hasValue(0);
   }
@@ -463,7 +626,9 @@ class IdempotencyEngineTest {
     return call(engine, op);
   }
 
-  /** {@code e.execute(ID, FP, op)} for a {@code supplyAsync}: a checked exception becomes its cause. */
+  /**
+   * {@code e.execute(ID, FP, op)} for a {@code supplyAsync}: a checked exception becomes its cause.
+   */
   private static Outcome call(IdempotencyEngine e, Operation op) {
     try {
       return e.execute(ID, FP, op);

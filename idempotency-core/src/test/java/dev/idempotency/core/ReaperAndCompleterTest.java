@@ -19,8 +19,11 @@ class ReaperAndCompleterTest {
 
   private final MutableClock clock = new MutableClock();
   private final InMemoryKeyStore store = new InMemoryKeyStore();
-  private final IdempotencyEngine engine = IdempotencyEngine.builder(store).clock(clock)
-      .heartbeatInterval(Duration.ofSeconds(29)).build();
+  private final IdempotencyEngine engine =
+      IdempotencyEngine.builder(store)
+          .clock(clock)
+          .heartbeatInterval(Duration.ofSeconds(29))
+          .build();
 
   @AfterEach
   void close() {
@@ -51,16 +54,25 @@ class ReaperAndCompleterTest {
   @Test
   void reaperReportsAbandonedInFlightRecordsItDeletes() throws Exception {
     RecordId stuck = RecordId.of("s", "stuck");
-    catchThrowableOfType(OperationFailedException.class, () -> engine.execute(stuck, FP, e -> {
-      e.checkpoint(RecoveryPoint.of("charged"));
-      throw new IllegalStateException("crash");
-    }));
+    catchThrowableOfType(
+        OperationFailedException.class,
+        () ->
+            engine.execute(
+                stuck,
+                FP,
+                e -> {
+                  e.checkpoint(RecoveryPoint.of("charged"));
+                  throw new IllegalStateException("crash");
+                }));
     clock.advance(Duration.ofHours(73));
     Reaper.Report report = new Reaper(store, engine.config(), 10, 1).runOnce();
-    assertThat(report.unfinished()).singleElement().satisfies(s -> {
-      assertThat(s.id()).isEqualTo(stuck);
-      assertThat(s.recoveryPoint()).map(RecoveryPoint::name).contains("charged");
-    });
+    assertThat(report.unfinished())
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.id()).isEqualTo(stuck);
+              assertThat(s.recoveryPoint()).map(RecoveryPoint::name).contains("charged");
+            });
     assertThat(report.deleted()).isEqualTo(1);
   }
 
@@ -69,24 +81,29 @@ class ReaperAndCompleterTest {
   void completerFinishesAbandonedRequestsFromTheirRecoveryPoint() throws Exception {
     RecordId id = RecordId.of("s", "abandoned");
     AtomicInteger charges = new AtomicInteger();
-    Operation op = e -> {
-      if (e.resumeFrom().isEmpty()) {
-        charges.incrementAndGet();
-        e.checkpoint(RecoveryPoint.of("charged"));
-        throw new IllegalStateException("process died after the charge");
-      }
-      return StoredResponse.ofUtf8(201, "receipt");
-    };
+    Operation op =
+        e -> {
+          if (e.resumeFrom().isEmpty()) {
+            charges.incrementAndGet();
+            e.checkpoint(RecoveryPoint.of("charged"));
+            throw new IllegalStateException("process died after the charge");
+          }
+          return StoredResponse.ofUtf8(201, "receipt");
+        };
     catchThrowableOfType(OperationFailedException.class, () -> engine.execute(id, FP, op));
 
     Completer completer = new Completer(engine, record -> Optional.of(op));
-    assertThat(completer.runOnce(10).found()).as("lease still live: nothing abandoned yet").isZero();
+    assertThat(completer.runOnce(10).found())
+        .as("lease still live: nothing abandoned yet")
+        .isZero();
     clock.advance(Duration.ofSeconds(31));
     Completer.Report report = completer.runOnce(10);
 
     assertThat(report.completed()).isEqualTo(1);
     assertThat(charges).hasValue(1);
-    assertThat(engine.execute(id, FP, op)).isInstanceOfSatisfying(Outcome.Replayed.class,
-        r -> assertThat(r.response().bodyAsUtf8()).isEqualTo("receipt"));
+    assertThat(engine.execute(id, FP, op))
+        .isInstanceOfSatisfying(
+            Outcome.Replayed.class,
+            r -> assertThat(r.response().bodyAsUtf8()).isEqualTo("receipt"));
   }
 }

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The reaper's report names only the in-flight records it deleted: not the ones a store with its own clock lists
- * although they are within retention, nor the ones the delete skipped.
+ * The reaper's report names only the in-flight records it deleted: not the ones a store with its
+ * own clock lists although they are within retention, nor the ones the delete skipped.
  */
 @Timeout(30)
 class ReaperReportTest {
@@ -31,27 +31,40 @@ class ReaperReportTest {
 
   private final MutableClock clock = new MutableClock();
   private final InMemoryKeyStore memory = new InMemoryKeyStore();
-  private final IdempotencyEngine engine = IdempotencyEngine.builder(memory).clock(clock)
-      .heartbeatInterval(Duration.ofSeconds(29)).build();
+  private final IdempotencyEngine engine =
+      IdempotencyEngine.builder(memory)
+          .clock(clock)
+          .heartbeatInterval(Duration.ofSeconds(29))
+          .build();
 
   @AfterEach
   void close() {
     engine.close();
   }
 
-  /** An operation that checkpointed and then crashed: in flight, its lease running out 30 s from now. */
+  /**
+   * An operation that checkpointed and then crashed: in flight, its lease running out 30 s from
+   * now.
+   */
   private RecordId abandon(String key) {
     RecordId id = RecordId.of("s", key);
-    catchThrowableOfType(OperationFailedException.class, () -> engine.execute(id, FP, e -> {
-      e.checkpoint(RecoveryPoint.of("charged"));
-      throw new IllegalStateException("crash");
-    }));
+    catchThrowableOfType(
+        OperationFailedException.class,
+        () ->
+            engine.execute(
+                id,
+                FP,
+                e -> {
+                  e.checkpoint(RecoveryPoint.of("charged"));
+                  throw new IllegalStateException("crash");
+                }));
     return id;
   }
 
   /**
-   * The in-memory store as a store with {@link StoreCapability#SERVER_CLOCK} behaves: it judges leases and
-   * retention by its own clock (here the same time as the engine's) and ignores the cutoff the reaper passes.
+   * The in-memory store as a store with {@link StoreCapability#SERVER_CLOCK} behaves: it judges
+   * leases and retention by its own clock (here the same time as the engine's) and ignores the
+   * cutoff the reaper passes.
    */
   private KeyStore withServerClock() {
     return new DelegatingStore(memory) {
@@ -81,36 +94,50 @@ class ReaperReportTest {
     clock.advance(Duration.ofSeconds(31));
 
     Reaper.Report early = new Reaper(store, engine.config(), 10, 1).runOnce();
-    assertThat(early.deleted()).as("a lease that expired 1 s ago is within the 72 h retention").isZero();
-    assertThat(early.unfinished()).as("records reported as deleted by a run that deleted nothing; the store "
-        + "lists every expired lease by its own clock, so the report must check what the delete took").isEmpty();
+    assertThat(early.deleted())
+        .as("a lease that expired 1 s ago is within the 72 h retention")
+        .isZero();
+    assertThat(early.unfinished())
+        .as(
+            "records reported as deleted by a run that deleted nothing; the store "
+                + "lists every expired lease by its own clock, so the report must check what the delete took")
+        .isEmpty();
     assertThat(memory.lookup(stuck)).isPresent();
 
     clock.advance(Duration.ofHours(73));
     Reaper.Report late = new Reaper(store, engine.config(), 10, 1).runOnce();
     assertThat(late.deleted()).isEqualTo(1);
-    assertThat(late.unfinished()).singleElement().satisfies(s -> {
-      assertThat(s.id()).isEqualTo(stuck);
-      assertThat(s.recoveryPoint()).map(RecoveryPoint::name).contains("charged");
-    });
+    assertThat(late.unfinished())
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.id()).isEqualTo(stuck);
+              assertThat(s.recoveryPoint()).map(RecoveryPoint::name).contains("charged");
+            });
   }
 
-  /** A record the delete skips (another transaction holds it locked, say) is reported by the run that deletes it. */
+  /**
+   * A record the delete skips (another transaction holds it locked, say) is reported by the run
+   * that deletes it.
+   */
   @Test
   void aRecordTheDeleteSkippedIsReportedByTheRunThatDeletesIt() {
     RecordId stuck = abandon("stuck");
     AtomicBoolean locked = new AtomicBoolean(true);
-    KeyStore store = new DelegatingStore(memory) {
-      @Override
-      public int deleteExpired(Instant now, Duration retention, int limit) {
-        return locked.get() ? 0 : super.deleteExpired(now, retention, limit);
-      }
-    };
+    KeyStore store =
+        new DelegatingStore(memory) {
+          @Override
+          public int deleteExpired(Instant now, Duration retention, int limit) {
+            return locked.get() ? 0 : super.deleteExpired(now, retention, limit);
+          }
+        };
     clock.advance(Duration.ofHours(73));
 
     Reaper.Report skipped = new Reaper(store, engine.config(), 10, 1).runOnce();
     assertThat(skipped.deleted()).isZero();
-    assertThat(skipped.unfinished()).as("a record the delete skipped, reported as deleted").isEmpty();
+    assertThat(skipped.unfinished())
+        .as("a record the delete skipped, reported as deleted")
+        .isEmpty();
 
     locked.set(false);
     Reaper.Report taken = new Reaper(store, engine.config(), 10, 1).runOnce();
@@ -119,11 +146,15 @@ class ReaperReportTest {
     assertThat(memory.lookup(stuck)).isEmpty();
   }
 
-  /** With the engine's clock, a lease within retention is neither deleted nor reported; a completed record is never reported. */
+  /**
+   * With the engine's clock, a lease within retention is neither deleted nor reported; a completed
+   * record is never reported.
+   */
   @Test
   void withTheEnginesClockOnlyAbandonedRecordsPastRetentionAreReported() throws Exception {
     RecordId old = abandon("old");
-    engine.execute(RecordId.of("s", "done"), FP, e -> dev.idempotency.StoredResponse.ofUtf8(200, "ok"));
+    engine.execute(
+        RecordId.of("s", "done"), FP, e -> dev.idempotency.StoredResponse.ofUtf8(200, "ok"));
     clock.advance(Duration.ofHours(72));
     RecordId young = abandon("young");
     clock.advance(Duration.ofHours(1));

@@ -11,11 +11,12 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One request's run of the application under its claim: the engine's {@link Operation}. The engine takes one
- * response from an operation, the one to store; the handler also needs what the engine does not keep, so the run
- * holds it for the handler to read once the engine returned: the live response (the caller gets it, every header
- * included), the execution handed to the application, and why a response was not stored. The engine runs the
- * operation on the calling thread, within {@link IdempotencyEngine#execute}. One per request; not thread-safe.
+ * One request's run of the application under its claim: the engine's {@link Operation}. The engine
+ * takes one response from an operation, the one to store; the handler also needs what the engine
+ * does not keep, so the run holds it for the handler to read once the engine returned: the live
+ * response (the caller gets it, every header included), the execution handed to the application,
+ * and why a response was not stored. The engine runs the operation on the calling thread, within
+ * {@link IdempotencyEngine#execute}. One per request; not thread-safe.
  */
 final class ApplicationRun implements Operation {
   private final IdempotencyEngine engine;
@@ -27,7 +28,11 @@ final class ApplicationRun implements Operation {
   private @Nullable StoredResponse live;
   private @Nullable String notStoredReason;
 
-  ApplicationRun(IdempotencyEngine engine, StoringRules rules, OversizedResponse oversizedResponse, byte[] body,
+  ApplicationRun(
+      IdempotencyEngine engine,
+      StoringRules rules,
+      OversizedResponse oversizedResponse,
+      byte[] body,
       Downstream downstream) {
     this.engine = engine;
     this.rules = rules;
@@ -37,13 +42,15 @@ final class ApplicationRun implements Operation {
   }
 
   /**
-   * Runs the application and returns what the engine stores: the completion the application committed itself, the
-   * response by the {@link StoringRules}, or the not-stored marker, which this run commits itself. The engine's
-   * stored-response policy would judge the marker's own status (500) if it were returned, and a policy that
-   * excludes 500 would release a key whose side effect happened; so the policy judges the application's status.
+   * Runs the application and returns what the engine stores: the completion the application
+   * committed itself, the response by the {@link StoringRules}, or the not-stored marker, which
+   * this run commits itself. The engine's stored-response policy would judge the marker's own
+   * status (500) if it were returned, and a policy that excludes 500 would release a key whose side
+   * effect happened; so the policy judges the application's status.
    *
-   * @throws ResponseNotStored when the response is too large and may not be replaced by the marker, so that the
-   *     engine releases the key (it does so only for an operation that ends without a response to store)
+   * @throws ResponseNotStored when the response is too large and may not be replaced by the marker,
+   *     so that the engine releases the key (it does so only for an operation that ends without a
+   *     response to store)
    */
   @Override
   public StoredResponse run(Execution claimed) throws Exception {
@@ -68,7 +75,8 @@ final class ApplicationRun implements Operation {
     }
     StoredResponse marker = rules.notStoredMarker(live.status(), filtered);
     engine.store().complete(claimed.recordId(), claimed.fence(), marker, claimed.now());
-    // told to the engine's execution, not the application's: the marker is no completion the application committed
+    // told to the engine's execution, not the application's: the marker is no completion the
+    // application committed
     TransactionCallbacks.of(claimed).completionCommitted(marker);
     return marker;
   }
@@ -83,14 +91,17 @@ final class ApplicationRun implements Operation {
     return Optional.ofNullable(execution);
   }
 
-  /** Why the live response is not stored and its key is to be released; empty when it is stored or failed to be. */
+  /**
+   * Why the live response is not stored and its key is to be released; empty when it is stored or
+   * failed to be.
+   */
   Optional<String> notStoredReason() {
     return Optional.ofNullable(notStoredReason);
   }
 
   /**
-   * The end of a run whose response is not stored. It carries nothing: the handler reads the reason from the run,
-   * and the engine, seeing the operation end without a response, releases the key.
+   * The end of a run whose response is not stored. It carries nothing: the handler reads the reason
+   * from the run, and the engine, seeing the operation end without a response, releases the key.
    */
   static final class ResponseNotStored extends Exception {
     private static final long serialVersionUID = 1L;

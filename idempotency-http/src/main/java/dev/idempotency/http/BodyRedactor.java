@@ -3,9 +3,9 @@ package dev.idempotency.http;
 import dev.idempotency.StoredResponse;
 
 /**
- * Rewrites the body that is <em>stored</em> for replay, for example to drop a one-time secret the first caller may
- * see but a replay must not. The first caller always receives the application's original body; replays receive
- * the redacted one. Must be thread-safe and deterministic.
+ * Rewrites the body that is <em>stored</em> for replay, for example to drop a one-time secret the
+ * first caller may see but a replay must not. The first caller always receives the application's
+ * original body; replays receive the redacted one. Must be thread-safe and deterministic.
  */
 @FunctionalInterface
 public interface BodyRedactor {

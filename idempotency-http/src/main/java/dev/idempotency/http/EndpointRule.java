@@ -6,14 +6,16 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Which requests need an idempotency key: a set of methods, a path pattern and a {@link KeyRequirement}. The first
- * rule that matches a request decides; a request no rule matches passes through untouched.
+ * Which requests need an idempotency key: a set of methods, a path pattern and a {@link
+ * KeyRequirement}. The first rule that matches a request decides; a request no rule matches passes
+ * through untouched.
  *
- * <p>Patterns: literal segments, {@code *} for exactly one segment, {@code **} as the last segment for any rest
- * (also none): {@code /payments/**} matches {@code /payments} and {@code /payments/1/refunds}. A path matches by the
- * segments a router sees: empty and dot segments and path parameters do not count, and letters match ignoring case,
- * so {@code /payments/}, {@code //payments} and {@code /PAYMENTS} are all {@code /payments}. Safe methods (GET,
- * HEAD, OPTIONS, TRACE) are refused: they must not have side effects, so a key would guard nothing. Immutable and
+ * <p>Patterns: literal segments, {@code *} for exactly one segment, {@code **} as the last segment
+ * for any rest (also none): {@code /payments/**} matches {@code /payments} and {@code
+ * /payments/1/refunds}. A path matches by the segments a router sees: empty and dot segments and
+ * path parameters do not count, and letters match ignoring case, so {@code /payments/}, {@code
+ * //payments} and {@code /PAYMENTS} are all {@code /payments}. Safe methods (GET, HEAD, OPTIONS,
+ * TRACE) are refused: they must not have side effects, so a key would guard nothing. Immutable and
  * thread-safe.
  */
 public final class EndpointRule {
@@ -35,8 +37,8 @@ public final class EndpointRule {
    * @param requirement whether the key is required or optional
    * @param pathPattern the path pattern, starting with {@code /}
    * @param methods the methods, at least one, none of them safe
-   * @throws IllegalArgumentException naming the setting when a method is safe or not an HTTP token, or the pattern
-   *     is malformed
+   * @throws IllegalArgumentException naming the setting when a method is safe or not an HTTP token,
+   *     or the pattern is malformed
    */
   public static EndpointRule of(KeyRequirement requirement, String pathPattern, String... methods) {
     Objects.requireNonNull(requirement, "requirement");
@@ -47,11 +49,15 @@ public final class EndpointRule {
     for (String m : methods) {
       Objects.requireNonNull(m, "method");
       if (!IdempotencyHttpBuilder.isToken(m)) {
-        throw new IllegalArgumentException("endpoint method must be an HTTP token, but was \"" + m + "\"");
+        throw new IllegalArgumentException(
+            "endpoint method must be an HTTP token, but was \"" + m + "\"");
       }
       if (SAFE.contains(m.toUpperCase(Locale.ROOT))) {
-        throw new IllegalArgumentException("endpoint method " + m + " is safe: it must have no side effects, so an"
-            + " idempotency key would guard nothing; keys apply to POST, PATCH, PUT, DELETE and the like");
+        throw new IllegalArgumentException(
+            "endpoint method "
+                + m
+                + " is safe: it must have no side effects, so an"
+                + " idempotency key would guard nothing; keys apply to POST, PATCH, PUT, DELETE and the like");
       }
     }
     return new EndpointRule(Set.of(methods), PathPattern.of(pathPattern), requirement);

@@ -13,9 +13,10 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The execution the handler gives the application: the engine's, plus what the handler must know of a completion
- * the application commits itself through a transactional store (the stored response, and the response the first
- * caller gets when it went through {@link IdempotencyHttp#completeWith}).
+ * The execution the handler gives the application: the engine's, plus what the handler must know of
+ * a completion the application commits itself through a transactional store (the stored response,
+ * and the response the first caller gets when it went through {@link
+ * IdempotencyHttp#completeWith}).
  */
 final class HandlerExecution implements Execution, TransactionCallbacks {
   private final Execution engine;
@@ -33,7 +34,10 @@ final class HandlerExecution implements Execution, TransactionCallbacks {
     return Optional.ofNullable(committed);
   }
 
-  /** The response for the first caller of a completion committed through the handler's rules, if any. */
+  /**
+   * The response for the first caller of a completion committed through the handler's rules, if
+   * any.
+   */
   Optional<StoredResponse> answer() {
     return Optional.ofNullable(answer);
   }

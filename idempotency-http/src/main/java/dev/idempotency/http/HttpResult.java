@@ -4,18 +4,22 @@ import dev.idempotency.StoredResponse;
 import java.util.Objects;
 
 /**
- * What {@link IdempotencyHttp#handle} decided: pass the request through untouched, or write a response. Immutable.
+ * What {@link IdempotencyHttp#handle} decided: pass the request through untouched, or write a
+ * response. Immutable.
  */
 public sealed interface HttpResult {
 
   /**
-   * The request is not guarded (a safe method, no endpoint rule matches, or an optional key is absent): the adapter
-   * runs the application as if the handler were not there. Nothing was read and nothing was claimed.
+   * The request is not guarded (a safe method, no endpoint rule matches, or an optional key is
+   * absent): the adapter runs the application as if the handler were not there. Nothing was read
+   * and nothing was claimed.
    *
    * @param reason why, for logs
    */
   record PassThrough(String reason) implements HttpResult {
-    /** @throws NullPointerException if {@code reason} is null */
+    /**
+     * @throws NullPointerException if {@code reason} is null
+     */
     public PassThrough {
       Objects.requireNonNull(reason, "reason");
     }
@@ -28,7 +32,9 @@ public sealed interface HttpResult {
    * @param disposition where it comes from
    */
   record Respond(StoredResponse response, Disposition disposition) implements HttpResult {
-    /** @throws NullPointerException if an argument is null */
+    /**
+     * @throws NullPointerException if an argument is null
+     */
     public Respond {
       Objects.requireNonNull(response, "response");
       Objects.requireNonNull(disposition, "disposition");
@@ -39,7 +45,10 @@ public sealed interface HttpResult {
   enum Disposition {
     /** The application ran for this request; this is its live response, every header included. */
     EXECUTED,
-    /** A stored response, replayed verbatim with {@code Idempotent-Replayed: true}; the application did not run. */
+    /**
+     * A stored response, replayed verbatim with {@code Idempotent-Replayed: true}; the application
+     * did not run.
+     */
     REPLAYED,
     /** A problem (or the 202 of {@link InFlightResponse#ACCEPTED}); the application did not run. */
     REJECTED,

@@ -27,10 +27,10 @@ import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The HTTP contract of idempotency keys, independent of any web framework: one instance per application, built
- * once, shared by every request. An adapter (the servlet filter) turns each request into an
- * {@link HttpRequestView}, calls {@link #handle}, and either runs its application untouched
- * ({@link HttpResult.PassThrough}) or writes the {@link HttpResult.Respond response}.
+ * The HTTP contract of idempotency keys, independent of any web framework: one instance per
+ * application, built once, shared by every request. An adapter (the servlet filter) turns each
+ * request into an {@link HttpRequestView}, calls {@link #handle}, and either runs its application
+ * untouched ({@link HttpResult.PassThrough}) or writes the {@link HttpResult.Respond response}.
  *
  * <pre>{@code
  * IdempotencyHttp http = IdempotencyHttp.builder(engine)
@@ -40,11 +40,12 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>For a guarded request, in this order: the key header is read and validated ({@code 400
- * idempotency_key_missing} / {@code idempotency_key_invalid}); the scope is resolved from the caller
- * ({@code 401 idempotency_scope_unresolved} when there is none); the body is read up to its limit ({@code 413
- * request_too_large}, before anything is claimed); the request is fingerprinted; then the engine claims the key and
- * runs the application at most once. Every outcome maps to the contract table of {@code docs/http.md}. The settings
- * and their defaults are listed at {@link IdempotencyHttpBuilder}.
+ * idempotency_key_missing} / {@code idempotency_key_invalid}); the scope is resolved from the
+ * caller ({@code 401 idempotency_scope_unresolved} when there is none); the body is read up to its
+ * limit ({@code 413 request_too_large}, before anything is claimed); the request is fingerprinted;
+ * then the engine claims the key and runs the application at most once. Every outcome maps to the
+ * contract table of {@code docs/http.md}. The settings and their defaults are listed at {@link
+ * IdempotencyHttpBuilder}.
  *
  * <p>Immutable and thread-safe.
  */
@@ -53,12 +54,26 @@ public final class IdempotencyHttp {
 
   /** The header a replay carries, with the value {@code true}. */
   public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+
   /** The media type of every problem body. */
   public static final String PROBLEM_JSON = "application/problem+json";
+
   /** The response headers stored for replay by default (matched ignoring case). */
-  public static final List<String> DEFAULT_STORED_HEADERS = List.of("Content-Type", "Content-Language",
-      "Content-Location", "Content-Disposition", "Location", "Cache-Control", "Expires", "ETag", "Last-Modified",
-      "Link", "Retry-After", "Vary");
+  public static final List<String> DEFAULT_STORED_HEADERS =
+      List.of(
+          "Content-Type",
+          "Content-Language",
+          "Content-Location",
+          "Content-Disposition",
+          "Location",
+          "Cache-Control",
+          "Expires",
+          "ETag",
+          "Last-Modified",
+          "Link",
+          "Retry-After",
+          "Vary");
+
   /** The default limit of request and stored response bodies: 1 MiB. */
   public static final int DEFAULT_MAX_BODY_BYTES = 1 << 20;
 
@@ -83,14 +98,18 @@ public final class IdempotencyHttp {
   IdempotencyHttp(IdempotencyHttpBuilder b) {
     this.engine = b.engine;
     this.headerName = b.headerName;
-    this.endpoints = List.copyOf(b.endpoints.isEmpty()
-        ? List.of(EndpointRule.of(KeyRequirement.REQUIRED, "/**", "POST", "PATCH")) : b.endpoints);
+    this.endpoints =
+        List.copyOf(
+            b.endpoints.isEmpty()
+                ? List.of(EndpointRule.of(KeyRequirement.REQUIRED, "/**", "POST", "PATCH"))
+                : b.endpoints);
     this.anonymousScope = Optional.ofNullable(b.anonymousScope);
     ScopeResolver resolver = b.scopeResolver;
-    this.callerScope = request -> {
-      Optional<Scope> resolved = resolver.resolve(request);
-      return resolved.isPresent() ? resolved : anonymousScope;
-    };
+    this.callerScope =
+        request -> {
+          Optional<Scope> resolved = resolver.resolve(request);
+          return resolved.isPresent() ? resolved : anonymousScope;
+        };
     this.fingerprint = b.fingerprint;
     this.mismatchStatus = b.mismatchStatus;
     this.inFlightResponse = b.inFlightResponse;
@@ -107,8 +126,9 @@ public final class IdempotencyHttp {
     this.oversizedResponse = b.oversizedResponse;
     this.problems = new Problems(b.problemTypeBase, b.storeUnavailableRetryAfter);
     // header names are tokens: ASCII, so case-folding is exact
-    this.storingRules = new StoringRules(Collections.unmodifiableSet(names), b.bodyRedactor, maxStoredResponseBytes,
-        problems);
+    this.storingRules =
+        new StoringRules(
+            Collections.unmodifiableSet(names), b.bodyRedactor, maxStoredResponseBytes, problems);
     this.statusEndpoint = new StatusEndpoint(engine, statusPath, callerScope, problems);
   }
 
@@ -125,7 +145,8 @@ public final class IdempotencyHttp {
    * @return pass through, or the response to write
    * @throws ApplicationFailedException if the application threw; the adapter rethrows its cause
    * @throws IOException if the request body cannot be read
-   * @throws InterruptedException if interrupted while waiting on an in-flight key (bounded-wait policy)
+   * @throws InterruptedException if interrupted while waiting on an in-flight key (bounded-wait
+   *     policy)
    */
   public HttpResult handle(HttpRequestView request, Downstream downstream)
       throws ApplicationFailedException, IOException, InterruptedException {
@@ -151,12 +172,25 @@ public final class IdempotencyHttp {
     if (keyHeaders.isEmpty()) {
       return rule.requirement() == KeyRequirement.OPTIONAL
           ? new HttpResult.PassThrough("no " + headerName + " header, and it is optional here")
-          : reject(problems.keyMissing(method + " " + path + " requires an " + headerName + " header: mint one key"
-              + " per logical operation (for example a UUID) and send the same key on every retry of it"));
+          : reject(
+              problems.keyMissing(
+                  method
+                      + " "
+                      + path
+                      + " requires an "
+                      + headerName
+                      + " header: mint one key"
+                      + " per logical operation (for example a UUID) and send the same key on every retry of it"));
     }
     if (keyHeaders.size() > 1) {
-      return reject(problems.invalidKey("multiple_values",
-          "the " + headerName + " header must be sent once, but was sent " + keyHeaders.size() + " times"));
+      return reject(
+          problems.invalidKey(
+              "multiple_values",
+              "the "
+                  + headerName
+                  + " header must be sent once, but was sent "
+                  + keyHeaders.size()
+                  + " times"));
     }
     IdempotencyKey key;
     try {
@@ -176,15 +210,20 @@ public final class IdempotencyHttp {
     }
     Optional<byte[]> body = readBounded(request);
     if (body.isEmpty()) {
-      return reject(problems.tooLarge("more than " + maxRequestBodyBytes + " bytes", maxRequestBodyBytes));
+      return reject(
+          problems.tooLarge("more than " + maxRequestBodyBytes + " bytes", maxRequestBodyBytes));
     }
 
     Fingerprint fp = fingerprint.fingerprint(request, body.get());
-    return execute(request, new RecordId(scope.get(), key), fp,
+    return execute(
+        request,
+        new RecordId(scope.get(), key),
+        fp,
         new ApplicationRun(engine, storingRules, oversizedResponse, body.get(), downstream));
   }
 
-  private HttpResult execute(HttpRequestView request, RecordId id, Fingerprint fp, ApplicationRun run)
+  private HttpResult execute(
+      HttpRequestView request, RecordId id, Fingerprint fp, ApplicationRun run)
       throws ApplicationFailedException, InterruptedException {
     Outcome outcome;
     try {
@@ -192,17 +231,20 @@ public final class IdempotencyHttp {
     } catch (OperationFailedException e) {
       if (run.live().isEmpty()) {
         throw new ApplicationFailedException(
-            Objects.requireNonNull(e.getCause(), "an OperationFailedException carries what the operation threw"),
+            Objects.requireNonNull(
+                e.getCause(), "an OperationFailedException carries what the operation threw"),
             e.keyReleased());
       }
-      // the application returned; what failed is storing its response, and the caller still gets that response
+      // the application returned; what failed is storing its response, and the caller still gets
+      // that response
       logNotStored(id, run.notStoredReason(), e);
       return new HttpResult.Respond(run.live().get(), HttpResult.Disposition.EXECUTED);
     } catch (LeaseLostException e) {
       if (run.live().isEmpty()) {
         throw e;
       }
-      // The work is done, but another owner took the key over (this owner was paused past its lease) and the
+      // The work is done, but another owner took the key over (this owner was paused past its
+      // lease) and the
       // result could not be stored. The caller still gets what the application answered.
       LOG.log(System.Logger.Level.WARNING, "result of " + id + " not stored: " + e.getMessage());
       return new HttpResult.Respond(run.live().get(), HttpResult.Disposition.EXECUTED);
@@ -210,23 +252,29 @@ public final class IdempotencyHttp {
     if (outcome instanceof Outcome.Executed executed) {
       Optional<HandlerExecution> handed = run.execution();
       Optional<StoredResponse> committed = handed.flatMap(HandlerExecution::committed);
-      StoredResponse answer = committed.isPresent() ? committedAnswer(id, committed.get(), handed.get())
-          : run.live().orElse(executed.response());
+      StoredResponse answer =
+          committed.isPresent()
+              ? committedAnswer(id, committed.get(), handed.get())
+              : run.live().orElse(executed.response());
       return new HttpResult.Respond(answer, HttpResult.Disposition.EXECUTED);
     }
     if (outcome instanceof Outcome.Replayed replayed) {
-      return new HttpResult.Respond(StoringRules.replayed(replayed.response()), HttpResult.Disposition.REPLAYED);
+      return new HttpResult.Respond(
+          StoringRules.replayed(replayed.response()), HttpResult.Disposition.REPLAYED);
     }
     if (outcome instanceof Outcome.InFlightConflict conflict) {
-      return reject(inFlightResponse == InFlightResponse.ACCEPTED
-          ? statusEndpoint.accepted(request, id.key(), conflict.retryAfter())
-          : problems.inFlight(conflict.retryAfter()));
+      return reject(
+          inFlightResponse == InFlightResponse.ACCEPTED
+              ? statusEndpoint.accepted(request, id.key(), conflict.retryAfter())
+              : problems.inFlight(conflict.retryAfter()));
     }
     if (outcome instanceof Outcome.Mismatch mismatch) {
       return reject(problems.keyReused(mismatchStatus.status(), mismatch.existingState()));
     }
     Outcome.StoreUnavailable down = (Outcome.StoreUnavailable) outcome;
-    LOG.log(System.Logger.Level.WARNING, "idempotency store unavailable for " + id + "; answered 503",
+    LOG.log(
+        System.Logger.Level.WARNING,
+        "idempotency store unavailable for " + id + "; answered 503",
         down.cause());
     return reject(problems.storeUnavailable());
   }
@@ -234,64 +282,103 @@ public final class IdempotencyHttp {
   /** Says why the live response of {@code id} is not stored, and what became of its key. */
   private void logNotStored(RecordId id, Optional<String> reason, OperationFailedException e) {
     if (reason.isEmpty()) {
-      LOG.log(System.Logger.Level.WARNING, "could not store the response of " + id + " or its not-stored marker; "
-          + (e.keyReleased() ? "the key was released and a retry runs the request anew" : "the key stays in flight"
-              + " and a retry after the lease expires may run the request again"), e.getCause());
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "could not store the response of "
+              + id
+              + " or its not-stored marker; "
+              + (e.keyReleased()
+                  ? "the key was released and a retry runs the request anew"
+                  : "the key stays in flight"
+                      + " and a retry after the lease expires may run the request again"),
+          e.getCause());
     } else if (e.keyReleased()) {
-      LOG.log(System.Logger.Level.INFO, () -> "response of " + id + " exceeds maxStoredResponseBytes ("
-          + maxStoredResponseBytes + ") and is not stored (" + reason.get() + "); key released, a retry runs anew");
+      LOG.log(
+          System.Logger.Level.INFO,
+          () ->
+              "response of "
+                  + id
+                  + " exceeds maxStoredResponseBytes ("
+                  + maxStoredResponseBytes
+                  + ") and is not stored ("
+                  + reason.get()
+                  + "); key released, a retry runs anew");
     } else {
-      LOG.log(System.Logger.Level.WARNING, () -> "response of " + id + " exceeds maxStoredResponseBytes ("
-          + maxStoredResponseBytes + ") and is not stored (" + reason.get() + "), but the key could not be"
-          + " released: it stays in flight, retries get 409 until its lease expires, then run anew");
+      LOG.log(
+          System.Logger.Level.WARNING,
+          () ->
+              "response of "
+                  + id
+                  + " exceeds maxStoredResponseBytes ("
+                  + maxStoredResponseBytes
+                  + ") and is not stored ("
+                  + reason.get()
+                  + "), but the key could not be"
+                  + " released: it stays in flight, retries get 409 until its lease expires, then run anew");
     }
   }
 
   /**
-   * What the first caller gets when the application committed its completion through a transactional store: the
-   * response its work returned when it went through {@link #completeWith} (whose stored form a replay returns, as
-   * for every first response), else the committed response itself, so that the first answer is the replay's.
-   * A response committed around this handler's rules is stored as it is; the log says which rule it breaks.
+   * What the first caller gets when the application committed its completion through a
+   * transactional store: the response its work returned when it went through {@link #completeWith}
+   * (whose stored form a replay returns, as for every first response), else the committed response
+   * itself, so that the first answer is the replay's. A response committed around this handler's
+   * rules is stored as it is; the log says which rule it breaks.
    */
-  private StoredResponse committedAnswer(RecordId id, StoredResponse committed, HandlerExecution execution) {
+  private StoredResponse committedAnswer(
+      RecordId id, StoredResponse committed, HandlerExecution execution) {
     if (execution.answer().isPresent()) {
       return execution.answer().get();
     }
     List<String> broken = storingRules.brokenBy(committed);
     if (!broken.isEmpty()) {
-      LOG.log(System.Logger.Level.ERROR, () -> "the response committed for " + id + " bypassed the HTTP rules ("
-          + String.join("; ", broken) + ") and is stored and replayed as committed; commit the completion through"
-          + " IdempotencyHttp.completeWith, which applies storedHeaders, bodyRedactor and maxStoredResponseBytes");
+      LOG.log(
+          System.Logger.Level.ERROR,
+          () ->
+              "the response committed for "
+                  + id
+                  + " bypassed the HTTP rules ("
+                  + String.join("; ", broken)
+                  + ") and is stored and replayed as committed; commit the completion through"
+                  + " IdempotencyHttp.completeWith, which applies storedHeaders, bodyRedactor and maxStoredResponseBytes");
     }
     return committed;
   }
 
   /**
-   * Commits the application's business writes and its completion in one transaction of {@code store}, with the
-   * response stored by this handler's rules: the allowlisted headers, the redacted body, and the not-stored marker
-   * when that body is over {@code maxStoredResponseBytes} (whatever {@link OversizedResponse}: the business writes
-   * commit with it, so releasing the key would let a retry repeat them). The first caller receives the response
-   * {@code work} returned, whatever the application wrote otherwise; a replay returns its stored form, as for every
-   * request. Call it from the application, with the execution it was handed, as its last step.
+   * Commits the application's business writes and its completion in one transaction of {@code
+   * store}, with the response stored by this handler's rules: the allowlisted headers, the redacted
+   * body, and the not-stored marker when that body is over {@code maxStoredResponseBytes} (whatever
+   * {@link OversizedResponse}: the business writes commit with it, so releasing the key would let a
+   * retry repeat them). The first caller receives the response {@code work} returned, whatever the
+   * application wrote otherwise; a replay returns its stored form, as for every request. Call it
+   * from the application, with the execution it was handed, as its last step.
    *
    * @param <T> the store's transaction handle, for example {@code java.sql.Connection}
    * @param store the transactional store the engine runs on
-   * @param execution the execution the application received ({@link Downstream#run}, or the servlet request
-   *     attribute)
-   * @param work the business writes on the transaction; returns the complete response, every header included
+   * @param execution the execution the application received ({@link Downstream#run}, or the servlet
+   *     request attribute)
+   * @param work the business writes on the transaction; returns the complete response, every header
+   *     included
    * @return the response the first caller receives (what {@code work} returned)
    * @throws Exception whatever {@code work} or the store threw; nothing was committed then
    */
-  public <T> StoredResponse completeWith(TransactionalKeyStore<T> store, Execution execution,
-      TransactionalWork<T, StoredResponse> work) throws Exception {
+  public <T> StoredResponse completeWith(
+      TransactionalKeyStore<T> store,
+      Execution execution,
+      TransactionalWork<T, StoredResponse> work)
+      throws Exception {
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(execution, "execution");
     Objects.requireNonNull(work, "work");
     StoredResponse[] returned = new StoredResponse[1];
-    store.completeWith(execution, tx -> {
-      returned[0] = Objects.requireNonNull(work.run(tx), "the work returned null instead of a response");
-      return storingRules.storedForm(returned[0]);
-    });
+    store.completeWith(
+        execution,
+        tx -> {
+          returned[0] =
+              Objects.requireNonNull(work.run(tx), "the work returned null instead of a response");
+          return storingRules.storedForm(returned[0]);
+        });
     if (execution instanceof HandlerExecution handler) {
       handler.answer(returned[0]);
     }
@@ -311,11 +398,12 @@ public final class IdempotencyHttp {
   }
 
   /**
-   * The response an adapter captures, stores and sends for the application's own error, such as a servlet's
-   * {@code sendError(status, message)}: status {@code status}, {@code Content-Type: application/problem+json}, and
-   * the RFC 9457 body {@code {"type":"about:blank","title":<reason phrase>,"status":<status>,"detail":<message>}}
-   * ({@code detail} only when {@code message} is neither null nor empty), escaped as every problem body of the
-   * contract. Building the body here, not in the container's error page, makes the stored bytes the sent bytes.
+   * The response an adapter captures, stores and sends for the application's own error, such as a
+   * servlet's {@code sendError(status, message)}: status {@code status}, {@code Content-Type:
+   * application/problem+json}, and the RFC 9457 body {@code {"type":"about:blank","title":<reason
+   * phrase>,"status":<status>,"detail":<message>}} ({@code detail} only when {@code message} is
+   * neither null nor empty), escaped as every problem body of the contract. Building the body here,
+   * not in the container's error page, makes the stored bytes the sent bytes.
    *
    * @param status the status, 100 to 999
    * @param message the application's message, or null
@@ -388,8 +476,20 @@ public final class IdempotencyHttp {
 
   @Override
   public String toString() {
-    return "IdempotencyHttp[header=" + headerName + ", endpoints=" + endpoints + ", mismatch=" + mismatchStatus
-        + ", inFlight=" + inFlightResponse + ", maxRequestBodyBytes=" + maxRequestBodyBytes
-        + ", maxStoredResponseBytes=" + maxStoredResponseBytes + ", oversized=" + oversizedResponse + "]";
+    return "IdempotencyHttp[header="
+        + headerName
+        + ", endpoints="
+        + endpoints
+        + ", mismatch="
+        + mismatchStatus
+        + ", inFlight="
+        + inFlightResponse
+        + ", maxRequestBodyBytes="
+        + maxRequestBodyBytes
+        + ", maxStoredResponseBytes="
+        + maxStoredResponseBytes
+        + ", oversized="
+        + oversizedResponse
+        + "]";
   }
 }

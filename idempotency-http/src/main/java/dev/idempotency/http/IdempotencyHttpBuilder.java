@@ -11,9 +11,9 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Builds an {@link IdempotencyHttp}: {@link IdempotencyHttp#builder(IdempotencyEngine)} starts one with every
- * setting at its default. Every setter validates its argument at once and names the setting in its message. Not
- * thread-safe; the handler it builds is.
+ * Builds an {@link IdempotencyHttp}: {@link IdempotencyHttp#builder(IdempotencyEngine)} starts one
+ * with every setting at its default. Every setter validates its argument at once and names the
+ * setting in its message. Not thread-safe; the handler it builds is.
  *
  * <table>
  *   <caption>Settings and defaults</caption>
@@ -37,11 +37,13 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code problemTypeBase}</td><td>{@code https://idempotency.dev/problems/}</td></tr>
  * </table>
  *
- * <p>A class of its own rather than nested in {@link IdempotencyHttp}, so that the handler's source is its request
- * pipeline; code that chains {@code IdempotencyHttp.builder(engine)...build()} never names it.
+ * <p>A class of its own rather than nested in {@link IdempotencyHttp}, so that the handler's source
+ * is its request pipeline; code that chains {@code IdempotencyHttp.builder(engine)...build()} never
+ * names it.
  */
 public final class IdempotencyHttpBuilder {
-  // read by the IdempotencyHttp constructor, which copies them: the handler shares nothing with its builder
+  // read by the IdempotencyHttp constructor, which copies them: the handler shares nothing with its
+  // builder
   final IdempotencyEngine engine;
   String headerName = "Idempotency-Key";
   final List<EndpointRule> endpoints = new ArrayList<>();
@@ -68,15 +70,17 @@ public final class IdempotencyHttpBuilder {
   public IdempotencyHttpBuilder headerName(String headerName) {
     Objects.requireNonNull(headerName, "headerName");
     if (!isToken(headerName)) {
-      throw new IllegalArgumentException("headerName must be an HTTP token, but was \"" + headerName + "\"");
+      throw new IllegalArgumentException(
+          "headerName must be an HTTP token, but was \"" + headerName + "\"");
     }
     this.headerName = headerName;
     return this;
   }
 
   /**
-   * Adds an endpoint rule; rules are tried in the order added, the first match wins, and a request no rule
-   * matches passes through. Adding any rule replaces the default (POST and PATCH on every path, required).
+   * Adds an endpoint rule; rules are tried in the order added, the first match wins, and a request
+   * no rule matches passes through. Adding any rule replaces the default (POST and PATCH on every
+   * path, required).
    */
   public IdempotencyHttpBuilder endpoint(EndpointRule rule) {
     endpoints.add(Objects.requireNonNull(rule, "endpoint"));
@@ -91,8 +95,9 @@ public final class IdempotencyHttpBuilder {
 
   /**
    * Sets the scope of requests without a caller (default none: they get {@code 401
-   * idempotency_scope_unresolved}). Every anonymous client shares it, so one may receive another's stored
-   * response by sending its key: use it only where keys are unguessable and responses are not private.
+   * idempotency_scope_unresolved}). Every anonymous client shares it, so one may receive another's
+   * stored response by sending its key: use it only where keys are unguessable and responses are
+   * not private.
    */
   public IdempotencyHttpBuilder anonymousScope(Scope anonymousScope) {
     this.anonymousScope = Objects.requireNonNull(anonymousScope, "anonymousScope");
@@ -119,18 +124,24 @@ public final class IdempotencyHttpBuilder {
 
   /**
    * Answers an in-flight key with {@code 202}, {@code Location} and {@code Retry-After} pointing at
-   * {@code statusPath + "?key=" + key} (percent-encoded; a query, because servers refuse an encoded {@code /} in a
-   * path), and serves that status endpoint (GET; same scope as the request).
+   * {@code statusPath + "?key=" + key} (percent-encoded; a query, because servers refuse an encoded
+   * {@code /} in a path), and serves that status endpoint (GET; same scope as the request).
    *
    * @param statusPath the endpoint's path prefix, for example {@code /idempotency-requests}
-   * @throws IllegalArgumentException if it does not start with {@code /}, ends with {@code /}, or has a query
+   * @throws IllegalArgumentException if it does not start with {@code /}, ends with {@code /}, or
+   *     has a query
    */
   public IdempotencyHttpBuilder inFlightAccepted(String statusPath) {
     Objects.requireNonNull(statusPath, "statusPath");
-    if (!statusPath.startsWith("/") || statusPath.endsWith("/") || statusPath.contains("?")
+    if (!statusPath.startsWith("/")
+        || statusPath.endsWith("/")
+        || statusPath.contains("?")
         || statusPath.contains("#")) {
-      throw new IllegalArgumentException("statusPath must start with '/', not end with '/', and have no query,"
-          + " but was \"" + statusPath + "\"");
+      throw new IllegalArgumentException(
+          "statusPath must start with '/', not end with '/', and have no query,"
+              + " but was \""
+              + statusPath
+              + "\"");
     }
     this.inFlightResponse = InFlightResponse.ACCEPTED;
     this.statusPath = statusPath;
@@ -138,25 +149,29 @@ public final class IdempotencyHttpBuilder {
   }
 
   /**
-   * Replaces the allowlist of response headers stored for replay (default
-   * {@link IdempotencyHttp#DEFAULT_STORED_HEADERS}).
-   * Set-Cookie is refused here: opt in with {@link #storeSetCookie(boolean)}, knowing that a replay hands the
-   * first caller's session to whoever retries.
+   * Replaces the allowlist of response headers stored for replay (default {@link
+   * IdempotencyHttp#DEFAULT_STORED_HEADERS}). Set-Cookie is refused here: opt in with {@link
+   * #storeSetCookie(boolean)}, knowing that a replay hands the first caller's session to whoever
+   * retries.
    */
   public IdempotencyHttpBuilder storedHeaders(String... names) {
     Objects.requireNonNull(names, "storedHeaders");
     for (String n : names) {
       Objects.requireNonNull(n, "storedHeaders name");
       if (!isToken(n)) {
-        throw new IllegalArgumentException("storedHeaders name must be an HTTP token, but was \"" + n + "\"");
+        throw new IllegalArgumentException(
+            "storedHeaders name must be an HTTP token, but was \"" + n + "\"");
       }
       if (n.equalsIgnoreCase("Set-Cookie")) {
-        throw new IllegalArgumentException("storedHeaders must not list Set-Cookie: opt in with"
-            + " storeSetCookie(true) if replaying cookies is really intended");
+        throw new IllegalArgumentException(
+            "storedHeaders must not list Set-Cookie: opt in with"
+                + " storeSetCookie(true) if replaying cookies is really intended");
       }
       if (n.equalsIgnoreCase(IdempotencyHttp.REPLAYED_HEADER)) {
-        throw new IllegalArgumentException("storedHeaders must not list " + IdempotencyHttp.REPLAYED_HEADER
-            + ": the handler adds it to replays");
+        throw new IllegalArgumentException(
+            "storedHeaders must not list "
+                + IdempotencyHttp.REPLAYED_HEADER
+                + ": the handler adds it to replays");
       }
     }
     this.storedHeaders = List.of(names);
@@ -175,11 +190,17 @@ public final class IdempotencyHttpBuilder {
     return this;
   }
 
-  /** Sets the request body limit in bytes (default 1 MiB); must be 0 to {@code Integer.MAX_VALUE - 9}. */
+  /**
+   * Sets the request body limit in bytes (default 1 MiB); must be 0 to {@code Integer.MAX_VALUE -
+   * 9}.
+   */
   public IdempotencyHttpBuilder maxRequestBodyBytes(long maxRequestBodyBytes) {
     if (maxRequestBodyBytes < 0 || maxRequestBodyBytes > Integer.MAX_VALUE - 9L) {
-      throw new IllegalArgumentException("maxRequestBodyBytes must be 0 to " + (Integer.MAX_VALUE - 9L)
-          + ", but was " + maxRequestBodyBytes);
+      throw new IllegalArgumentException(
+          "maxRequestBodyBytes must be 0 to "
+              + (Integer.MAX_VALUE - 9L)
+              + ", but was "
+              + maxRequestBodyBytes);
     }
     this.maxRequestBodyBytes = maxRequestBodyBytes;
     return this;
@@ -188,42 +209,52 @@ public final class IdempotencyHttpBuilder {
   /** Sets the storable response body limit in bytes (default 1 MiB); must be at least 1024. */
   public IdempotencyHttpBuilder maxStoredResponseBytes(int maxStoredResponseBytes) {
     if (maxStoredResponseBytes < 1024) {
-      throw new IllegalArgumentException("maxStoredResponseBytes must be >= 1024 (the not-stored marker has to"
-          + " fit), but was " + maxStoredResponseBytes);
+      throw new IllegalArgumentException(
+          "maxStoredResponseBytes must be >= 1024 (the not-stored marker has to"
+              + " fit), but was "
+              + maxStoredResponseBytes);
     }
     this.maxStoredResponseBytes = maxStoredResponseBytes;
     return this;
   }
 
-  /** Sets what happens to a response over the storable limit (default {@link OversizedResponse#STORE_MARKER}). */
+  /**
+   * Sets what happens to a response over the storable limit (default {@link
+   * OversizedResponse#STORE_MARKER}).
+   */
   public IdempotencyHttpBuilder oversizedResponse(OversizedResponse oversizedResponse) {
     this.oversizedResponse = Objects.requireNonNull(oversizedResponse, "oversizedResponse");
     return this;
   }
 
-  /** Sets the {@code Retry-After} of a 503 when the store is unreachable (default 5 s); at least 1 s. */
+  /**
+   * Sets the {@code Retry-After} of a 503 when the store is unreachable (default 5 s); at least 1
+   * s.
+   */
   public IdempotencyHttpBuilder storeUnavailableRetryAfter(Duration retryAfter) {
     Objects.requireNonNull(retryAfter, "storeUnavailableRetryAfter");
     if (retryAfter.compareTo(Duration.ofSeconds(1)) < 0) {
-      throw new IllegalArgumentException("storeUnavailableRetryAfter must be >= PT1S, but was " + retryAfter);
+      throw new IllegalArgumentException(
+          "storeUnavailableRetryAfter must be >= PT1S, but was " + retryAfter);
     }
     this.storeUnavailableRetryAfter = retryAfter;
     return this;
   }
 
   /**
-   * Sets the prefix of every problem's {@code type} URI, followed by the code (default
-   * {@code https://idempotency.dev/problems/}); point it at your own API documentation.
+   * Sets the prefix of every problem's {@code type} URI, followed by the code (default {@code
+   * https://idempotency.dev/problems/}); point it at your own API documentation.
    */
   public IdempotencyHttpBuilder problemTypeBase(String problemTypeBase) {
     Objects.requireNonNull(problemTypeBase, "problemTypeBase");
     try {
       if (!new URI(problemTypeBase + "x").isAbsolute()) {
-        throw new IllegalArgumentException("problemTypeBase must be an absolute URI, but was \""
-            + problemTypeBase + "\"");
+        throw new IllegalArgumentException(
+            "problemTypeBase must be an absolute URI, but was \"" + problemTypeBase + "\"");
       }
     } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("problemTypeBase must be a URI, but was \"" + problemTypeBase + "\"", e);
+      throw new IllegalArgumentException(
+          "problemTypeBase must be a URI, but was \"" + problemTypeBase + "\"", e);
     }
     this.problemTypeBase = problemTypeBase;
     return this;
@@ -236,6 +267,7 @@ public final class IdempotencyHttpBuilder {
 
   /** Whether {@code s} is an HTTP token (RFC 9110, 5.6.2), as header names and methods are. */
   static boolean isToken(String s) {
-    return !s.isEmpty() && s.chars().allMatch(c -> c > 0x20 && c < 0x7F && "\"(),/:;<=>?@[\\]{}".indexOf(c) < 0);
+    return !s.isEmpty()
+        && s.chars().allMatch(c -> c > 0x20 && c < 0x7F && "\"(),/:;<=>?@[\\]{}".indexOf(c) < 0);
   }
 }

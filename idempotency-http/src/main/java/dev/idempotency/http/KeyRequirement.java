@@ -4,6 +4,8 @@ package dev.idempotency.http;
 public enum KeyRequirement {
   /** No key → {@code 400 idempotency_key_missing}; the application does not run. */
   REQUIRED,
-  /** No key → the request passes through with no idempotency at all; a key, when sent, is honoured. */
+  /**
+   * No key → the request passes through with no idempotency at all; a key, when sent, is honoured.
+   */
   OPTIONAL
 }

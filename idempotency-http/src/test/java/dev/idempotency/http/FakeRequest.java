@@ -16,8 +16,10 @@ final class FakeRequest implements HttpRequestView {
   final String method;
   final String path;
   final String query;
+
   /** The raw path, when it differs from {@link #path} (null: the same). */
   String rawPath;
+
   final Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
   String principal = "alice";
   byte[] body = new byte[0];

@@ -9,7 +9,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
-import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UnsupportedEncodingException;
 import java.net.URLDecoder;
@@ -25,13 +24,15 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The guarded request as the application sees it: the body the filter already read (and fingerprinted) served
- * again from memory, with form parameters parsed from it; async refused with a message.
+ * The guarded request as the application sees it: the body the filter already read (and
+ * fingerprinted) served again from memory, with form parameters parsed from it; async refused with
+ * a message.
  */
 final class BufferedBodyRequest extends HttpServletRequestWrapper {
-  static final String ASYNC_REFUSED = "IdempotencyFilter does not support async servlets on requests it guards:"
-      + " a response completed on another thread cannot be captured and stored under the idempotency key's fence."
-      + " Serve this endpoint synchronously, or exclude it from the filter's endpoint rules.";
+  static final String ASYNC_REFUSED =
+      "IdempotencyFilter does not support async servlets on requests it guards:"
+          + " a response completed on another thread cannot be captured and stored under the idempotency key's fence."
+          + " Serve this endpoint synchronously, or exclude it from the filter's endpoint rules.";
 
   private final byte[] body;
   private boolean streamUsed;
@@ -128,19 +129,26 @@ final class BufferedBodyRequest extends HttpServletRequestWrapper {
     return values == null ? null : values.clone();
   }
 
-  /** Query parameters, then form parameters from the buffered body (the container's parser saw no body). */
+  /**
+   * Query parameters, then form parameters from the buffered body (the container's parser saw no
+   * body).
+   */
   private Map<String, String[]> parameters() {
     if (parameters == null) {
       Map<String, List<String>> collected = new LinkedHashMap<>();
       Charset charset;
       try {
-        charset = getCharacterEncoding() == null ? StandardCharsets.UTF_8 : Charset.forName(getCharacterEncoding());
+        charset =
+            getCharacterEncoding() == null
+                ? StandardCharsets.UTF_8
+                : Charset.forName(getCharacterEncoding());
       } catch (IllegalArgumentException e) {
         charset = StandardCharsets.UTF_8;
       }
       parse(getQueryString(), StandardCharsets.UTF_8, collected);
       String type = getContentType();
-      if (type != null && type.toLowerCase(Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
+      if (type != null
+          && type.toLowerCase(Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
         parse(new String(body, StandardCharsets.ISO_8859_1), charset, collected);
       }
       Map<String, String[]> result = new LinkedHashMap<>();
@@ -150,7 +158,8 @@ final class BufferedBodyRequest extends HttpServletRequestWrapper {
     return parameters;
   }
 
-  private static void parse(@Nullable String encoded, Charset charset, Map<String, List<String>> into) {
+  private static void parse(
+      @Nullable String encoded, Charset charset, Map<String, List<String>> into) {
     if (encoded == null || encoded.isEmpty()) {
       return;
     }

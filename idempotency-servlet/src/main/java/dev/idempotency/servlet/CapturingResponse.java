@@ -27,35 +27,45 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Captures everything the application writes, and sends nothing: the filter writes the response only after the
- * engine stored it. {@code sendError} becomes a small RFC 9457 problem body, so the bytes stored are the bytes sent.
+ * Captures everything the application writes, and sends nothing: the filter writes the response
+ * only after the engine stored it. {@code sendError} becomes a small RFC 9457 problem body, so the
+ * bytes stored are the bytes sent.
  */
 final class CapturingResponse extends HttpServletResponseWrapper {
-  private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
+  private static final DateTimeFormatter HTTP_DATE =
+      DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
 
   private int status = SC_OK;
+
   /** lower-case name → (name as first set, values) */
   private final Map<String, Map.Entry<String, List<String>>> headers = new LinkedHashMap<>();
+
   private @Nullable String contentType;
   private @Nullable String characterEncoding;
   private @Nullable Locale locale;
   private final ByteArrayOutputStream body = new ByteArrayOutputStream();
-  /** What the application writes to; discards everything once sendError or sendRedirect closed the response. */
-  private final OutputStream sink = new OutputStream() {
-    @Override
-    public void write(int b) {
-      if (!closed) {
-        body.write(b);
-      }
-    }
 
-    @Override
-    public void write(byte[] b, int off, int len) {
-      if (!closed) {
-        body.write(b, off, len);
-      }
-    }
-  };
+  /**
+   * What the application writes to; discards everything once sendError or sendRedirect closed the
+   * response.
+   */
+  private final OutputStream sink =
+      new OutputStream() {
+        @Override
+        public void write(int b) {
+          if (!closed) {
+            body.write(b);
+          }
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+          if (!closed) {
+            body.write(b, off, len);
+          }
+        }
+      };
+
   private boolean closed;
   private @Nullable ServletOutputStream stream;
   private @Nullable PrintWriter writer;
@@ -132,17 +142,23 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     if (special(name, value)) {
       return;
     }
-    headers.computeIfAbsent(name.toLowerCase(Locale.ROOT), k -> Map.entry(name, new ArrayList<>())).getValue()
+    headers
+        .computeIfAbsent(name.toLowerCase(Locale.ROOT), k -> Map.entry(name, new ArrayList<>()))
+        .getValue()
         .add(value);
   }
 
-  /** Content-Type and Content-Length set as headers go through their own methods, as in the container. */
+  /**
+   * Content-Type and Content-Length set as headers go through their own methods, as in the
+   * container.
+   */
   private boolean special(String name, @Nullable String value) {
     if (name.equalsIgnoreCase("Content-Type")) {
       setContentType(value);
       return true;
     }
-    return name.equalsIgnoreCase("Content-Length"); // the filter sets the real length when it writes
+    return name.equalsIgnoreCase(
+        "Content-Length"); // the filter sets the real length when it writes
   }
 
   @Override
@@ -167,7 +183,8 @@ final class CapturingResponse extends HttpServletResponseWrapper {
 
   @Override
   public boolean containsHeader(String name) {
-    return name.equalsIgnoreCase("Content-Type") ? contentType != null
+    return name.equalsIgnoreCase("Content-Type")
+        ? contentType != null
         : headers.containsKey(name.toLowerCase(Locale.ROOT));
   }
 
@@ -202,14 +219,19 @@ final class CapturingResponse extends HttpServletResponseWrapper {
 
   @Override
   public void addCookie(Cookie cookie) {
-    StringBuilder sb = new StringBuilder(cookie.getName()).append('=')
-        .append(cookie.getValue() == null ? "" : cookie.getValue());
-    cookie.getAttributes().forEach((name, value) -> {
-      sb.append("; ").append(name);
-      if (value != null && !value.isEmpty()) {
-        sb.append('=').append(value);
-      }
-    });
+    StringBuilder sb =
+        new StringBuilder(cookie.getName())
+            .append('=')
+            .append(cookie.getValue() == null ? "" : cookie.getValue());
+    cookie
+        .getAttributes()
+        .forEach(
+            (name, value) -> {
+              sb.append("; ").append(name);
+              if (value != null && !value.isEmpty()) {
+                sb.append('=').append(value);
+              }
+            });
     addHeader("Set-Cookie", sb.toString());
   }
 
@@ -251,17 +273,23 @@ final class CapturingResponse extends HttpServletResponseWrapper {
         return contentType.substring(at + 8).replace("\"", "").split(";", -1)[0].trim();
       }
       if (isJson(contentType)) {
-        return StandardCharsets.UTF_8.name(); // RFC 8259: JSON is UTF-8, and the container assumes it too
+        return StandardCharsets.UTF_8
+            .name(); // RFC 8259: JSON is UTF-8, and the container assumes it too
       }
     }
     return StandardCharsets.ISO_8859_1.name();
   }
 
-  /** {@code *}{@code /json} and {@code *+json}: UTF-8 without a charset parameter (RFC 8259 defines none). */
+  /**
+   * {@code *}{@code /json} and {@code *+json}: UTF-8 without a charset parameter (RFC 8259 defines
+   * none).
+   */
   static boolean isJson(String contentType) {
     int semicolon = contentType.indexOf(';');
-    String mediaType = (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim()
-        .toLowerCase(Locale.ROOT);
+    String mediaType =
+        (semicolon < 0 ? contentType : contentType.substring(0, semicolon))
+            .trim()
+            .toLowerCase(Locale.ROOT);
     return mediaType.endsWith("/json") || mediaType.endsWith("+json");
   }
 
@@ -295,27 +323,28 @@ final class CapturingResponse extends HttpServletResponseWrapper {
       throw new IllegalStateException("getWriter() was already called");
     }
     if (stream == null) {
-      stream = new ServletOutputStream() {
-        @Override
-        public void write(int b) throws IOException {
-          sink.write(b);
-        }
+      stream =
+          new ServletOutputStream() {
+            @Override
+            public void write(int b) throws IOException {
+              sink.write(b);
+            }
 
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-          sink.write(b, off, len);
-        }
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+              sink.write(b, off, len);
+            }
 
-        @Override
-        public boolean isReady() {
-          return true;
-        }
+            @Override
+            public boolean isReady() {
+              return true;
+            }
 
-        @Override
-        public void setWriteListener(WriteListener listener) {
-          throw new IllegalStateException(BufferedBodyRequest.ASYNC_REFUSED);
-        }
-      };
+            @Override
+            public void setWriteListener(WriteListener listener) {
+              throw new IllegalStateException(BufferedBodyRequest.ASYNC_REFUSED);
+            }
+          };
     }
     return stream;
   }
@@ -333,7 +362,8 @@ final class CapturingResponse extends HttpServletResponseWrapper {
         throw new UnsupportedEncodingException(getCharacterEncoding());
       }
       if (characterEncoding == null && (contentType == null || !isJson(contentType))) {
-        // as the container does: the writer's charset goes into Content-Type (JSON's implied UTF-8 does not)
+        // as the container does: the writer's charset goes into Content-Type (JSON's implied UTF-8
+        // does not)
         characterEncoding = charset.name();
       }
       writer = new PrintWriter(new OutputStreamWriter(sink, charset));
@@ -406,7 +436,8 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     committed = true;
   }
 
-  // Servlet 6.1's HttpServletResponseWrapper forwards every overload to the real response: each one must be captured.
+  // Servlet 6.1's HttpServletResponseWrapper forwards every overload to the real response: each one
+  // must be captured.
 
   @Override
   public void sendRedirect(String location) {

@@ -22,8 +22,9 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The idempotency-key contract as a servlet filter. Register it in front of the application, after authentication
- * (the default scope is the authenticated principal), for the {@code REQUEST} dispatcher:
+ * The idempotency-key contract as a servlet filter. Register it in front of the application, after
+ * authentication (the default scope is the authenticated principal), for the {@code REQUEST}
+ * dispatcher:
  *
  * <pre>{@code
  * IdempotencyEngine engine = IdempotencyEngine.builder(store).build();
@@ -32,38 +33,48 @@ import org.jspecify.annotations.Nullable;
  *     .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
  * }</pre>
  *
- * <p>For a guarded request the filter reads the body (up to the handler's limit), hands the application a request
- * whose input stream, reader and form parameters serve those same bytes, and a response that captures everything
- * (status, headers, cookies, body; {@code sendError} becomes an RFC 9457 problem body so that the stored bytes are
- * the sent bytes; {@code sendRedirect} a redirect with {@code Location}). Only once the engine has stored the result
- * under the fence does the filter write it to the client. An exception thrown by the application releases the key
- * and is rethrown unchanged, so the container answers as it would without the filter. Requests the handler does not
- * guard pass through untouched.
+ * <p>For a guarded request the filter reads the body (up to the handler's limit), hands the
+ * application a request whose input stream, reader and form parameters serve those same bytes, and
+ * a response that captures everything (status, headers, cookies, body; {@code sendError} becomes an
+ * RFC 9457 problem body so that the stored bytes are the sent bytes; {@code sendRedirect} a
+ * redirect with {@code Location}). Only once the engine has stored the result under the fence does
+ * the filter write it to the client. An exception thrown by the application releases the key and is
+ * rethrown unchanged, so the container answers as it would without the filter. Requests the handler
+ * does not guard pass through untouched.
  *
  * <p>Limitations: async servlets are refused on guarded requests ({@code startAsync} throws an
- * {@link IllegalStateException} that says so: a response completed on another thread cannot be captured under the
- * fence); multipart parts are not re-exposed ({@code getParts} fails, since the body was consumed); the error pages of
- * the application are not applied to {@code sendError} on guarded requests; the response is buffered in memory whole.
+ * {@link IllegalStateException} that says so: a response completed on another thread cannot be
+ * captured under the fence); multipart parts are not re-exposed ({@code getParts} fails, since the
+ * body was consumed); the error pages of the application are not applied to {@code sendError} on
+ * guarded requests; the response is buffered in memory whole.
  *
- * <p>Without a constructor argument (declared in {@code web.xml}), the filter takes its handler from the servlet
- * context attribute {@link #HANDLER_ATTRIBUTE}. Thread-safe.
+ * <p>Without a constructor argument (declared in {@code web.xml}), the filter takes its handler
+ * from the servlet context attribute {@link #HANDLER_ATTRIBUTE}. Thread-safe.
  */
 public final class IdempotencyFilter implements Filter {
   /**
-   * The request attribute under which the application finds the claimed request's {@link Execution} on a guarded
-   * request ({@code null} elsewhere), for a request of several steps: {@code resumeFrom()} says where a retry that
-   * took over resumes, {@code checkpoint} (or {@code JdbcKeyStore.inPhase(execution, …)}) commits a step with its
-   * recovery point, {@code downstreamKey(purpose)} gives the key for a call out that is the same on every retry,
-   * and {@code leaseLost()} says another owner took the request over. Removed when the application returns.
+   * The request attribute under which the application finds the claimed request's {@link Execution}
+   * on a guarded request ({@code null} elsewhere), for a request of several steps: {@code
+   * resumeFrom()} says where a retry that took over resumes, {@code checkpoint} (or {@code
+   * JdbcKeyStore.inPhase(execution, …)}) commits a step with its recovery point, {@code
+   * downstreamKey(purpose)} gives the key for a call out that is the same on every retry, and
+   * {@code leaseLost()} says another owner took the request over. Removed when the application
+   * returns.
    */
   public static final String EXECUTION_ATTRIBUTE = Execution.class.getName();
 
-  /** The servlet context attribute holding the {@link IdempotencyHttp} of a filter declared without one. */
+  /**
+   * The servlet context attribute holding the {@link IdempotencyHttp} of a filter declared without
+   * one.
+   */
   public static final String HANDLER_ATTRIBUTE = IdempotencyHttp.class.getName();
 
   private volatile @Nullable IdempotencyHttp http;
 
-  /** A filter that takes its handler from the context attribute {@link #HANDLER_ATTRIBUTE} at {@link #init}. */
+  /**
+   * A filter that takes its handler from the context attribute {@link #HANDLER_ATTRIBUTE} at {@link
+   * #init}.
+   */
   public IdempotencyFilter() {}
 
   /** A filter over {@code http}. */
@@ -76,9 +87,13 @@ public final class IdempotencyFilter implements Filter {
     if (http == null) {
       Object attribute = config.getServletContext().getAttribute(HANDLER_ATTRIBUTE);
       if (!(attribute instanceof IdempotencyHttp handler)) {
-        throw new ServletException("IdempotencyFilter \"" + config.getFilterName() + "\" has no handler: construct"
-            + " it with an IdempotencyHttp, or set the servlet context attribute " + HANDLER_ATTRIBUTE
-            + " to one before the filter starts");
+        throw new ServletException(
+            "IdempotencyFilter \""
+                + config.getFilterName()
+                + "\" has no handler: construct"
+                + " it with an IdempotencyHttp, or set the servlet context attribute "
+                + HANDLER_ATTRIBUTE
+                + " to one before the filter starts");
       }
       http = handler;
     }
@@ -87,42 +102,53 @@ public final class IdempotencyFilter implements Filter {
   @Override
   public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
       throws IOException, ServletException {
-    if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)
+    if (!(req instanceof HttpServletRequest request)
+        || !(res instanceof HttpServletResponse response)
         || request.getDispatcherType() != DispatcherType.REQUEST) {
       chain.doFilter(req, res);
       return;
     }
     IdempotencyHttp handler = http;
     if (handler == null) {
-      throw new ServletException("IdempotencyFilter was not initialised: init(FilterConfig) did not run");
+      throw new ServletException(
+          "IdempotencyFilter was not initialised: init(FilterConfig) did not run");
     }
     HttpResult result;
     try {
-      result = handler.handle(new ServletRequestView(request), (body, execution) -> {
-        CapturingResponse captured = new CapturingResponse(response);
-        BufferedBodyRequest buffered = new BufferedBodyRequest(request, body);
-        buffered.setAttribute(EXECUTION_ATTRIBUTE, execution);
-        try {
-          chain.doFilter(buffered, captured);
-        } finally {
-          // the execution is the claim's: it must not outlive the fenced run, in the request or anywhere else
-          buffered.removeAttribute(EXECUTION_ATTRIBUTE);
-        }
-        return captured.toStoredResponse();
-      });
+      result =
+          handler.handle(
+              new ServletRequestView(request),
+              (body, execution) -> {
+                CapturingResponse captured = new CapturingResponse(response);
+                BufferedBodyRequest buffered = new BufferedBodyRequest(request, body);
+                buffered.setAttribute(EXECUTION_ATTRIBUTE, execution);
+                try {
+                  chain.doFilter(buffered, captured);
+                } finally {
+                  // the execution is the claim's: it must not outlive the fenced run, in the
+                  // request or anywhere else
+                  buffered.removeAttribute(EXECUTION_ATTRIBUTE);
+                }
+                return captured.toStoredResponse();
+              });
     } catch (ApplicationFailedException e) {
       throw rethrow(
-          Objects.requireNonNull(e.getCause(), "an ApplicationFailedException carries what the application threw"));
+          Objects.requireNonNull(
+              e.getCause(), "an ApplicationFailedException carries what the application threw"));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ServletException("interrupted while waiting for an in-flight idempotency key", e);
     }
     if (result instanceof HttpResult.Respond respond) {
       if (bodyLeftUnread(request, respond)) {
-        // A container may close a connection whose request body was not read once the response is sent (Jetty
-        // does; Tomcat reads and discards up to its maxSwallowSize and keeps it), but cannot say so in a response
-        // the filter commits by writing it whole; a client that reused the connection would have its next request
-        // fail. The header tells it to open a new one, at the cost of a reconnect where the container kept it.
+        // A container may close a connection whose request body was not read once the response is
+        // sent (Jetty
+        // does; Tomcat reads and discards up to its maxSwallowSize and keeps it), but cannot say so
+        // in a response
+        // the filter commits by writing it whole; a client that reused the connection would have
+        // its next request
+        // fail. The header tells it to open a new one, at the cost of a reconnect where the
+        // container kept it.
         response.setHeader("Connection", "close");
       }
       write(respond.response(), response);
@@ -132,15 +158,18 @@ public final class IdempotencyFilter implements Filter {
   }
 
   /**
-   * Whether {@code respond} answers an HTTP/1 request whose body is left unread. A refusal or a status answer may
-   * come before the handler reads the body (a missing or invalid key, no caller, a declared length over the limit),
-   * so the request's stream says whether it was read; every other response comes after the handler read the whole
-   * body. HTTP/2 ends a stream, never the connection, for an unread body.
+   * Whether {@code respond} answers an HTTP/1 request whose body is left unread. A refusal or a
+   * status answer may come before the handler reads the body (a missing or invalid key, no caller,
+   * a declared length over the limit), so the request's stream says whether it was read; every
+   * other response comes after the handler read the whole body. HTTP/2 ends a stream, never the
+   * connection, for an unread body.
    */
-  private static boolean bodyLeftUnread(HttpServletRequest request, HttpResult.Respond respond) throws IOException {
+  private static boolean bodyLeftUnread(HttpServletRequest request, HttpResult.Respond respond)
+      throws IOException {
     HttpResult.Disposition disposition = respond.disposition();
-    boolean mayPrecedeTheBodyRead = disposition == HttpResult.Disposition.REJECTED
-        || disposition == HttpResult.Disposition.STATUS;
+    boolean mayPrecedeTheBodyRead =
+        disposition == HttpResult.Disposition.REJECTED
+            || disposition == HttpResult.Disposition.STATUS;
     if (!mayPrecedeTheBodyRead || !request.getProtocol().startsWith("HTTP/1.")) {
       return false;
     }

@@ -12,10 +12,10 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * A servlet request as the handler sees it. {@link #path()} is the container's decoded and normalised path
- * ({@code getServletPath() + getPathInfo()}: percent-decoded, path parameters removed, dot segments resolved), which
- * endpoint rules match; {@link #rawPath()} is the request URI without the context path, as sent, which the
- * fingerprint covers.
+ * A servlet request as the handler sees it. {@link #path()} is the container's decoded and
+ * normalised path ({@code getServletPath() + getPathInfo()}: percent-decoded, path parameters
+ * removed, dot segments resolved), which endpoint rules match; {@link #rawPath()} is the request
+ * URI without the context path, as sent, which the fingerprint covers.
  */
 final class ServletRequestView implements HttpRequestView {
   private final HttpServletRequest request;
@@ -41,8 +41,10 @@ final class ServletRequestView implements HttpRequestView {
   public String rawPath() {
     String uri = request.getRequestURI();
     String context = request.getContextPath();
-    String path = context != null && !context.isEmpty() && uri.startsWith(context) ? uri.substring(context.length())
-        : uri;
+    String path =
+        context != null && !context.isEmpty() && uri.startsWith(context)
+            ? uri.substring(context.length())
+            : uri;
     return path.isEmpty() ? "/" : path;
   }
 

@@ -8,13 +8,20 @@ import org.junit.jupiter.api.Test;
 
 /** The charset the captured response reports, read from a Content-Type the application set. */
 class CapturingResponseTest {
-  /** The capture never forwards to the real response, so a response that refuses every call stands in for it. */
+  /**
+   * The capture never forwards to the real response, so a response that refuses every call stands
+   * in for it.
+   */
   private static CapturingResponse capture() {
-    HttpServletResponse refusing = (HttpServletResponse) Proxy.newProxyInstance(
-        HttpServletResponse.class.getClassLoader(), new Class<?>[] {HttpServletResponse.class},
-        (proxy, method, args) -> {
-          throw new AssertionError("the capture forwarded " + method.getName() + " to the real response");
-        });
+    HttpServletResponse refusing =
+        (HttpServletResponse)
+            Proxy.newProxyInstance(
+                HttpServletResponse.class.getClassLoader(),
+                new Class<?>[] {HttpServletResponse.class},
+                (proxy, method, args) -> {
+                  throw new AssertionError(
+                      "the capture forwarded " + method.getName() + " to the real response");
+                });
     return new CapturingResponse(refusing);
   }
 

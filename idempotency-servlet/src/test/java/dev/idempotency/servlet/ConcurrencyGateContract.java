@@ -22,9 +22,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The concurrency gate, end to end: N identical concurrent POSTs with one key against the filter in Jetty produce
- * exactly one side effect; every other request gets the in-flight 409 or the byte-identical replay. One subclass
- * per store, each a few lines.
+ * The concurrency gate, end to end: N identical concurrent POSTs with one key against the filter in
+ * Jetty produce exactly one side effect; every other request gets the in-flight 409 or the
+ * byte-identical replay. One subclass per store, each a few lines.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ConcurrencyGateContract {
@@ -49,7 +49,8 @@ abstract class ConcurrencyGateContract {
 
   @AfterAll
   void stopServer() throws Exception {
-    // null when newStore() skipped the class (a database not configured locally): a skip must stay a skip
+    // null when newStore() skipped the class (a database not configured locally): a skip must stay
+    // a skip
     if (clients != null) {
       shutDown(clients);
     }
@@ -62,42 +63,55 @@ abstract class ConcurrencyGateContract {
     closeStore();
   }
 
-  /** Stops {@code pool} and waits for its threads to end, so that none outlives the test that started it. */
+  /**
+   * Stops {@code pool} and waits for its threads to end, so that none outlives the test that
+   * started it.
+   */
   private static void shutDown(ExecutorService pool) throws InterruptedException {
     pool.shutdownNow();
     assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).as("the pool's threads ended").isTrue();
   }
 
-  private List<HttpResponse<byte[]>> fire(int n, String path, String key, CountDownLatch answered) throws Exception {
+  private List<HttpResponse<byte[]>> fire(int n, String path, String key, CountDownLatch answered)
+      throws Exception {
     CountDownLatch start = new CountDownLatch(1);
     List<Future<HttpResponse<byte[]>>> futures = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      futures.add(clients.submit(() -> {
-        start.await();
-        try {
-          return server.post(path, key, BODY);
-        } finally {
-          answered.countDown();
-        }
-      }));
+      futures.add(
+          clients.submit(
+              () -> {
+                start.await();
+                try {
+                  return server.post(path, key, BODY);
+                } finally {
+                  answered.countDown();
+                }
+              }));
     }
     start.countDown();
-    return futures.stream().map(f -> {
-      try {
-        return f.get(60, TimeUnit.SECONDS);
-      } catch (Exception e) {
-        throw new AssertionError(e);
-      }
-    }).toList();
+    return futures.stream()
+        .map(
+            f -> {
+              try {
+                return f.get(60, TimeUnit.SECONDS);
+              } catch (Exception e) {
+                throw new AssertionError(e);
+              }
+            })
+        .toList();
   }
 
   private static boolean isInFlightConflict(HttpResponse<byte[]> r) {
     String body = new String(r.body(), StandardCharsets.UTF_8);
-    return r.statusCode() == 409 && body.contains("\"code\":\"idempotency_request_in_flight\"")
+    return r.statusCode() == 409
+        && body.contains("\"code\":\"idempotency_request_in_flight\"")
         && r.headers().firstValue("Retry-After").isPresent();
   }
 
-  /** The winner is held inside the servlet until all others answered: exactly one runs, N-1 get the 409. */
+  /**
+   * The winner is held inside the servlet until all others answered: exactly one runs, N-1 get the
+   * 409.
+   */
   @ParameterizedTest(name = "N = {0}")
   @ValueSource(ints = {2, 8, 64})
   void gate_heldWinner_exactlyOneSideEffect(int n) throws Exception {
@@ -106,13 +120,17 @@ abstract class ConcurrencyGateContract {
     String key = UUID.randomUUID().toString();
     server.app.gate = new CountDownLatch(1);
     CountDownLatch othersAnswered = new CountDownLatch(n - 1);
-    // when: N at once; the gate opens only once N-1 have their answer. The firing runs on a thread of its own:
+    // when: N at once; the gate opens only once N-1 have their answer. The firing runs on a thread
+    // of its own:
     // it waits for N client threads, so it cannot take one of the N.
     ExecutorService firing = Executors.newSingleThreadExecutor();
     List<HttpResponse<byte[]>> responses;
     try {
-      Future<List<HttpResponse<byte[]>>> all = firing.submit(() -> fire(n, path, key, othersAnswered));
-      assertThat(othersAnswered.await(60, TimeUnit.SECONDS)).as("N-1 answers while the winner is held").isTrue();
+      Future<List<HttpResponse<byte[]>>> all =
+          firing.submit(() -> fire(n, path, key, othersAnswered));
+      assertThat(othersAnswered.await(60, TimeUnit.SECONDS))
+          .as("N-1 answers while the winner is held")
+          .isTrue();
       server.app.gate.countDown();
       responses = all.get(60, TimeUnit.SECONDS);
     } finally {
@@ -122,16 +140,21 @@ abstract class ConcurrencyGateContract {
     }
     // then
     assertThat(server.app.effects("POST " + path)).as("side effects").isEqualTo(1);
-    List<HttpResponse<byte[]>> winners = responses.stream().filter(r -> r.statusCode() == 201).toList();
+    List<HttpResponse<byte[]>> winners =
+        responses.stream().filter(r -> r.statusCode() == 201).toList();
     assertThat(winners).hasSize(1);
-    assertThat(responses.stream().filter(ConcurrencyGateContract::isInFlightConflict)).hasSize(n - 1);
+    assertThat(responses.stream().filter(ConcurrencyGateContract::isInFlightConflict))
+        .hasSize(n - 1);
     HttpResponse<byte[]> replay = server.post(path, key, BODY);
     assertThat(replay.body()).isEqualTo(winners.get(0).body());
     assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
     assertThat(server.app.effects("POST " + path)).isEqualTo(1);
   }
 
-  /** Free-running: exactly one side effect; every other answer is the 409 or the byte-identical replay. */
+  /**
+   * Free-running: exactly one side effect; every other answer is the 409 or the byte-identical
+   * replay.
+   */
   @ParameterizedTest(name = "N = {0}")
   @ValueSource(ints = {2, 16, 64})
   void gate_freeRunning_exactlyOneSideEffect(int n) throws Exception {
@@ -139,16 +162,24 @@ abstract class ConcurrencyGateContract {
     String key = UUID.randomUUID().toString();
     List<HttpResponse<byte[]>> responses = fire(n, path, key, new CountDownLatch(n));
     assertThat(server.app.effects("POST " + path)).as("side effects").isEqualTo(1);
-    List<HttpResponse<byte[]>> originals = responses.stream()
-        .filter(r -> r.statusCode() == 201 && r.headers().firstValue("Idempotent-Replayed").isEmpty()).toList();
+    List<HttpResponse<byte[]>> originals =
+        responses.stream()
+            .filter(
+                r ->
+                    r.statusCode() == 201
+                        && r.headers().firstValue("Idempotent-Replayed").isEmpty())
+            .toList();
     assertThat(originals).hasSize(1);
     byte[] original = originals.get(0).body();
     for (HttpResponse<byte[]> r : responses) {
       if (r != originals.get(0)) {
-        boolean replay = r.statusCode() == 201 && r.headers().firstValue("Idempotent-Replayed").isPresent()
-            && java.util.Arrays.equals(r.body(), original);
-        assertThat(replay || isInFlightConflict(r)).as("%s %s", r.statusCode(),
-            new String(r.body(), StandardCharsets.UTF_8)).isTrue();
+        boolean replay =
+            r.statusCode() == 201
+                && r.headers().firstValue("Idempotent-Replayed").isPresent()
+                && java.util.Arrays.equals(r.body(), original);
+        assertThat(replay || isInFlightConflict(r))
+            .as("%s %s", r.statusCode(), new String(r.body(), StandardCharsets.UTF_8))
+            .isTrue();
       }
     }
   }

@@ -38,7 +38,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Every row of the contract table of docs/http.md, over real HTTP against the filter in a real Jetty 12. */
+/**
+ * Every row of the contract table of docs/http.md, over real HTTP against the filter in a real
+ * Jetty 12.
+ */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ContractOverHttpTest {
   private static final String BODY = "{\"amount\":1000,\"currency\":\"EUR\"}";
@@ -48,14 +51,22 @@ class ContractOverHttpTest {
   private IdempotencyEngine engine;
   private FilteredTestApp server;
 
-  /** Starts Jetty with a handler over a fresh engine; {@code engineSettings} and {@code settings} adjust them. */
-  private FilteredTestApp start(UnaryOperator<IdempotencyEngine.Builder> engineSettings,
-      UnaryOperator<IdempotencyHttpBuilder> settings) throws Exception {
+  /**
+   * Starts Jetty with a handler over a fresh engine; {@code engineSettings} and {@code settings}
+   * adjust them.
+   */
+  private FilteredTestApp start(
+      UnaryOperator<IdempotencyEngine.Builder> engineSettings,
+      UnaryOperator<IdempotencyHttpBuilder> settings)
+      throws Exception {
     return start(store, engineSettings, settings);
   }
 
-  private FilteredTestApp start(KeyStore keyStore, UnaryOperator<IdempotencyEngine.Builder> engineSettings,
-      UnaryOperator<IdempotencyHttpBuilder> settings) throws Exception {
+  private FilteredTestApp start(
+      KeyStore keyStore,
+      UnaryOperator<IdempotencyEngine.Builder> engineSettings,
+      UnaryOperator<IdempotencyHttpBuilder> settings)
+      throws Exception {
     engine = engineSettings.apply(IdempotencyEngine.builder(keyStore).clock(clock)).build();
     server = new FilteredTestApp(settings.apply(IdempotencyHttp.builder(engine)).build());
     return server;
@@ -81,7 +92,9 @@ class ContractOverHttpTest {
   }
 
   static String member(HttpResponse<byte[]> r, String name) {
-    Matcher m = Pattern.compile("\"" + name + "\":(\"((?:[^\"\\\\]|\\\\.)*)\"|true|false|\\d+)").matcher(text(r));
+    Matcher m =
+        Pattern.compile("\"" + name + "\":(\"((?:[^\"\\\\]|\\\\.)*)\"|true|false|\\d+)")
+            .matcher(text(r));
     return m.find() ? (m.group(2) != null ? m.group(2) : m.group(1)) : null;
   }
 
@@ -100,7 +113,10 @@ class ContractOverHttpTest {
 
   @Nested
   class FirstRequestAndReplay {
-    /** First request: the application runs once and its live response (every header) reaches the client. */
+    /**
+     * First request: the application runs once and its live response (every header) reaches the
+     * client.
+     */
     @Test
     void firstRequestRunsTheApplicationAndReturnsItsResponse() throws Exception {
       // given
@@ -109,16 +125,25 @@ class ContractOverHttpTest {
       HttpResponse<byte[]> r = s.post("/payments/a", "key-1", BODY);
       // then
       assertThat(r.statusCode()).isEqualTo(201);
-      assertThat(text(r)).isEqualTo("{\"payment\":1,\"user\":\"alice\",\"bytes\":" + BODY.length() + ",\"hash\":"
-          + java.util.Arrays.hashCode(BODY.getBytes(StandardCharsets.UTF_8)) + "}");
+      assertThat(text(r))
+          .isEqualTo(
+              "{\"payment\":1,\"user\":\"alice\",\"bytes\":"
+                  + BODY.length()
+                  + ",\"hash\":"
+                  + java.util.Arrays.hashCode(BODY.getBytes(StandardCharsets.UTF_8))
+                  + "}");
       assertThat(r.headers().firstValue("Location")).hasValue("/payments/a/1");
-      assertThat(r.headers().firstValue("Set-Cookie")).hasValueSatisfying(c -> assertThat(c).startsWith("session="));
+      assertThat(r.headers().firstValue("Set-Cookie"))
+          .hasValueSatisfying(c -> assertThat(c).startsWith("session="));
       assertThat(r.headers().firstValue("X-Internal")).hasValue("secret-1");
       assertThat(r.headers().firstValue("Idempotent-Replayed")).isEmpty();
       assertThat(s.app.effects("POST /payments/a")).isEqualTo(1);
     }
 
-    /** Replay: stored status, allowlisted headers and the body byte for byte, plus Idempotent-Replayed. */
+    /**
+     * Replay: stored status, allowlisted headers and the body byte for byte, plus
+     * Idempotent-Replayed.
+     */
     @Test
     void retryGetsTheByteIdenticalReplayAndTheApplicationDoesNotRunAgain() throws Exception {
       // given
@@ -132,7 +157,8 @@ class ContractOverHttpTest {
       for (String h : new String[] {"Content-Type", "Location", "ETag"}) {
         assertThat(replay.headers().allValues(h)).as(h).isEqualTo(first.headers().allValues(h));
       }
-      assertThat(replay.headers().firstValue("Content-Length")).isEqualTo(first.headers().firstValue("Content-Length"));
+      assertThat(replay.headers().firstValue("Content-Length"))
+          .isEqualTo(first.headers().firstValue("Content-Length"));
       assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
       // never replayed: Set-Cookie (not opted in) and headers outside the allowlist
       assertThat(replay.headers().firstValue("Set-Cookie")).isEmpty();
@@ -156,20 +182,25 @@ class ContractOverHttpTest {
       FilteredTestApp s = start(e -> e, h -> h.storeSetCookie(true));
       HttpResponse<byte[]> first = s.post("/payments/a", "key-c", BODY);
       HttpResponse<byte[]> replay = s.post("/payments/a", "key-c", BODY);
-      assertThat(replay.headers().allValues("Set-Cookie")).isNotEmpty()
+      assertThat(replay.headers().allValues("Set-Cookie"))
+          .isNotEmpty()
           .isEqualTo(first.headers().allValues("Set-Cookie"));
     }
 
-    /** sendError is captured as a problem body, stored, and replayed identically; the application ran once. */
+    /**
+     * sendError is captured as a problem body, stored, and replayed identically; the application
+     * ran once.
+     */
     @Test
     void sendErrorIsCapturedStoredAndReplayed() throws Exception {
       FilteredTestApp s = start();
       HttpResponse<byte[]> first = s.post("/error", "key-e", BODY);
       HttpResponse<byte[]> replay = s.post("/error", "key-e", BODY);
       assertThat(first.statusCode()).isEqualTo(402);
-      assertThat(text(first)).isEqualTo(
-          "{\"type\":\"about:blank\",\"title\":\"Payment Required\",\"status\":402,"
-              + "\"detail\":\"card \\\"4242\\\" declined #1\"}");
+      assertThat(text(first))
+          .isEqualTo(
+              "{\"type\":\"about:blank\",\"title\":\"Payment Required\",\"status\":402,"
+                  + "\"detail\":\"card \\\"4242\\\" declined #1\"}");
       assertThat(first.headers().firstValue("Content-Type")).hasValue("application/problem+json");
       assertThat(replay.statusCode()).isEqualTo(402);
       assertThat(replay.body()).isEqualTo(first.body());
@@ -184,11 +215,15 @@ class ContractOverHttpTest {
       HttpResponse<byte[]> first = s.post("/writer", "key-w", BODY);
       HttpResponse<byte[]> replay = s.post("/writer", "key-w", BODY);
       assertThat(text(first)).isEqualTo("grüße #1");
-      assertThat(first.headers().firstValue("Content-Type").orElseThrow()).containsIgnoringCase("utf-8");
+      assertThat(first.headers().firstValue("Content-Type").orElseThrow())
+          .containsIgnoringCase("utf-8");
       assertThat(replay.body()).isEqualTo(first.body());
     }
 
-    /** sendRedirect(String) (and every other overload) is captured: the first response and the replay are the 302. */
+    /**
+     * sendRedirect(String) (and every other overload) is captured: the first response and the
+     * replay are the 302.
+     */
     @Test
     void sendRedirectIsCapturedStoredAndReplayed() throws Exception {
       FilteredTestApp s = start();
@@ -204,64 +239,89 @@ class ContractOverHttpTest {
       assertThat(s.app.effects("POST /redirect")).isEqualTo(1);
     }
 
-    /** setCharacterEncoding(Charset), new in Servlet 6.1, is captured: the writer encodes UTF-8, stored and sent. */
+    /**
+     * setCharacterEncoding(Charset), new in Servlet 6.1, is captured: the writer encodes UTF-8,
+     * stored and sent.
+     */
     @Test
     void writerKeepsACharsetSetAsACharsetObject() throws Exception {
       FilteredTestApp s = start();
       HttpResponse<byte[]> first = s.post("/writer-charset", "key-cs", BODY);
       HttpResponse<byte[]> replay = s.post("/writer-charset", "key-cs", BODY);
       assertThat(first.body()).isEqualTo("héllo € #1".getBytes(StandardCharsets.UTF_8));
-      assertThat(first.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/plain")
+      assertThat(first.headers().firstValue("Content-Type").orElseThrow())
+          .startsWith("text/plain")
           .containsIgnoringCase("charset=utf-8");
       assertThat(replay.body()).isEqualTo(first.body());
-      assertThat(replay.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+      assertThat(replay.headers().firstValue("Content-Type"))
+          .isEqualTo(first.headers().firstValue("Content-Type"));
     }
 
-    /** JSON written through getWriter without a charset is UTF-8, and its Content-Type stays what the app set. */
+    /**
+     * JSON written through getWriter without a charset is UTF-8, and its Content-Type stays what
+     * the app set.
+     */
     @Test
     void jsonWriterOutputIsUtf8WithoutACharsetParameter() throws Exception {
       FilteredTestApp s = start();
       HttpResponse<byte[]> first = s.post("/json-writer", "key-js", BODY);
       HttpResponse<byte[]> replay = s.post("/json-writer", "key-js", BODY);
-      assertThat(first.body()).isEqualTo("{\"name\":\"héllo € 日本 \uD83D\uDE00\",\"n\":1}"
-          .getBytes(StandardCharsets.UTF_8));
+      assertThat(first.body())
+          .isEqualTo(
+              "{\"name\":\"héllo € 日本 \uD83D\uDE00\",\"n\":1}".getBytes(StandardCharsets.UTF_8));
       assertThat(first.headers().firstValue("Content-Type")).hasValue("application/json");
       assertThat(replay.body()).isEqualTo(first.body());
       assertThat(replay.headers().firstValue("Content-Type")).hasValue("application/json");
       assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
 
       HttpResponse<byte[]> suffixed = s.post("/problem-writer", "key-js2", BODY);
-      assertThat(suffixed.body()).isEqualTo("{\"sign\":\"€\",\"n\":1}".getBytes(StandardCharsets.UTF_8));
-      assertThat(suffixed.headers().firstValue("Content-Type")).hasValue("application/vnd.test+json");
+      assertThat(suffixed.body())
+          .isEqualTo("{\"sign\":\"€\",\"n\":1}".getBytes(StandardCharsets.UTF_8));
+      assertThat(suffixed.headers().firstValue("Content-Type"))
+          .hasValue("application/vnd.test+json");
       assertThat(s.post("/problem-writer", "key-js2", BODY).body()).isEqualTo(suffixed.body());
     }
 
-    /** sendError's message is escaped as every problem body: U+2028/2029 escaped, a lone surrogate replaced. */
+    /**
+     * sendError's message is escaped as every problem body: U+2028/2029 escaped, a lone surrogate
+     * replaced.
+     */
     @Test
     void sendErrorMessageIsEscapedLikeEveryProblem() throws Exception {
       FilteredTestApp s = start();
       HttpResponse<byte[]> first = s.post("/error-escapes", "key-ee", BODY);
       HttpResponse<byte[]> replay = s.post("/error-escapes", "key-ee", BODY);
       assertThat(first.statusCode()).isEqualTo(400);
-      assertThat(text(first)).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Bad Request\",\"status\":400,"
-          + "\"detail\":\"line\\u2028sep\\u2029 lone \\ufffd #1\"}");
+      assertThat(text(first))
+          .isEqualTo(
+              "{\"type\":\"about:blank\",\"title\":\"Bad Request\",\"status\":400,"
+                  + "\"detail\":\"line\\u2028sep\\u2029 lone \\ufffd #1\"}");
       assertThat(replay.body()).isEqualTo(first.body());
     }
 
-    /** The application reads the very body the filter fingerprinted, and form parameters from it. */
+    /**
+     * The application reads the very body the filter fingerprinted, and form parameters from it.
+     */
     @Test
     void bufferedBodyAndFormParametersReachTheApplication() throws Exception {
       FilteredTestApp s = start();
-      HttpResponse<byte[]> r = s.send(HttpRequest.newBuilder(s.uri("/form?b=q%20s"))
-          .header("Content-Type", "application/x-www-form-urlencoded").header("Idempotency-Key", "key-f")
-          .header("X-Test-User", "alice").POST(HttpRequest.BodyPublishers.ofString("a=x%26y")));
+      HttpResponse<byte[]> r =
+          s.send(
+              HttpRequest.newBuilder(s.uri("/form?b=q%20s"))
+                  .header("Content-Type", "application/x-www-form-urlencoded")
+                  .header("Idempotency-Key", "key-f")
+                  .header("X-Test-User", "alice")
+                  .POST(HttpRequest.BodyPublishers.ofString("a=x%26y")));
       assertThat(text(r)).isEqualTo("a=x&y b=q s #1");
     }
 
     /** A redaction hook changes what is stored, never what the first caller receives. */
     @Test
     void redactorChangesOnlyTheStoredBody() throws Exception {
-      FilteredTestApp s = start(e -> e, h -> h.bodyRedactor(resp -> "{\"redacted\":true}".getBytes(StandardCharsets.UTF_8)));
+      FilteredTestApp s =
+          start(
+              e -> e,
+              h -> h.bodyRedactor(resp -> "{\"redacted\":true}".getBytes(StandardCharsets.UTF_8)));
       HttpResponse<byte[]> first = s.post("/payments/a", "key-r", BODY);
       HttpResponse<byte[]> replay = s.post("/payments/a", "key-r", BODY);
       assertThat(text(first)).startsWith("{\"payment\":1");
@@ -274,10 +334,12 @@ class ContractOverHttpTest {
     /** Same key, other payload: rejected with the configured status, never replayed, never run. */
     @ParameterizedTest
     @EnumSource(MismatchStatus.class)
-    void sameKeyWithAnotherBodyIsRejectedWithTheConfiguredStatus(MismatchStatus status) throws Exception {
+    void sameKeyWithAnotherBodyIsRejectedWithTheConfiguredStatus(MismatchStatus status)
+        throws Exception {
       FilteredTestApp s = start(e -> e, h -> h.mismatchStatus(status));
       s.post("/payments/a", "key-m", BODY);
-      HttpResponse<byte[]> r = s.post("/payments/a", "key-m", "{\"amount\":9999,\"currency\":\"EUR\"}");
+      HttpResponse<byte[]> r =
+          s.post("/payments/a", "key-m", "{\"amount\":9999,\"currency\":\"EUR\"}");
       assertProblem(r, status.status(), "idempotency_key_reused", false);
       assertThat(s.app.effects("POST /payments/a")).isEqualTo(1);
     }
@@ -294,19 +356,24 @@ class ContractOverHttpTest {
 
   @Nested
   class InFlight {
-    /** A retry while the first request runs gets 409 + Retry-After; after completion, the replay. */
+    /**
+     * A retry while the first request runs gets 409 + Retry-After; after completion, the replay.
+     */
     @Test
     void retryWhileInFlightGets409WithRetryAfter() throws Exception {
       FilteredTestApp s = start();
       s.app.gate = new CountDownLatch(1);
       s.app.entered = new CountDownLatch(1);
-      CompletableFuture<HttpResponse<byte[]>> first = JettyHarness.CLIENT.sendAsync(
-          s.post("/payments/a", "key-i", "alice", BODY).build(), HttpResponse.BodyHandlers.ofByteArray());
+      CompletableFuture<HttpResponse<byte[]>> first =
+          JettyHarness.CLIENT.sendAsync(
+              s.post("/payments/a", "key-i", "alice", BODY).build(),
+              HttpResponse.BodyHandlers.ofByteArray());
       assertThat(s.app.entered.await(10, TimeUnit.SECONDS)).isTrue();
 
       HttpResponse<byte[]> conflict = s.post("/payments/a", "key-i", BODY);
       assertProblem(conflict, 409, "idempotency_request_in_flight", true);
-      assertThat(Long.parseLong(conflict.headers().firstValue("Retry-After").orElseThrow())).isBetween(1L, 30L);
+      assertThat(Long.parseLong(conflict.headers().firstValue("Retry-After").orElseThrow()))
+          .isBetween(1L, 30L);
 
       s.app.gate.countDown();
       assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
@@ -315,24 +382,37 @@ class ContractOverHttpTest {
       assertThat(s.app.effects("POST /payments/a")).isEqualTo(1);
     }
 
-    /** With the engine's bounded wait, the retry waits for the first request and receives its replay. */
+    /**
+     * With the engine's bounded wait, the retry waits for the first request and receives its
+     * replay.
+     */
     @Test
     void boundedWaitEndsInTheReplay() throws Exception {
-      FilteredTestApp s = start(e -> e.inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofSeconds(20),
-          Duration.ofMillis(10))), h -> h);
+      FilteredTestApp s =
+          start(
+              e ->
+                  e.inFlightPolicy(
+                      InFlightPolicy.waitUpTo(Duration.ofSeconds(20), Duration.ofMillis(10))),
+              h -> h);
       s.app.gate = new CountDownLatch(1);
       s.app.entered = new CountDownLatch(1);
-      CompletableFuture<HttpResponse<byte[]>> first = JettyHarness.CLIENT.sendAsync(
-          s.post("/payments/a", "key-w", "alice", BODY).build(), HttpResponse.BodyHandlers.ofByteArray());
+      CompletableFuture<HttpResponse<byte[]>> first =
+          JettyHarness.CLIENT.sendAsync(
+              s.post("/payments/a", "key-w", "alice", BODY).build(),
+              HttpResponse.BodyHandlers.ofByteArray());
       assertThat(s.app.entered.await(10, TimeUnit.SECONDS)).isTrue();
-      CompletableFuture<HttpResponse<byte[]>> second = JettyHarness.CLIENT.sendAsync(
-          s.post("/payments/a", "key-w", "alice", BODY).build(), HttpResponse.BodyHandlers.ofByteArray());
-      // the second request found the key in flight and is waiting (not a guess about time: the store saw it)
+      CompletableFuture<HttpResponse<byte[]>> second =
+          JettyHarness.CLIENT.sendAsync(
+              s.post("/payments/a", "key-w", "alice", BODY).build(),
+              HttpResponse.BodyHandlers.ofByteArray());
+      // the second request found the key in flight and is waiting (not a guess about time: the
+      // store saw it)
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (store.inFlightClaims.get() == 0) {
         if (System.nanoTime() - deadline > 0) {
-          fail("the second request never reached the store as an in-flight claim within 10 s: check that it was"
-              + " sent with the same key and user, and that the engine's bounded wait claims before waiting");
+          fail(
+              "the second request never reached the store as an in-flight claim within 10 s: check that it was"
+                  + " sent with the same key and user, and that the engine's bounded wait claims before waiting");
         }
         Thread.sleep(1);
       }
@@ -345,16 +425,18 @@ class ContractOverHttpTest {
     }
 
     /**
-     * {@code inFlightAccepted}: the retry gets 202 + Location; the status endpoint serves in-flight, then the stored
-     * response.
+     * {@code inFlightAccepted}: the retry gets 202 + Location; the status endpoint serves
+     * in-flight, then the stored response.
      */
     @Test
     void inFlightAcceptedServesAStatusUrl() throws Exception {
       FilteredTestApp s = start(e -> e, h -> h.inFlightAccepted("/idempotency-requests"));
       s.app.gate = new CountDownLatch(1);
       s.app.entered = new CountDownLatch(1);
-      CompletableFuture<HttpResponse<byte[]>> first = JettyHarness.CLIENT.sendAsync(
-          s.post("/payments/a", "key/202?", "alice", BODY).build(), HttpResponse.BodyHandlers.ofByteArray());
+      CompletableFuture<HttpResponse<byte[]>> first =
+          JettyHarness.CLIENT.sendAsync(
+              s.post("/payments/a", "key/202?", "alice", BODY).build(),
+              HttpResponse.BodyHandlers.ofByteArray());
       assertThat(s.app.entered.await(10, TimeUnit.SECONDS)).isTrue();
 
       HttpResponse<byte[]> accepted = s.post("/payments/a", "key/202?", BODY);
@@ -362,9 +444,11 @@ class ContractOverHttpTest {
       String location = accepted.headers().firstValue("Location").orElseThrow();
       assertThat(location).isEqualTo("/idempotency-requests?key=key%2F202%3F");
       assertThat(accepted.headers().firstValue("Retry-After")).isPresent();
-      assertThat(text(accepted)).isEqualTo("{\"state\":\"in_flight\",\"statusUrl\":\"" + location + "\"}");
+      assertThat(text(accepted))
+          .isEqualTo("{\"state\":\"in_flight\",\"statusUrl\":\"" + location + "\"}");
 
-      HttpRequest.Builder status = HttpRequest.newBuilder(s.uri(location)).header("X-Test-User", "alice");
+      HttpRequest.Builder status =
+          HttpRequest.newBuilder(s.uri(location)).header("X-Test-User", "alice");
       assertThat(s.send(status).statusCode()).isEqualTo(202);
 
       s.app.gate.countDown();
@@ -374,8 +458,11 @@ class ContractOverHttpTest {
       assertThat(done.body()).isEqualTo(original.body());
       assertThat(done.headers().firstValue("Idempotent-Replayed")).hasValue("true");
       // another caller cannot read it
-      assertProblem(s.send(HttpRequest.newBuilder(s.uri(location)).header("X-Test-User", "bob")), 404,
-          "idempotency_request_not_found", false);
+      assertProblem(
+          s.send(HttpRequest.newBuilder(s.uri(location)).header("X-Test-User", "bob")),
+          404,
+          "idempotency_request_not_found",
+          false);
       assertThat(s.app.effects("POST /payments/a")).isEqualTo(1);
     }
   }
@@ -391,9 +478,10 @@ class ContractOverHttpTest {
     }
 
     /**
-     * A refusal answered before the body is read says {@code Connection: close}: the container closes a connection
-     * whose request body it did not read, and a client that sent its next request on it would see that request
-     * fail ("header parser received no bytes"). A refusal after the body was read keeps the connection open.
+     * A refusal answered before the body is read says {@code Connection: close}: the container
+     * closes a connection whose request body it did not read, and a client that sent its next
+     * request on it would see that request fail ("header parser received no bytes"). A refusal
+     * after the body was read keeps the connection open.
      */
     @Test
     void refusalBeforeTheBodyIsReadClosesTheConnection() throws Exception {
@@ -410,22 +498,32 @@ class ContractOverHttpTest {
       assertThat(reused.headers().firstValue("Connection")).as("the body was read").isEmpty();
     }
 
-    /** An optional endpoint without a key passes through without idempotency (each request runs). */
+    /**
+     * An optional endpoint without a key passes through without idempotency (each request runs).
+     */
     @Test
     void optionalEndpointWithoutKeyPassesThrough() throws Exception {
-      FilteredTestApp s = start(e -> e, h -> h.endpoint(EndpointRule.of(KeyRequirement.OPTIONAL, "/payments/**", "POST")));
+      FilteredTestApp s =
+          start(
+              e -> e,
+              h -> h.endpoint(EndpointRule.of(KeyRequirement.OPTIONAL, "/payments/**", "POST")));
       assertThat(s.post("/payments/a", null, BODY).statusCode()).isEqualTo(201);
       assertThat(s.post("/payments/a", null, BODY).statusCode()).isEqualTo(201);
       assertThat(s.app.effects("POST /payments/a")).isEqualTo(2);
       assertThat(s.post("/payments/a", "k", BODY).statusCode()).isEqualTo(201);
-      assertThat(s.post("/payments/a", "k", BODY).headers().firstValue("Idempotent-Replayed")).hasValue("true");
+      assertThat(s.post("/payments/a", "k", BODY).headers().firstValue("Idempotent-Replayed"))
+          .hasValue("true");
     }
 
     /** Safe methods and paths outside the rules pass through, even with a key. */
     @Test
     void getAndUnmatchedPathsPassThrough() throws Exception {
-      FilteredTestApp s = start(e -> e, h -> h.endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/payments/*", "POST")));
-      HttpRequest.Builder get = HttpRequest.newBuilder(s.uri("/payments/a")).header("Idempotency-Key", "g");
+      FilteredTestApp s =
+          start(
+              e -> e,
+              h -> h.endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/payments/*", "POST")));
+      HttpRequest.Builder get =
+          HttpRequest.newBuilder(s.uri("/payments/a")).header("Idempotency-Key", "g");
       s.send(get);
       s.send(get);
       assertThat(s.app.effects("GET /payments/a")).isEqualTo(2);
@@ -434,20 +532,26 @@ class ContractOverHttpTest {
     }
 
     /**
-     * Endpoint rules match the container's decoded, normalised path: path parameters and dot segments cannot slip a
-     * guarded POST past a REQUIRED rule.
+     * Endpoint rules match the container's decoded, normalised path: path parameters and dot
+     * segments cannot slip a guarded POST past a REQUIRED rule.
      */
     @Test
     void pathParametersAndDotSegmentsDoNotEscapeARequiredRule() throws Exception {
-      FilteredTestApp s = start(e -> e, h -> h.endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/payments", "POST")));
+      FilteredTestApp s =
+          start(
+              e -> e,
+              h -> h.endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/payments", "POST")));
       assertProblem(s.post("/payments;x=1", null, BODY), 400, "idempotency_key_missing", false);
-      assertProblem(s.post("/other/../payments", null, BODY), 400, "idempotency_key_missing", false);
+      assertProblem(
+          s.post("/other/../payments", null, BODY), 400, "idempotency_key_missing", false);
       assertProblem(s.post("/%70ayments", null, BODY), 400, "idempotency_key_missing", false);
       assertThat(s.app.totalEffects()).isZero();
-      // the fingerprint keeps the path as sent: the same key with path parameters is another request
+      // the fingerprint keeps the path as sent: the same key with path parameters is another
+      // request
       assertThat(s.post("/payments;x=1", "key-pp", BODY).statusCode()).isEqualTo(200);
       assertProblem(s.post("/payments", "key-pp", BODY), 409, "idempotency_key_reused", false);
-      assertThat(s.post("/payments;x=1", "key-pp", BODY).headers().firstValue("Idempotent-Replayed"))
+      assertThat(
+              s.post("/payments;x=1", "key-pp", BODY).headers().firstValue("Idempotent-Replayed"))
           .hasValue("true");
     }
 
@@ -469,17 +573,25 @@ class ContractOverHttpTest {
       assertThat(s.post("/payments/a", "k".repeat(255), BODY).statusCode()).isEqualTo(201);
     }
 
-    /** A tab (a control character HTTP allows in field values) reaches the filter and is refused by it. */
+    /**
+     * A tab (a control character HTTP allows in field values) reaches the filter and is refused by
+     * it.
+     */
     @Test
     void keyWithControlCharacterIs400Invalid() throws Exception {
       FilteredTestApp s = start();
       String raw = s.rawPostWithKey("ab\tcd".getBytes(StandardCharsets.US_ASCII), "/payments/a");
       assertThat(raw).startsWith("HTTP/1.1 400 ");
-      assertThat(raw).contains("\"code\":\"idempotency_key_invalid\"").contains("\"rule\":\"illegal_character\"");
+      assertThat(raw)
+          .contains("\"code\":\"idempotency_key_invalid\"")
+          .contains("\"rule\":\"illegal_character\"");
       assertThat(s.app.totalEffects()).isZero();
     }
 
-    /** Other control characters are refused by Jetty's HTTP parser before any filter runs: still 400, still no run. */
+    /**
+     * Other control characters are refused by Jetty's HTTP parser before any filter runs: still
+     * 400, still no run.
+     */
     @Test
     void keyWithBareControlByteNeverReachesTheApplication() throws Exception {
       FilteredTestApp s = start();
@@ -493,14 +605,17 @@ class ContractOverHttpTest {
       FilteredTestApp s = start();
       String raw = s.rawPostWithKey("clé-1".getBytes(StandardCharsets.UTF_8), "/payments/a");
       assertThat(raw).startsWith("HTTP/1.1 400 ");
-      assertThat(raw).contains("\"code\":\"idempotency_key_invalid\"").contains("\"rule\":\"illegal_character\"");
+      assertThat(raw)
+          .contains("\"code\":\"idempotency_key_invalid\"")
+          .contains("\"rule\":\"illegal_character\"");
       assertThat(s.app.totalEffects()).isZero();
     }
 
     @Test
     void keySentTwiceIs400Invalid() throws Exception {
       FilteredTestApp s = start();
-      HttpResponse<byte[]> r = s.send(s.post("/payments/a", "k1", "alice", BODY).header("Idempotency-Key", "k2"));
+      HttpResponse<byte[]> r =
+          s.send(s.post("/payments/a", "k1", "alice", BODY).header("Idempotency-Key", "k2"));
       assertProblem(r, 400, "idempotency_key_invalid", false);
       assertThat(member(r, "rule")).isEqualTo("multiple_values");
     }
@@ -508,7 +623,10 @@ class ContractOverHttpTest {
 
   @Nested
   class Scopes {
-    /** The same key from another caller is a new request: it runs, and never sees the first caller's response. */
+    /**
+     * The same key from another caller is a new request: it runs, and never sees the first caller's
+     * response.
+     */
     @Test
     void keyReusedByAnotherScopeIsANewRequest() throws Exception {
       FilteredTestApp s = start();
@@ -520,14 +638,19 @@ class ContractOverHttpTest {
       assertThat(s.app.effects("POST /payments/a")).isEqualTo(2);
       // and each caller's retry replays its own response
       assertThat(s.send(s.post("/payments/a", "shared", "bob", BODY)).body()).isEqualTo(bob.body());
-      assertThat(s.send(s.post("/payments/a", "shared", "alice", BODY)).body()).isEqualTo(alice.body());
+      assertThat(s.send(s.post("/payments/a", "shared", "alice", BODY)).body())
+          .isEqualTo(alice.body());
     }
 
     /** No authenticated caller and no anonymous scope: 401, nothing runs. */
     @Test
     void unauthenticatedRequestIsRefused() throws Exception {
       FilteredTestApp s = start();
-      assertProblem(s.send(s.post("/payments/a", "k", null, BODY)), 401, "idempotency_scope_unresolved", false);
+      assertProblem(
+          s.send(s.post("/payments/a", "k", null, BODY)),
+          401,
+          "idempotency_scope_unresolved",
+          false);
       assertThat(s.app.totalEffects()).isZero();
     }
   }
@@ -537,10 +660,12 @@ class ContractOverHttpTest {
     /** Past the replay window, a reused key is a new request (even with another body). */
     @Test
     void reusedKeyAfterTheWindowIsANewRequest() throws Exception {
-      FilteredTestApp s = start(e -> e.replayWindow(Duration.ofHours(1)).retention(Duration.ofHours(2)), h -> h);
+      FilteredTestApp s =
+          start(e -> e.replayWindow(Duration.ofHours(1)).retention(Duration.ofHours(2)), h -> h);
       s.post("/payments/a", "key-x", BODY);
       clock.advance(Duration.ofMinutes(59));
-      assertThat(s.post("/payments/a", "key-x", BODY).headers().firstValue("Idempotent-Replayed")).hasValue("true");
+      assertThat(s.post("/payments/a", "key-x", BODY).headers().firstValue("Idempotent-Replayed"))
+          .hasValue("true");
       clock.advance(Duration.ofMinutes(1));
       HttpResponse<byte[]> fresh = s.post("/payments/a", "key-x", "{\"amount\":5}");
       assertThat(fresh.statusCode()).isEqualTo(201);
@@ -554,12 +679,16 @@ class ContractOverHttpTest {
     /** Store unreachable: 503 + Retry-After, and the application never runs (fail closed). */
     @Test
     void unreachableStoreIs503AndTheApplicationDoesNotRun() throws Exception {
-      // the JDBC store, its PostgreSQL server address pointing at a loopback port nothing listens on
+      // the JDBC store, its PostgreSQL server address pointing at a loopback port nothing listens
+      // on
       org.postgresql.ds.PGSimpleDataSource unreachable = new org.postgresql.ds.PGSimpleDataSource();
       unreachable.setURL("jdbc:postgresql://127.0.0.1:" + LoopbackPorts.closed() + "/idem");
       unreachable.setConnectTimeout(2);
-      KeyStore jdbc = dev.idempotency.store.jdbc.JdbcKeyStore.builder(unreachable)
-          .dialect(dev.idempotency.store.jdbc.Dialect.POSTGRESQL).validateSchema(false).build();
+      KeyStore jdbc =
+          dev.idempotency.store.jdbc.JdbcKeyStore.builder(unreachable)
+              .dialect(dev.idempotency.store.jdbc.Dialect.POSTGRESQL)
+              .validateSchema(false)
+              .build();
       FilteredTestApp s = start(jdbc, e -> e, h -> h);
       HttpResponse<byte[]> r = s.post("/payments/a", "key-d", BODY);
       assertProblem(r, 503, "idempotency_store_unavailable", true);
@@ -577,9 +706,14 @@ class ContractOverHttpTest {
       String big = "x".repeat(2000);
       assertProblem(s.post("/payments/a", "key-big", big), 413, "request_too_large", false);
       // without Content-Length (chunked): the bounded read catches it too
-      HttpResponse<byte[]> chunked = s.send(HttpRequest.newBuilder(s.uri("/payments/a"))
-          .header("Idempotency-Key", "key-big").header("X-Test-User", "alice")
-          .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(big.getBytes(StandardCharsets.UTF_8)))));
+      HttpResponse<byte[]> chunked =
+          s.send(
+              HttpRequest.newBuilder(s.uri("/payments/a"))
+                  .header("Idempotency-Key", "key-big")
+                  .header("X-Test-User", "alice")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofInputStream(
+                          () -> new ByteArrayInputStream(big.getBytes(StandardCharsets.UTF_8)))));
       assertProblem(chunked, 413, "request_too_large", false);
       assertThat(store.claims.get()).isZero();
       assertThat(engine.store().lookup(RecordId.of("alice", "key-big"))).isEmpty();
@@ -588,14 +722,24 @@ class ContractOverHttpTest {
       assertThat(s.post("/payments/a", "key-big", BODY).statusCode()).isEqualTo(201);
     }
 
-    /** A response over the storable limit reaches the caller whole; the retry gets the not-stored marker. */
+    /**
+     * A response over the storable limit reaches the caller whole; the retry gets the not-stored
+     * marker.
+     */
     @ParameterizedTest(name = "storedResponsePolicy excludes 5xx: {0}")
     @ValueSource(booleans = {false, true})
-    void oversizedResponseIsReturnedButOnlyAMarkerIsStored(boolean policyExcludes5xx) throws Exception {
-      // the policy judges the application's 200, never the marker's 500: excluding 500 must not release the key
-      FilteredTestApp s = start(e -> policyExcludes5xx
-          ? e.storedResponsePolicy(StoredResponsePolicy.storeAllExcept(500, 502, 503, 504)) : e,
-          h -> h.maxStoredResponseBytes(1024));
+    void oversizedResponseIsReturnedButOnlyAMarkerIsStored(boolean policyExcludes5xx)
+        throws Exception {
+      // the policy judges the application's 200, never the marker's 500: excluding 500 must not
+      // release the key
+      FilteredTestApp s =
+          start(
+              e ->
+                  policyExcludes5xx
+                      ? e.storedResponsePolicy(
+                          StoredResponsePolicy.storeAllExcept(500, 502, 503, 504))
+                      : e,
+              h -> h.maxStoredResponseBytes(1024));
       HttpResponse<byte[]> first = s.post("/big?size=5000", "key-o", BODY);
       assertThat(first.statusCode()).isEqualTo(200);
       assertThat(first.body()).hasSize(5000);
@@ -607,10 +751,16 @@ class ContractOverHttpTest {
       assertThat(s.app.effects("POST /big")).isEqualTo(1);
     }
 
-    /** With RELEASE_KEY, an oversized response releases the key: a retry runs again, and is never truncated. */
+    /**
+     * With RELEASE_KEY, an oversized response releases the key: a retry runs again, and is never
+     * truncated.
+     */
     @Test
     void oversizedResponseWithReleaseKeyRunsTheRetryAgain() throws Exception {
-      FilteredTestApp s = start(e -> e, h -> h.maxStoredResponseBytes(1024).oversizedResponse(OversizedResponse.RELEASE_KEY));
+      FilteredTestApp s =
+          start(
+              e -> e,
+              h -> h.maxStoredResponseBytes(1024).oversizedResponse(OversizedResponse.RELEASE_KEY));
       HttpResponse<byte[]> first = s.post("/big?size=5000", "key-o2", BODY);
       HttpResponse<byte[]> retry = s.post("/big?size=5000", "key-o2", BODY);
       assertThat(first.body()).hasSize(5000);
@@ -622,7 +772,9 @@ class ContractOverHttpTest {
 
   @Nested
   class Failures {
-    /** The application threw: the container answers 500, the key is released, and a retry runs anew. */
+    /**
+     * The application threw: the container answers 500, the key is released, and a retry runs anew.
+     */
     @Test
     void exceptionReleasesTheKey() throws Exception {
       FilteredTestApp s = start();
@@ -636,19 +788,24 @@ class ContractOverHttpTest {
     }
 
     /**
-     * A request of two steps sees the claim's Execution as a request attribute. Failing after its first step
-     * committed a recovery point, it is not released: a retry during the lease gets 409 in flight, and the retry
-     * after the lease takes it over, resumes from the point, does not charge again, and uses the same downstream key.
+     * A request of two steps sees the claim's Execution as a request attribute. Failing after its
+     * first step committed a recovery point, it is not released: a retry during the lease gets 409
+     * in flight, and the retry after the lease takes it over, resumes from the point, does not
+     * charge again, and uses the same downstream key.
      */
     @Test
     void failedRequestOfTwoStepsResumesFromItsRecoveryPoint() throws Exception {
       FilteredTestApp s = start();
-      HttpResponse<byte[]> first = s.send(s.post("/two-phase", "key-2p", "alice", BODY).header("X-Test-Crash", "1"));
+      HttpResponse<byte[]> first =
+          s.send(s.post("/two-phase", "key-2p", "alice", BODY).header("X-Test-Crash", "1"));
       assertThat(first.statusCode()).as(text(first)).isEqualTo(500);
-      assertThat(engine.store().lookup(RecordId.of("alice", "key-2p"))).hasValueSatisfying(r -> {
-        assertThat(r.state()).isEqualTo(KeyState.IN_FLIGHT);
-        assertThat(r.recoveryPoint()).hasValueSatisfying(p -> assertThat(p.name()).isEqualTo("charged"));
-      });
+      assertThat(engine.store().lookup(RecordId.of("alice", "key-2p")))
+          .hasValueSatisfying(
+              r -> {
+                assertThat(r.state()).isEqualTo(KeyState.IN_FLIGHT);
+                assertThat(r.recoveryPoint())
+                    .hasValueSatisfying(p -> assertThat(p.name()).isEqualTo("charged"));
+              });
 
       HttpResponse<byte[]> duringLease = s.post("/two-phase", "key-2p", BODY);
       assertProblem(duringLease, 409, "idempotency_request_in_flight", true);
@@ -665,7 +822,10 @@ class ContractOverHttpTest {
       assertThat(s.app.charges).hasValue(1);
     }
 
-    /** An async servlet behind a guarded endpoint is refused with a clear message; the key is released. */
+    /**
+     * An async servlet behind a guarded endpoint is refused with a clear message; the key is
+     * released.
+     */
     @Test
     void asyncIsRefusedWithAClearMessage() throws Exception {
       FilteredTestApp s = start();
@@ -679,21 +839,37 @@ class ContractOverHttpTest {
   @Nested
   class PathSpellings {
     /**
-     * Every spelling of a path that a REQUIRED rule guards needs the key: a POST without one is refused and the
-     * application does not run, whether the filter refuses it (400 idempotency_key_missing) or Jetty does first (an
-     * ambiguous URI).
+     * Every spelling of a path that a REQUIRED rule guards needs the key: a POST without one is
+     * refused and the application does not run, whether the filter refuses it (400
+     * idempotency_key_missing) or Jetty does first (an ambiguous URI).
      */
     @Test
     void spellingsOfAGuardedPathNeedTheKey() throws Exception {
-      FilteredTestApp s = start(e -> e, h -> h.endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/orders", "POST")));
-      for (String path : java.util.List.of("/orders", "/orders/", "//orders", "/orders//", "/./orders",
-          "/x/../orders", "/orders;jsessionid=abc", "/%6Frders", "/ORDERS", "/Orders/")) {
+      FilteredTestApp s =
+          start(
+              e -> e, h -> h.endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/orders", "POST")));
+      for (String path :
+          java.util.List.of(
+              "/orders",
+              "/orders/",
+              "//orders",
+              "/orders//",
+              "/./orders",
+              "/x/../orders",
+              "/orders;jsessionid=abc",
+              "/%6Frders",
+              "/ORDERS",
+              "/Orders/")) {
         HttpResponse<byte[]> r = s.post(path, null, BODY);
         assertThat(r.statusCode()).as("POST " + path + " without a key: " + text(r)).isEqualTo(400);
-        assertThat(s.app.totalEffects()).as("the application ran for POST " + path + " without a key").isZero();
+        assertThat(s.app.totalEffects())
+            .as("the application ran for POST " + path + " without a key")
+            .isZero();
       }
       assertProblem(s.post("/orders/", null, BODY), 400, "idempotency_key_missing", false);
-      assertThat(s.post("/orders/1", null, BODY).statusCode()).as("another path passes through").isEqualTo(200);
+      assertThat(s.post("/orders/1", null, BODY).statusCode())
+          .as("another path passes through")
+          .isEqualTo(200);
     }
   }
 }

@@ -11,8 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * {@link TestApp} behind test authentication and the filter, in a real Jetty ({@link JettyHarness}), and the
- * requests the tests send it.
+ * {@link TestApp} behind test authentication and the filter, in a real Jetty ({@link
+ * JettyHarness}), and the requests the tests send it.
  */
 final class FilteredTestApp implements AutoCloseable {
   final TestApp app = new TestApp();
@@ -28,9 +28,11 @@ final class FilteredTestApp implements AutoCloseable {
   }
 
   HttpRequest.Builder post(String path, String key, String user, String body) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(body));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(uri(path))
+            .timeout(Duration.ofSeconds(30))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body));
     if (key != null) {
       b.header("Idempotency-Key", key);
     }
@@ -44,20 +46,26 @@ final class FilteredTestApp implements AutoCloseable {
     return JettyHarness.CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
   }
 
-  HttpResponse<byte[]> post(String path, String key, String body) throws IOException, InterruptedException {
+  HttpResponse<byte[]> post(String path, String key, String body)
+      throws IOException, InterruptedException {
     return send(post(path, key, "alice", body));
   }
 
   /**
-   * A raw POST with one Idempotency-Key header whose value is {@code keyBytes} (bytes {@code HttpClient} refuses to
-   * send), closing the connection after; returns the raw response.
+   * A raw POST with one Idempotency-Key header whose value is {@code keyBytes} (bytes {@code
+   * HttpClient} refuses to send), closing the connection after; returns the raw response.
    */
   String rawPostWithKey(byte[] keyBytes, String path) throws IOException {
     ByteArrayOutputStream req = new ByteArrayOutputStream();
     String body = "{}";
-    req.writeBytes(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Test-User: alice\r\nConnection: close\r\n"
-        + "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\nIdempotency-Key: ")
-        .getBytes(StandardCharsets.US_ASCII));
+    req.writeBytes(
+        ("POST "
+                + path
+                + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Test-User: alice\r\nConnection: close\r\n"
+                + "Content-Type: application/json\r\nContent-Length: "
+                + body.length()
+                + "\r\nIdempotency-Key: ")
+            .getBytes(StandardCharsets.US_ASCII));
     req.writeBytes(keyBytes);
     req.writeBytes(("\r\n\r\n" + body).getBytes(StandardCharsets.US_ASCII));
     return jetty.raw(req.toByteArray());

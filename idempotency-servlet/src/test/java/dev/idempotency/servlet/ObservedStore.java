@@ -7,7 +7,10 @@ import dev.idempotency.testing.DelegatingStore;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Delegates to a real store and records what the claims returned, so tests can wait for a state, not a time. */
+/**
+ * Delegates to a real store and records what the claims returned, so tests can wait for a state,
+ * not a time.
+ */
 final class ObservedStore extends DelegatingStore {
   final AtomicInteger claims = new AtomicInteger();
   final AtomicInteger inFlightClaims = new AtomicInteger();

@@ -6,8 +6,9 @@ import dev.idempotency.store.jdbc.JdbcKeyStore;
 import dev.idempotency.testing.TestDatabases;
 
 /**
- * The concurrency gate over Jetty with the JDBC store on the PostgreSQL test server ({@code IDEMPOTENCY_TEST_PG_*};
- * skipped locally, failed in CI, when unset). Its own table, so other modules' tests never interfere.
+ * The concurrency gate over Jetty with the JDBC store on the PostgreSQL test server ({@code
+ * IDEMPOTENCY_TEST_PG_*}; skipped locally, failed in CI, when unset). Its own table, so other
+ * modules' tests never interfere.
  */
 class PostgresConcurrencyGateIT extends ConcurrencyGateContract {
   private HikariDataSource pool;
@@ -15,7 +16,10 @@ class PostgresConcurrencyGateIT extends ConcurrencyGateContract {
   @Override
   protected KeyStore newStore() {
     pool = TestDatabases.POSTGRES.pool(TestDatabases.POSTGRES.url(), 16);
-    return JdbcKeyStore.builder(pool).tableName("servlet_gate_records").createSchemaIfMissing().build();
+    return JdbcKeyStore.builder(pool)
+        .tableName("servlet_gate_records")
+        .createSchemaIfMissing()
+        .build();
   }
 
   @Override

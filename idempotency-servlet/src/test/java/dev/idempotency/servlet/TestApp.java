@@ -32,32 +32,42 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The application under the filter: every request that reaches it counts as one side effect of its path. Paths
- * pick behaviours: {@code /payments/*} (201 + JSON + Location + Set-Cookie + a private header), {@code /error}
- * (sendError 402), {@code /throw} (throws), {@code /async} (startAsync), {@code /big?size=N} (N bytes),
- * {@code /form} (echoes form parameter a), {@code /writer} (UTF-8 text through getWriter), {@code /redirect}
- * ({@code sendRedirect(String)}), {@code /writer-charset} ({@code setCharacterEncoding(Charset)} then getWriter),
- * {@code /json-writer} and {@code /problem-writer} (JSON through getWriter, no charset set), {@code /error-escapes}
- * (sendError with U+2028/2029 and a lone surrogate), {@code /two-phase} (two steps through the filter's
- * {@link Execution}), {@code /order-direct} and {@code /order-rules} (an order row and the completion committed in
- * one transaction, through the JDBC store directly or through {@link IdempotencyHttp#completeWith}; {@code ?size=N}
- * pads the committed body to N bytes).
+ * The application under the filter: every request that reaches it counts as one side effect of its
+ * path. Paths pick behaviours: {@code /payments/*} (201 + JSON + Location + Set-Cookie + a private
+ * header), {@code /error} (sendError 402), {@code /throw} (throws), {@code /async} (startAsync),
+ * {@code /big?size=N} (N bytes), {@code /form} (echoes form parameter a), {@code /writer} (UTF-8
+ * text through getWriter), {@code /redirect} ({@code sendRedirect(String)}), {@code
+ * /writer-charset} ({@code setCharacterEncoding(Charset)} then getWriter), {@code /json-writer} and
+ * {@code /problem-writer} (JSON through getWriter, no charset set), {@code /error-escapes}
+ * (sendError with U+2028/2029 and a lone surrogate), {@code /two-phase} (two steps through the
+ * filter's {@link Execution}), {@code /order-direct} and {@code /order-rules} (an order row and the
+ * completion committed in one transaction, through the JDBC store directly or through {@link
+ * IdempotencyHttp#completeWith}; {@code ?size=N} pads the committed body to N bytes).
  */
 final class TestApp extends HttpServlet {
   private static final long serialVersionUID = 1L;
 
   /** Side effects per path: the count that must stay at one per key. */
   final transient ConcurrentHashMap<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+
   /** The charges {@code /two-phase} made, and the downstream keys its attempts used. */
   final transient AtomicInteger charges = new AtomicInteger();
-  final transient java.util.List<String> chargeKeys = new java.util.concurrent.CopyOnWriteArrayList<>();
-  /** When set, {@code /payments/*} blocks on it after counting its effect (to hold a key in flight). */
-  volatile transient CountDownLatch gate;
+
+  final transient java.util.List<String> chargeKeys =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /**
+   * When set, {@code /payments/*} blocks on it after counting its effect (to hold a key in flight).
+   */
+  transient volatile CountDownLatch gate;
+
   /** The handler and the transactional store of {@code /order-direct} and {@code /order-rules}. */
-  volatile transient IdempotencyHttp http;
-  volatile transient JdbcKeyStore jdbc;
+  transient volatile IdempotencyHttp http;
+
+  transient volatile JdbcKeyStore jdbc;
+
   /** Counted down each time a request entered the servlet. */
-  volatile transient CountDownLatch entered = new CountDownLatch(0);
+  transient volatile CountDownLatch entered = new CountDownLatch(0);
 
   int effects(String path) {
     AtomicInteger n = effects.get(path);
@@ -69,9 +79,13 @@ final class TestApp extends HttpServlet {
   }
 
   @Override
-  protected void service(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+  protected void service(HttpServletRequest req, HttpServletResponse resp)
+      throws ServletException, IOException {
     String path = req.getRequestURI();
-    int n = effects.computeIfAbsent(req.getMethod() + " " + path, k -> new AtomicInteger()).incrementAndGet();
+    int n =
+        effects
+            .computeIfAbsent(req.getMethod() + " " + path, k -> new AtomicInteger())
+            .incrementAndGet();
     entered.countDown();
     String user = req.getUserPrincipal() == null ? "-" : req.getUserPrincipal().getName();
     if (path.startsWith("/payments/")) {
@@ -93,8 +107,18 @@ final class TestApp extends HttpServlet {
       resp.addCookie(new Cookie("session", "s-" + user + "-" + n));
       resp.setHeader("X-Internal", "secret-" + n);
       resp.setHeader("ETag", "\"v" + n + "\"");
-      resp.getOutputStream().write(("{\"payment\":" + n + ",\"user\":\"" + user + "\",\"bytes\":" + body.length
-          + ",\"hash\":" + Arrays.hashCode(body) + "}").getBytes(StandardCharsets.UTF_8));
+      resp.getOutputStream()
+          .write(
+              ("{\"payment\":"
+                      + n
+                      + ",\"user\":\""
+                      + user
+                      + "\",\"bytes\":"
+                      + body.length
+                      + ",\"hash\":"
+                      + Arrays.hashCode(body)
+                      + "}")
+                  .getBytes(StandardCharsets.UTF_8));
       return;
     }
     switch (path) {
@@ -125,7 +149,8 @@ final class TestApp extends HttpServlet {
         return;
       case "/form":
         resp.setContentType("text/plain");
-        resp.getWriter().write("a=" + req.getParameter("a") + " b=" + req.getParameter("b") + " #" + n);
+        resp.getWriter()
+            .write("a=" + req.getParameter("a") + " b=" + req.getParameter("b") + " #" + n);
         return;
       case "/redirect":
         resp.getWriter().write("output that the redirect discards");
@@ -158,12 +183,14 @@ final class TestApp extends HttpServlet {
   }
 
   /**
-   * A request of two steps through the filter's {@link Execution}: the charge (counted in {@link #charges}, under a
-   * downstream key that must be the same on every attempt) and its recovery point, then the response. With
-   * {@code X-Test-Crash} the first step's attempt fails after the checkpoint, leaving the request in flight at
-   * {@code charged}; the attempt that takes it over resumes there and does not charge again.
+   * A request of two steps through the filter's {@link Execution}: the charge (counted in {@link
+   * #charges}, under a downstream key that must be the same on every attempt) and its recovery
+   * point, then the response. With {@code X-Test-Crash} the first step's attempt fails after the
+   * checkpoint, leaving the request in flight at {@code charged}; the attempt that takes it over
+   * resumes there and does not charge again.
    */
-  private void twoPhase(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+  private void twoPhase(HttpServletRequest req, HttpServletResponse resp)
+      throws ServletException, IOException {
     Execution execution = (Execution) req.getAttribute(IdempotencyFilter.EXECUTION_ATTRIBUTE);
     String chargeKey = execution.downstreamKey("charge").value();
     chargeKeys.add(chargeKey);
@@ -176,13 +203,20 @@ final class TestApp extends HttpServlet {
     }
     resp.setStatus(201);
     resp.setContentType("text/plain");
-    resp.getWriter().write("charges=" + charges.get() + " resumedFrom="
-        + execution.resumeFrom().map(RecoveryPoint::name).orElse("-") + " takeover=" + execution.isTakeover());
+    resp.getWriter()
+        .write(
+            "charges="
+                + charges.get()
+                + " resumedFrom="
+                + execution.resumeFrom().map(RecoveryPoint::name).orElse("-")
+                + " takeover="
+                + execution.isTakeover());
   }
 
   /**
-   * Writes a live response, then commits an order row and a different completion (with Set-Cookie and a private
-   * header) in one transaction: through the store directly, or through the handler's rules.
+   * Writes a live response, then commits an order row and a different completion (with Set-Cookie
+   * and a private header) in one transaction: through the store directly, or through the handler's
+   * rules.
    */
   private void order(HttpServletRequest req, HttpServletResponse resp, int n, boolean throughRules)
       throws ServletException, IOException {
@@ -192,20 +226,23 @@ final class TestApp extends HttpServlet {
     resp.getWriter().write("live #" + n);
     String size = req.getParameter("size");
     String text = "committed #" + n;
-    byte[] body = (size == null ? text : text + " ".repeat(Integer.parseInt(size) - text.length()))
-        .getBytes(StandardCharsets.UTF_8);
+    byte[] body =
+        (size == null ? text : text + " ".repeat(Integer.parseInt(size) - text.length()))
+            .getBytes(StandardCharsets.UTF_8);
     Map<String, List<String>> headers = new LinkedHashMap<>();
     headers.put("Content-Type", List.of("text/plain"));
     headers.put("Set-Cookie", List.of("session=c" + n));
     headers.put("X-Internal", List.of("secret-" + n));
     StoredResponse committed = StoredResponse.of(201, headers, body);
-    TransactionalWork<Connection, StoredResponse> work = c -> {
-      try (PreparedStatement insert = c.prepareStatement("INSERT INTO servlet_orders (n) VALUES (?)")) {
-        insert.setInt(1, n);
-        insert.executeUpdate();
-      }
-      return committed;
-    };
+    TransactionalWork<Connection, StoredResponse> work =
+        c -> {
+          try (PreparedStatement insert =
+              c.prepareStatement("INSERT INTO servlet_orders (n) VALUES (?)")) {
+            insert.setInt(1, n);
+            insert.executeUpdate();
+          }
+          return committed;
+        };
     try {
       if (throughRules) {
         http.completeWith(jdbc, execution, work);
@@ -217,7 +254,9 @@ final class TestApp extends HttpServlet {
     }
   }
 
-  /** Authenticates from {@code X-Test-User}: a stand-in for the application's real authentication. */
+  /**
+   * Authenticates from {@code X-Test-User}: a stand-in for the application's real authentication.
+   */
   static final class TestAuthFilter implements Filter {
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
@@ -229,12 +268,14 @@ final class TestApp extends HttpServlet {
         return;
       }
       Principal principal = () -> user;
-      chain.doFilter(new HttpServletRequestWrapper(request) {
-        @Override
-        public Principal getUserPrincipal() {
-          return principal;
-        }
-      }, res);
+      chain.doFilter(
+          new HttpServletRequestWrapper(request) {
+            @Override
+            public Principal getUserPrincipal() {
+              return principal;
+            }
+          },
+          res);
     }
   }
 }

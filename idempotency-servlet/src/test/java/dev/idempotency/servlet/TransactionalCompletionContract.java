@@ -20,9 +20,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A completion the application commits with its business writes ({@code completeWith} of the JDBC store), over
- * the filter in Jetty: the first caller gets what a replay returns (or, through the handler's rules, the response
- * whose stored form a replay returns), and a response committed through the handler obeys its rules.
+ * A completion the application commits with its business writes ({@code completeWith} of the JDBC
+ * store), over the filter in Jetty: the first caller gets what a replay returns (or, through the
+ * handler's rules, the response whose stored form a replay returns), and a response committed
+ * through the handler obeys its rules.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 abstract class TransactionalCompletionContract {
@@ -44,12 +45,14 @@ abstract class TransactionalCompletionContract {
 
   private FilteredTestApp start(UnaryOperator<IdempotencyHttpBuilder> settings) throws Exception {
     DataSource ds = dataSource();
-    try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+    try (Connection c = ds.getConnection();
+        Statement st = c.createStatement()) {
       st.execute("DROP TABLE IF EXISTS servlet_orders");
       st.execute("CREATE TABLE servlet_orders (n INT NOT NULL)");
       st.execute("DROP TABLE IF EXISTS servlet_tx_records");
     }
-    JdbcKeyStore jdbc = JdbcKeyStore.builder(ds).tableName("servlet_tx_records").createSchemaIfMissing().build();
+    JdbcKeyStore jdbc =
+        JdbcKeyStore.builder(ds).tableName("servlet_tx_records").createSchemaIfMissing().build();
     engine = IdempotencyEngine.builder(jdbc).build();
     server = new FilteredTestApp(settings.apply(IdempotencyHttp.builder(engine)).build());
     server.app.jdbc = jdbc;
@@ -57,7 +60,8 @@ abstract class TransactionalCompletionContract {
   }
 
   private int orders() throws Exception {
-    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement();
+    try (Connection c = dataSource().getConnection();
+        Statement st = c.createStatement();
         ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM servlet_orders")) {
       rs.next();
       return rs.getInt(1);
@@ -78,8 +82,9 @@ abstract class TransactionalCompletionContract {
   }
 
   /**
-   * Committed through the store directly: the first caller gets the committed response, the one a replay returns
-   * (not the live one the application also wrote), so the two answers to one request agree.
+   * Committed through the store directly: the first caller gets the committed response, the one a
+   * replay returns (not the live one the application also wrote), so the two answers to one request
+   * agree.
    */
   @Test
   void directCommitAnswersTheFirstCallerWithWhatTheReplayReturns() throws Exception {
@@ -88,16 +93,22 @@ abstract class TransactionalCompletionContract {
     HttpResponse<byte[]> replay = s.post("/order-direct", "tx-1", BODY);
 
     assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-    assertThat(ContractOverHttpTest.text(first)).as("the first answer (check that the handler sends the committed"
-        + " response, not the live one)").isEqualTo(ContractOverHttpTest.text(replay)).isEqualTo("committed #1");
+    assertThat(ContractOverHttpTest.text(first))
+        .as(
+            "the first answer (check that the handler sends the committed"
+                + " response, not the live one)")
+        .isEqualTo(ContractOverHttpTest.text(replay))
+        .isEqualTo("committed #1");
     assertThat(first.statusCode()).isEqualTo(replay.statusCode()).isEqualTo(201);
-    assertThat(first.headers().allValues("Set-Cookie")).isEqualTo(replay.headers().allValues("Set-Cookie"));
+    assertThat(first.headers().allValues("Set-Cookie"))
+        .isEqualTo(replay.headers().allValues("Set-Cookie"));
     assertThat(orders()).isEqualTo(1);
   }
 
   /**
-   * Committed through {@link IdempotencyHttp#completeWith}: the stored response has only the allowlisted headers
-   * (no Set-Cookie, no private header); the first caller gets the response the work returned, whole.
+   * Committed through {@link IdempotencyHttp#completeWith}: the stored response has only the
+   * allowlisted headers (no Set-Cookie, no private header); the first caller gets the response the
+   * work returned, whole.
    */
   @Test
   void commitThroughTheHandlerStoresOnlyWhatItsRulesAllow() throws Exception {
@@ -110,14 +121,21 @@ abstract class TransactionalCompletionContract {
     assertThat(first.headers().firstValue("Set-Cookie")).hasValue("session=c1");
     assertThat(replay.statusCode()).isEqualTo(201);
     assertThat(replay.body()).isEqualTo(first.body());
-    assertThat(replay.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t)
-        .startsWith("text/plain"));
-    assertThat(replay.headers().firstValue("Set-Cookie")).as("Set-Cookie must not be stored").isEmpty();
-    assertThat(replay.headers().firstValue("X-Internal")).as("a header outside the allowlist").isEmpty();
+    assertThat(replay.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(t -> assertThat(t).startsWith("text/plain"));
+    assertThat(replay.headers().firstValue("Set-Cookie"))
+        .as("Set-Cookie must not be stored")
+        .isEmpty();
+    assertThat(replay.headers().firstValue("X-Internal"))
+        .as("a header outside the allowlist")
+        .isEmpty();
     assertThat(orders()).isEqualTo(1);
   }
 
-  /** Over the storable limit through the handler: the marker is committed with the order, the caller gets it all. */
+  /**
+   * Over the storable limit through the handler: the marker is committed with the order, the caller
+   * gets it all.
+   */
   @Test
   void oversizedCommitThroughTheHandlerStoresTheMarker() throws Exception {
     FilteredTestApp s = start(h -> h.maxStoredResponseBytes(1024));
@@ -127,7 +145,8 @@ abstract class TransactionalCompletionContract {
     assertThat(first.statusCode()).isEqualTo(201);
     assertThat(first.body()).hasSize(2000);
     assertThat(replay.statusCode()).as(ContractOverHttpTest.text(replay)).isEqualTo(500);
-    assertThat(ContractOverHttpTest.member(replay, "code")).isEqualTo("idempotency_response_not_stored");
+    assertThat(ContractOverHttpTest.member(replay, "code"))
+        .isEqualTo("idempotency_response_not_stored");
     assertThat(ContractOverHttpTest.member(replay, "retryable")).isEqualTo("false");
     assertThat(orders()).as("the order is committed once").isEqualTo(1);
   }

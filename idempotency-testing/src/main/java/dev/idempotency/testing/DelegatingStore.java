@@ -16,9 +16,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * A {@link KeyStore} that forwards every call to another. A test overrides one method to inject a failure (a store
- * that is down, slow or stalled at one step) or to observe the calls, and keeps the real store's behaviour for the
- * rest.
+ * A {@link KeyStore} that forwards every call to another. A test overrides one method to inject a
+ * failure (a store that is down, slow or stalled at one step) or to observe the calls, and keeps
+ * the real store's behaviour for the rest.
  */
 public class DelegatingStore implements KeyStore {
   private final KeyStore delegate;
@@ -39,7 +39,8 @@ public class DelegatingStore implements KeyStore {
   }
 
   @Override
-  public void checkpoint(RecordId id, FenceToken fence, RecoveryPoint point, Instant now, Duration lease) {
+  public void checkpoint(
+      RecordId id, FenceToken fence, RecoveryPoint point, Instant now, Duration lease) {
     delegate.checkpoint(id, fence, point, now, lease);
   }
 

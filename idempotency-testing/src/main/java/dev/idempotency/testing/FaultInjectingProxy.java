@@ -24,24 +24,26 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * A loopback HTTP/1.1 proxy in front of a real server that breaks the network on purpose: each request gets a
- * {@link Fault} from the proxy's {@link FaultPlan} (until one is set, every request is forwarded). The faults that
- * lose a response act after the server's whole response has arrived, so behind the idempotency filter the result
- * is stored and only the answer is lost.
+ * A loopback HTTP/1.1 proxy in front of a real server that breaks the network on purpose: each
+ * request gets a {@link Fault} from the proxy's {@link FaultPlan} (until one is set, every request
+ * is forwarded). The faults that lose a response act after the server's whole response has arrived,
+ * so behind the idempotency filter the result is stored and only the answer is lost.
  *
- * <p>One request per client connection: the proxy reads one request (with a {@code Content-Length} body, which is
- * what the JDK client sends), forwards it over a fresh connection with {@code Connection: close} and without the
- * request's hop-by-hop headers, relays the server's response byte for byte, and closes the client's connection after
- * its fault. Every request is recorded ({@link #exchanges()}), so a test counts the attempts at the wire, below
- * every retry layer, the HTTP client's own included. It is a test fixture, not a general proxy.
+ * <p>One request per client connection: the proxy reads one request (with a {@code Content-Length}
+ * body, which is what the JDK client sends), forwards it over a fresh connection with {@code
+ * Connection: close} and without the request's hop-by-hop headers, relays the server's response
+ * byte for byte, and closes the client's connection after its fault. Every request is recorded
+ * ({@link #exchanges()}), so a test counts the attempts at the wire, below every retry layer, the
+ * HTTP client's own included. It is a test fixture, not a general proxy.
  *
- * <p>{@link #close()} closes every socket, the client's side and the server's, and waits for every thread of the
- * proxy to end; it fails if one does not. The threads are not daemons, so one left running is a leak that a
- * thread-leak check reports for the test that left it.
+ * <p>{@link #close()} closes every socket, the client's side and the server's, and waits for every
+ * thread of the proxy to end; it fails if one does not. The threads are not daemons, so one left
+ * running is a leak that a thread-leak check reports for the test that left it.
  */
 public final class FaultInjectingProxy implements AutoCloseable {
   /** How long the proxy's threads may take to end once {@link #close()} closed their sockets. */
   private static final Duration GRACE = Duration.ofSeconds(5);
+
   private static final System.Logger LOG = System.getLogger(FaultInjectingProxy.class.getName());
 
   private final int upstreamPort;
@@ -49,13 +51,17 @@ public final class FaultInjectingProxy implements AutoCloseable {
   private final ExecutorService executor =
       Executors.newCachedThreadPool(r -> new Thread(r, "fault-injecting-proxy"));
   private final List<ProxyExchange> exchanges = new CopyOnWriteArrayList<>();
+
   /** Every socket the proxy holds, both sides, so that close() can unblock every read. */
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+
   private volatile FaultPlan plan = () -> Fault.FORWARD;
   private volatile long retryAfter503Seconds = 2;
   private volatile long retryAfter429Seconds = 1;
+
   /** The header line {@link Fault#FORWARD_SLOWED_THEN_DROP} adds, or null for none. */
   private volatile String slowHeaderLine;
+
   private volatile Duration slowDropAfter = Duration.ofMillis(150);
   private volatile boolean closed;
 
@@ -102,9 +108,9 @@ public final class FaultInjectingProxy implements AutoCloseable {
   }
 
   /**
-   * Sets how {@link Fault#FORWARD_SLOWED_THEN_DROP} slows the server down and when it drops the client: the header
-   * the server reads as "take your time", and the pause after which the client's connection closes. Until set, it
-   * adds no header and closes after 150 ms.
+   * Sets how {@link Fault#FORWARD_SLOWED_THEN_DROP} slows the server down and when it drops the
+   * client: the header the server reads as "take your time", and the pause after which the client's
+   * connection closes. Until set, it adds no header and closes after 150 ms.
    *
    * @param header the header's name
    * @param value its value
@@ -148,7 +154,8 @@ public final class FaultInjectingProxy implements AutoCloseable {
   }
 
   /**
-   * Whether the server answered some request with {@code status}, whether or not the client got the answer.
+   * Whether the server answered some request with {@code status}, whether or not the client got the
+   * answer.
    *
    * @param status the status
    * @return true if some exchange's upstream status is {@code status}
@@ -193,8 +200,9 @@ public final class FaultInjectingProxy implements AutoCloseable {
   }
 
   /**
-   * Registers a socket for close() to close; false (and the socket closed) if the proxy is closing. The add comes
-   * before the check, and close() sets the flag before it walks the set, so every socket is closed by one of them.
+   * Registers a socket for close() to close; false (and the socket closed) if the proxy is closing.
+   * The add comes before the check, and close() sets the flag before it walks the set, so every
+   * socket is closed by one of them.
    */
   private boolean hold(Socket socket) {
     open.add(socket);
@@ -228,7 +236,9 @@ public final class FaultInjectingProxy implements AutoCloseable {
       if (headers.containsKey("transfer-encoding")) {
         throw new IllegalStateException("this proxy reads Content-Length bodies only: " + lines[0]);
       }
-      byte[] body = in.readNBytes(Integer.parseInt(headers.getOrDefault("content-length", List.of("0")).get(0)));
+      byte[] body =
+          in.readNBytes(
+              Integer.parseInt(headers.getOrDefault("content-length", List.of("0")).get(0)));
       exchange = record(lines[0], headers);
       OutputStream out = client.getOutputStream();
       switch (exchange.fault()) {
@@ -239,7 +249,8 @@ public final class FaultInjectingProxy implements AutoCloseable {
           ProxyExchange slow = exchange;
           String slowHeader = slowHeaderLine;
           executor.execute(() -> forwardReporting(lines, slowHeader, body, slow));
-          Thread.sleep(slowDropAfter.toMillis()); // then the close below, while the server still processes
+          Thread.sleep(
+              slowDropAfter.toMillis()); // then the close below, while the server still processes
         }
         default -> relay(client, in, out, exchange, forward(lines, null, body, exchange));
       }
@@ -257,26 +268,38 @@ public final class FaultInjectingProxy implements AutoCloseable {
     String[] parts = requestLine.split(" ", 3); // method, target, version
     Fault fault = plan.next();
     synchronized (exchanges) {
-      ProxyExchange exchange = new ProxyExchange(exchanges.size(), parts[0], parts[1],
-          headers.getOrDefault("idempotency-key", List.of()), fault);
+      ProxyExchange exchange =
+          new ProxyExchange(
+              exchanges.size(),
+              parts[0],
+              parts[1],
+              headers.getOrDefault("idempotency-key", List.of()),
+              fault);
       exchanges.add(exchange);
       return exchange;
     }
   }
 
   /** What the client gets of a forwarded request's {@code response}, by the exchange's fault. */
-  private static void relay(Socket client, InputStream in, OutputStream out, ProxyExchange exchange,
-      byte[] response) throws IOException {
+  private static void relay(
+      Socket client, InputStream in, OutputStream out, ProxyExchange exchange, byte[] response)
+      throws IOException {
     switch (exchange.fault()) {
       case FORWARD -> out.write(response);
-      case FORWARD_THEN_DROP -> { } // the close after this sends no byte
+      case FORWARD_THEN_DROP -> {} // the close after this sends no byte
       case FORWARD_THEN_RESET -> client.setSoLinger(true, 0); // the close after this sends RST
       case FORWARD_THEN_TRUNCATE -> {
-        if (exchange.upstreamHeader("Content-Length") == null || exchange.upstreamBodyLength() < 2) {
-          throw new IllegalStateException("cannot truncate a response without a Content-Length body");
+        if (exchange.upstreamHeader("Content-Length") == null
+            || exchange.upstreamBodyLength() < 2) {
+          throw new IllegalStateException(
+              "cannot truncate a response without a Content-Length body");
         }
-        out.write(response, 0, HttpWire.headEnd(response) + HttpWire.END_OF_HEAD.length
-            + exchange.upstreamBodyLength() / 2);
+        out.write(
+            response,
+            0,
+            HttpWire.headEnd(response)
+                + HttpWire.END_OF_HEAD.length
+                + exchange.upstreamBodyLength() / 2);
       }
       case FORWARD_THEN_STALL -> {
         // hold the response back until the client gives up and closes, or the proxy closes
@@ -292,7 +315,8 @@ public final class FaultInjectingProxy implements AutoCloseable {
     }
   }
 
-  private void forwardReporting(String[] lines, String extraHeader, byte[] body, ProxyExchange exchange) {
+  private void forwardReporting(
+      String[] lines, String extraHeader, byte[] body, ProxyExchange exchange) {
     try {
       forward(lines, extraHeader, body, exchange);
     } catch (IOException | RuntimeException e) {
@@ -301,10 +325,11 @@ public final class FaultInjectingProxy implements AutoCloseable {
   }
 
   /**
-   * Forwards the request over a fresh connection with {@code Connection: close}, reads the response to its end,
-   * records it on the exchange and returns it.
+   * Forwards the request over a fresh connection with {@code Connection: close}, reads the response
+   * to its end, records it on the exchange and returns it.
    */
-  private byte[] forward(String[] lines, String extraHeader, byte[] body, ProxyExchange exchange) throws IOException {
+  private byte[] forward(String[] lines, String extraHeader, byte[] body, ProxyExchange exchange)
+      throws IOException {
     byte[] response;
     Socket upstream = new Socket();
     if (!hold(upstream)) {
@@ -323,31 +348,42 @@ public final class FaultInjectingProxy implements AutoCloseable {
     }
     int headEnd = HttpWire.headEnd(response);
     if (headEnd < 0) {
-      throw new IllegalStateException("upstream sent no complete response head: " + response.length + " bytes");
+      throw new IllegalStateException(
+          "upstream sent no complete response head: " + response.length + " bytes");
     }
-    String[] responseLines = new String(response, 0, headEnd, StandardCharsets.ISO_8859_1).split("\r\n");
+    String[] responseLines =
+        new String(response, 0, headEnd, StandardCharsets.ISO_8859_1).split("\r\n");
     Map<String, String> responseHeaders = new LinkedHashMap<>();
-    HttpWire.headers(responseLines).forEach((name, values) -> responseHeaders.put(name, values.get(0)));
-    exchange.upstream(Integer.parseInt(responseLines[0].split(" ", 3)[1]), responseHeaders,
+    HttpWire.headers(responseLines)
+        .forEach((name, values) -> responseHeaders.put(name, values.get(0)));
+    exchange.upstream(
+        Integer.parseInt(responseLines[0].split(" ", 3)[1]),
+        responseHeaders,
         Arrays.copyOfRange(response, headEnd + HttpWire.END_OF_HEAD.length, response.length));
     return response;
   }
 
   /**
-   * Logs a failure while the proxy is open (after close, every failure is the close's doing). A peer that went
-   * away is what faults make, so it is only information; anything else is the proxy's or the request's fault.
+   * Logs a failure while the proxy is open (after close, every failure is the close's doing). A
+   * peer that went away is what faults make, so it is only information; anything else is the
+   * proxy's or the request's fault.
    */
   private void report(ProxyExchange exchange, Exception e) {
     if (!closed) {
-      LOG.log(e instanceof IOException ? System.Logger.Level.INFO : System.Logger.Level.WARNING,
-          "fault-injecting proxy: " + (exchange == null ? "reading a request" : exchange) + ": " + e);
+      LOG.log(
+          e instanceof IOException ? System.Logger.Level.INFO : System.Logger.Level.WARNING,
+          "fault-injecting proxy: "
+              + (exchange == null ? "reading a request" : exchange)
+              + ": "
+              + e);
     }
   }
 
   /**
    * Stops accepting, closes every socket, and waits for the proxy's threads to end.
    *
-   * @throws IllegalStateException if a thread of the proxy is still running 5 s after its sockets closed
+   * @throws IllegalStateException if a thread of the proxy is still running 5 s after its sockets
+   *     closed
    */
   @Override
   public void close() {

@@ -1,8 +1,9 @@
 package dev.idempotency.testing;
 
 /**
- * Decides the {@link Fault} of each request {@link FaultInjectingProxy} receives, in the order the requests
- * arrive: {@link ScriptedFaults} for a test's exact sequence, {@link RandomFaults} for seeded chaos.
+ * Decides the {@link Fault} of each request {@link FaultInjectingProxy} receives, in the order the
+ * requests arrive: {@link ScriptedFaults} for a test's exact sequence, {@link RandomFaults} for
+ * seeded chaos.
  */
 @FunctionalInterface
 public interface FaultPlan {

@@ -21,18 +21,21 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
 /**
- * A real Jetty 12 (ee10) on 127.0.0.1 and an ephemeral port, for tests that run the servlet filter in a real
- * server: every request passes the given filters, in order (typically the test's authentication, then the
- * idempotency filter), then reaches one servlet, whatever its path. {@link #close()} stops the server and its
- * threads.
+ * A real Jetty 12 (ee10) on 127.0.0.1 and an ephemeral port, for tests that run the servlet filter
+ * in a real server: every request passes the given filters, in order (typically the test's
+ * authentication, then the idempotency filter), then reaches one servlet, whatever its path. {@link
+ * #close()} stops the server and its threads.
  */
 public final class JettyHarness implements AutoCloseable {
   /**
-   * One client for every test (Java 17's {@code HttpClient} has no close, so one per test would leave its threads
-   * behind); HTTP/1.1, so each request is plain HTTP on the wire.
+   * One client for every test (Java 17's {@code HttpClient} has no close, so one per test would
+   * leave its threads behind); HTTP/1.1, so each request is plain HTTP on the wire.
    */
-  public static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-      .connectTimeout(Duration.ofSeconds(5)).build();
+  public static final HttpClient CLIENT =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
 
   private final Server server = new Server();
   private final int port;
@@ -54,7 +57,8 @@ public final class JettyHarness implements AutoCloseable {
   }
 
   /**
-   * Starts a server whose every request passes {@code filters}, in order, then reaches {@code servlet}.
+   * Starts a server whose every request passes {@code filters}, in order, then reaches {@code
+   * servlet}.
    *
    * @param servlet the application, for every path
    * @param filters the filters in front of it, outermost first
@@ -85,9 +89,9 @@ public final class JettyHarness implements AutoCloseable {
   }
 
   /**
-   * Sends raw bytes over a new connection, for requests {@link HttpClient} refuses to send (such as a header value
-   * with control characters), and returns everything the server sent until it closed the connection: send
-   * {@code Connection: close} in the request.
+   * Sends raw bytes over a new connection, for requests {@link HttpClient} refuses to send (such as
+   * a header value with control characters), and returns everything the server sent until it closed
+   * the connection: send {@code Connection: close} in the request.
    *
    * @param request the whole request, head and body
    * @return the raw response, decoded as UTF-8

@@ -9,8 +9,8 @@ public final class LoopbackPorts {
   private LoopbackPorts() {}
 
   /**
-   * A loopback port that was free a moment ago (bound, then closed): connections to it are refused, so a store or
-   * client pointed at it meets a server that is down.
+   * A loopback port that was free a moment ago (bound, then closed): connections to it are refused,
+   * so a store or client pointed at it meets a server that is down.
    *
    * @return the port
    * @throws IOException if no port could be bound

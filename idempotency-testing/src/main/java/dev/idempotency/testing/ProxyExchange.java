@@ -9,9 +9,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One request as it arrived at {@link FaultInjectingProxy}, the fault it got, and what the server answered
- * (whether or not the client got the answer): the record tests count attempts at the wire with, below every retry
- * layer.
+ * One request as it arrived at {@link FaultInjectingProxy}, the fault it got, and what the server
+ * answered (whether or not the client got the answer): the record tests count attempts at the wire
+ * with, below every retry layer.
  */
 public final class ProxyExchange {
   private final int index;
@@ -60,7 +60,8 @@ public final class ProxyExchange {
   }
 
   /**
-   * Every {@code Idempotency-Key} header value on the request, in order: a well-behaved client sends one.
+   * Every {@code Idempotency-Key} header value on the request, in order: a well-behaved client
+   * sends one.
    *
    * @return the values, possibly none
    */
@@ -130,7 +131,17 @@ public final class ProxyExchange {
 
   @Override
   public String toString() {
-    return "#" + index + " " + method + " " + path + " keys=" + idempotencyKeys + " " + fault + " -> "
+    return "#"
+        + index
+        + " "
+        + method
+        + " "
+        + path
+        + " keys="
+        + idempotencyKeys
+        + " "
+        + fault
+        + " -> "
         + upstreamStatus;
   }
 }

@@ -3,10 +3,10 @@ package dev.idempotency.testing;
 import java.util.SplittableRandom;
 
 /**
- * Seeded chaos: each request gets a fault with the chances of {@link Rates}, drawn from one seeded random source in
- * the order the requests arrive (so runs are repeatable in distribution; concurrent clients' arrival order is not).
- * A burst answers the request that starts it and the next {@code burstLength - 1} requests, whoever sends them, all
- * with the same status, 503 or 429.
+ * Seeded chaos: each request gets a fault with the chances of {@link Rates}, drawn from one seeded
+ * random source in the order the requests arrive (so runs are repeatable in distribution;
+ * concurrent clients' arrival order is not). A burst answers the request that starts it and the
+ * next {@code burstLength - 1} requests, whoever sends them, all with the same status, 503 or 429.
  */
 public final class RandomFaults implements FaultPlan {
   /**
@@ -14,9 +14,10 @@ public final class RandomFaults implements FaultPlan {
    *
    * @param dropAfter the chance of {@link Fault#FORWARD_THEN_DROP}
    * @param slow the chance of {@link Fault#FORWARD_SLOWED_THEN_DROP}
-   * @param reset the chance of a reset, half {@link Fault#RESET_WITHOUT_FORWARDING}, half
-   *     {@link Fault#FORWARD_THEN_RESET}
-   * @param burst the chance that a request starts a burst of {@link Fault#ANSWER_503} or {@link Fault#ANSWER_429}
+   * @param reset the chance of a reset, half {@link Fault#RESET_WITHOUT_FORWARDING}, half {@link
+   *     Fault#FORWARD_THEN_RESET}
+   * @param burst the chance that a request starts a burst of {@link Fault#ANSWER_503} or {@link
+   *     Fault#ANSWER_429}
    * @param burstLength the requests in one burst
    */
   public record Rates(double dropAfter, double slow, double reset, double burst, int burstLength) {
@@ -28,12 +29,14 @@ public final class RandomFaults implements FaultPlan {
     public Rates {
       for (double r : new double[] {dropAfter, slow, reset, burst}) {
         if (r < 0 || r > 1) {
-          throw new IllegalArgumentException("fault rates must be between 0 and 1, but one was " + r);
+          throw new IllegalArgumentException(
+              "fault rates must be between 0 and 1, but one was " + r);
         }
       }
       if (dropAfter + slow + reset + burst > 1) {
-        throw new IllegalArgumentException("fault rates must add up to at most 1, but add up to "
-            + (dropAfter + slow + reset + burst));
+        throw new IllegalArgumentException(
+            "fault rates must add up to at most 1, but add up to "
+                + (dropAfter + slow + reset + burst));
       }
     }
   }

@@ -4,7 +4,10 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 
-/** A fixed sequence of faults, one per request as it arrives; the last one repeats once the script runs out. */
+/**
+ * A fixed sequence of faults, one per request as it arrives; the last one repeats once the script
+ * runs out.
+ */
 public final class ScriptedFaults implements FaultPlan {
   private final Deque<Fault> script;
   private Fault last;

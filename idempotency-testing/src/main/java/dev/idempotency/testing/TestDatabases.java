@@ -11,38 +11,61 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * The test databases, and the drivers and settings the JDBC store is tested through: their addresses come from
- * {@code IDEMPOTENCY_TEST_*} environment variables, which {@code eval "$(bash scripts/services.sh)"} prints. A
- * missing variable fails the test when {@code CI=true} and skips it, with the same instruction, otherwise: a
- * server-backed test never passes in CI without its server. {@link #require} applies the same rule to any other
- * variable a test needs.
+ * The test databases, and the drivers and settings the JDBC store is tested through: their
+ * addresses come from {@code IDEMPOTENCY_TEST_*} environment variables, which {@code eval "$(bash
+ * scripts/services.sh)"} prints. A missing variable fails the test when {@code CI=true} and skips
+ * it, with the same instruction, otherwise: a server-backed test never passes in CI without its
+ * server. {@link #require} applies the same rule to any other variable a test needs.
  */
 public enum TestDatabases {
   /** PostgreSQL through its JDBC driver. */
-  POSTGRES("IDEMPOTENCY_TEST_PG_URL", "IDEMPOTENCY_TEST_PG_USER", "IDEMPOTENCY_TEST_PG_PASSWORD", ""),
+  POSTGRES(
+      "IDEMPOTENCY_TEST_PG_URL", "IDEMPOTENCY_TEST_PG_USER", "IDEMPOTENCY_TEST_PG_PASSWORD", ""),
   /** MariaDB through MySQL Connector/J, which reports found rows. */
-  MARIADB_CONNECTOR_J("IDEMPOTENCY_TEST_MYSQL_URL", "IDEMPOTENCY_TEST_MYSQL_USER", "IDEMPOTENCY_TEST_MYSQL_PASSWORD",
+  MARIADB_CONNECTOR_J(
+      "IDEMPOTENCY_TEST_MYSQL_URL",
+      "IDEMPOTENCY_TEST_MYSQL_USER",
+      "IDEMPOTENCY_TEST_MYSQL_PASSWORD",
       ""),
   /** MariaDB through MySQL Connector/J with {@code useAffectedRows=true}. */
-  MARIADB_CONNECTOR_J_AFFECTED_ROWS("IDEMPOTENCY_TEST_MYSQL_URL", "IDEMPOTENCY_TEST_MYSQL_USER",
-      "IDEMPOTENCY_TEST_MYSQL_PASSWORD", "useAffectedRows=true"),
+  MARIADB_CONNECTOR_J_AFFECTED_ROWS(
+      "IDEMPOTENCY_TEST_MYSQL_URL",
+      "IDEMPOTENCY_TEST_MYSQL_USER",
+      "IDEMPOTENCY_TEST_MYSQL_PASSWORD",
+      "useAffectedRows=true"),
   /** MariaDB through the MariaDB driver. */
-  MARIADB_DRIVER("IDEMPOTENCY_TEST_MARIADB_URL", "IDEMPOTENCY_TEST_MYSQL_USER", "IDEMPOTENCY_TEST_MYSQL_PASSWORD", ""),
+  MARIADB_DRIVER(
+      "IDEMPOTENCY_TEST_MARIADB_URL",
+      "IDEMPOTENCY_TEST_MYSQL_USER",
+      "IDEMPOTENCY_TEST_MYSQL_PASSWORD",
+      ""),
   /**
-   * MariaDB through MySQL Connector/J, the session's {@code sql_mode} with {@code SIMULTANEOUS_ASSIGNMENT} (every
-   * assignment of an {@code UPDATE} sees the old row), set per connection as a pool may.
+   * MariaDB through MySQL Connector/J, the session's {@code sql_mode} with {@code
+   * SIMULTANEOUS_ASSIGNMENT} (every assignment of an {@code UPDATE} sees the old row), set per
+   * connection as a pool may.
    */
-  MARIADB_SA_CONNECTOR_J("IDEMPOTENCY_TEST_MYSQL_URL", "IDEMPOTENCY_TEST_MYSQL_USER", "IDEMPOTENCY_TEST_MYSQL_PASSWORD",
+  MARIADB_SA_CONNECTOR_J(
+      "IDEMPOTENCY_TEST_MYSQL_URL",
+      "IDEMPOTENCY_TEST_MYSQL_USER",
+      "IDEMPOTENCY_TEST_MYSQL_PASSWORD",
       TestDatabases.SIMULTANEOUS_ASSIGNMENT),
   /** The same, through the MariaDB driver. */
-  MARIADB_SA_DRIVER("IDEMPOTENCY_TEST_MARIADB_URL", "IDEMPOTENCY_TEST_MYSQL_USER", "IDEMPOTENCY_TEST_MYSQL_PASSWORD",
+  MARIADB_SA_DRIVER(
+      "IDEMPOTENCY_TEST_MARIADB_URL",
+      "IDEMPOTENCY_TEST_MYSQL_USER",
+      "IDEMPOTENCY_TEST_MYSQL_PASSWORD",
       TestDatabases.SIMULTANEOUS_ASSIGNMENT),
   /** Embedded, in memory: needs no variable. */
   H2(null, null, null, "");
 
-  /** MariaDB's default {@code sql_mode} and {@code SIMULTANEOUS_ASSIGNMENT}, as both drivers' URL parameter. */
-  private static final String SIMULTANEOUS_ASSIGNMENT = "sessionVariables=sql_mode='STRICT_TRANS_TABLES,"
-      + "ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION,SIMULTANEOUS_ASSIGNMENT'";
+  /**
+   * MariaDB's default {@code sql_mode} and {@code SIMULTANEOUS_ASSIGNMENT}, as both drivers' URL
+   * parameter.
+   */
+  private static final String SIMULTANEOUS_ASSIGNMENT =
+      "sessionVariables=sql_mode='STRICT_TRANS_TABLES,"
+          + "ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION,SIMULTANEOUS_ASSIGNMENT'";
+
   private static final AtomicInteger H2_DBS = new AtomicInteger();
   private final String urlVar;
   private final String userVar;
@@ -67,8 +90,11 @@ public enum TestDatabases {
     for (String v : variables) {
       String value = System.getenv(v);
       if (value == null || value.isBlank()) {
-        String message = "Environment variable " + v + " is not set: start the test databases with "
-            + "`eval \"$(bash scripts/services.sh)\"` from the repository root, then run the tests again.";
+        String message =
+            "Environment variable "
+                + v
+                + " is not set: start the test databases with "
+                + "`eval \"$(bash scripts/services.sh)\"` from the repository root, then run the tests again.";
         if ("true".equalsIgnoreCase(System.getenv("CI"))) {
           fail(message);
         }
@@ -97,8 +123,9 @@ public enum TestDatabases {
   }
 
   /**
-   * A new pool of {@code size} connections to {@code url} at {@code isolation} (a {@code Connection} constant's
-   * name, such as {@code TRANSACTION_REPEATABLE_READ}; {@code null} for the driver's default).
+   * A new pool of {@code size} connections to {@code url} at {@code isolation} (a {@code
+   * Connection} constant's name, such as {@code TRANSACTION_REPEATABLE_READ}; {@code null} for the
+   * driver's default).
    */
   public HikariDataSource pool(String url, int size, String isolation) {
     HikariConfig config = new HikariConfig();
@@ -114,8 +141,12 @@ public enum TestDatabases {
     config.setMaximumPoolSize(size);
     config.setMinimumIdle(0);
     config.setConnectionTimeout(10_000);
-    config.setPoolName("test-" + name().toLowerCase(Locale.ROOT) + "-" + size
-        + (isolation == null ? "" : "-" + isolation));
+    config.setPoolName(
+        "test-"
+            + name().toLowerCase(Locale.ROOT)
+            + "-"
+            + size
+            + (isolation == null ? "" : "-" + isolation));
     return new HikariDataSource(config);
   }
 }

@@ -19,7 +19,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The proxy between the JDK client and a real Jetty ({@link JettyHarness}): what each fault does at the wire. */
+/**
+ * The proxy between the JDK client and a real Jetty ({@link JettyHarness}): what each fault does at
+ * the wire.
+ */
 class FaultInjectingProxyTest {
   private final EchoServlet servlet = new EchoServlet();
   private JettyHarness jetty;
@@ -28,25 +31,31 @@ class FaultInjectingProxyTest {
   @BeforeEach
   void start() throws Exception {
     // the filter shows that the harness puts the filters in front of the servlet
-    Filter tagging = (req, res, chain) -> {
-      ((HttpServletResponse) res).setHeader("X-Filtered", "yes");
-      chain.doFilter(req, res);
-    };
+    Filter tagging =
+        (req, res, chain) -> {
+          ((HttpServletResponse) res).setHeader("X-Filtered", "yes");
+          chain.doFilter(req, res);
+        };
     jetty = JettyHarness.start(servlet, tagging);
     proxy = FaultInjectingProxy.start(jetty.port());
   }
 
   @AfterEach
   void stop() throws Exception {
-    try (JettyHarness j = jetty; FaultInjectingProxy p = proxy) {
+    try (JettyHarness j = jetty;
+        FaultInjectingProxy p = proxy) {
       // closes the proxy, then Jetty, each even if the other fails
     }
   }
 
   private HttpResponse<String> post(String body) throws IOException, InterruptedException {
-    HttpRequest request = HttpRequest.newBuilder(proxy.uri("/orders?n=1")).timeout(Duration.ofSeconds(30))
-        .header("Idempotency-Key", "k-1").header("X-Hop", "dropped")
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+    HttpRequest request =
+        HttpRequest.newBuilder(proxy.uri("/orders?n=1"))
+            .timeout(Duration.ofSeconds(30))
+            .header("Idempotency-Key", "k-1")
+            .header("X-Hop", "dropped")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build();
     return JettyHarness.CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
   }
 
@@ -71,11 +80,16 @@ class FaultInjectingProxyTest {
     assertThat(proxy.sawUpstreamStatus(200)).isTrue();
   }
 
-  /** The request's hop-by-hop headers, those its Connection header names included, stay at the proxy. */
+  /**
+   * The request's hop-by-hop headers, those its Connection header names included, stay at the
+   * proxy.
+   */
   @Test
   void hopByHopHeadersAreNotForwarded() throws Exception {
-    byte[] request = ("POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close, X-Hop\r\nX-Hop: dropped\r\n"
-        + "Upgrade: h2c\r\nX-Kept: kept\r\nContent-Length: 2\r\n\r\nhi").getBytes(StandardCharsets.US_ASCII);
+    byte[] request =
+        ("POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close, X-Hop\r\nX-Hop: dropped\r\n"
+                + "Upgrade: h2c\r\nX-Kept: kept\r\nContent-Length: 2\r\n\r\nhi")
+            .getBytes(StandardCharsets.US_ASCII);
 
     String response = rawThroughProxy(request);
 
@@ -93,8 +107,11 @@ class FaultInjectingProxyTest {
     assertThat(lost).isInstanceOf(IOException.class);
     assertThat(retry.statusCode()).isEqualTo(200);
     assertThat(servlet.requests).hasValue(2);
-    assertThat(proxy.exchanges()).extracting(ProxyExchange::upstreamStatus).containsExactly(200, 200);
-    assertThat(proxy.exchanges()).extracting(ProxyExchange::fault)
+    assertThat(proxy.exchanges())
+        .extracting(ProxyExchange::upstreamStatus)
+        .containsExactly(200, 200);
+    assertThat(proxy.exchanges())
+        .extracting(ProxyExchange::fault)
         .containsExactly(Fault.FORWARD_THEN_DROP, Fault.FORWARD);
   }
 
@@ -121,8 +138,11 @@ class FaultInjectingProxyTest {
     assertThat(limited.statusCode()).isEqualTo(429);
     assertThat(limited.headers().firstValue("Retry-After")).hasValue("3");
     assertThat(servlet.requests).hasValue(0);
-    assertThat(proxy.faultCounts()).containsEntry(Fault.ANSWER_503, 1L).containsEntry(Fault.ANSWER_429, 1L)
-        .containsEntry(Fault.FORWARD, 0L).hasSize(Fault.values().length);
+    assertThat(proxy.faultCounts())
+        .containsEntry(Fault.ANSWER_503, 1L)
+        .containsEntry(Fault.ANSWER_429, 1L)
+        .containsEntry(Fault.FORWARD, 0L)
+        .hasSize(Fault.values().length);
   }
 
   @Test
@@ -137,12 +157,14 @@ class FaultInjectingProxyTest {
   }
 
   /**
-   * The slowed request reaches the server with the slow-request header, the client's connection closes while the
-   * server still works on it (the servlet waits for the client to have failed), and the response arrives later.
+   * The slowed request reaches the server with the slow-request header, the client's connection
+   * closes while the server still works on it (the servlet waits for the client to have failed),
+   * and the response arrives later.
    */
   @Test
   void aSlowedRequestIsDroppedWhileTheServerStillProcessesIt() throws Exception {
-    proxy.slowRequests("X-Slow", "yes", Duration.ofMillis(50))
+    proxy
+        .slowRequests("X-Slow", "yes", Duration.ofMillis(50))
         .plan(new ScriptedFaults(Fault.FORWARD_SLOWED_THEN_DROP));
     servlet.release = new CountDownLatch(1);
 
@@ -166,15 +188,21 @@ class FaultInjectingProxyTest {
 
     stalled.join(10_000);
     assertThat(stalled.isAlive()).isFalse();
-    assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().equals("fault-injecting-proxy"));
+    assertThat(Thread.getAllStackTraces().keySet())
+        .noneMatch(t -> t.getName().equals("fault-injecting-proxy"));
   }
 
   @Test
   void theHarnessSendsRawBytes() throws Exception {
-    String response = jetty.raw(("GET /raw HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-        .getBytes(StandardCharsets.US_ASCII));
+    String response =
+        jetty.raw(
+            ("GET /raw HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
 
-    assertThat(response).startsWith("HTTP/1.1 200").contains("X-Filtered: yes").endsWith("GET /raw ");
+    assertThat(response)
+        .startsWith("HTTP/1.1 200")
+        .contains("X-Filtered: yes")
+        .endsWith("GET /raw ");
   }
 
   private String rawThroughProxy(byte[] request) throws IOException {
@@ -185,7 +213,8 @@ class FaultInjectingProxyTest {
     }
   }
 
-  private static boolean waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
+  private static boolean waitFor(java.util.function.BooleanSupplier condition)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
@@ -200,15 +229,23 @@ class FaultInjectingProxyTest {
   static final class EchoServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
     final transient AtomicInteger requests = new AtomicInteger();
-    volatile transient String lastHeaders;
+    transient volatile String lastHeaders;
+
     /** When set, a request waits for it before answering. */
-    volatile transient CountDownLatch release;
+    transient volatile CountDownLatch release;
 
     @Override
     protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
       requests.incrementAndGet();
-      lastHeaders = "X-Hop=" + req.getHeader("X-Hop") + " Upgrade=" + req.getHeader("Upgrade") + " X-Kept="
-          + req.getHeader("X-Kept") + " X-Slow=" + req.getHeader("X-Slow");
+      lastHeaders =
+          "X-Hop="
+              + req.getHeader("X-Hop")
+              + " Upgrade="
+              + req.getHeader("Upgrade")
+              + " X-Kept="
+              + req.getHeader("X-Kept")
+              + " X-Slow="
+              + req.getHeader("X-Slow");
       CountDownLatch gate = release;
       if (gate != null) {
         try {
@@ -218,8 +255,14 @@ class FaultInjectingProxyTest {
         }
       }
       String query = req.getQueryString() == null ? "" : "?" + req.getQueryString();
-      byte[] body = (req.getMethod() + " " + req.getRequestURI() + query + " "
-          + new String(req.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8);
+      byte[] body =
+          (req.getMethod()
+                  + " "
+                  + req.getRequestURI()
+                  + query
+                  + " "
+                  + new String(req.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+              .getBytes(StandardCharsets.UTF_8);
       resp.setContentLength(body.length);
       resp.getOutputStream().write(body);
     }

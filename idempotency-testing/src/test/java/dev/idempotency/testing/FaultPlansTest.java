@@ -19,13 +19,15 @@ class FaultPlansTest {
   void aScriptGivesItsFaultsInOrderThenRepeatsTheLast() {
     FaultPlan plan = new ScriptedFaults(Fault.ANSWER_503, Fault.FORWARD_THEN_DROP, Fault.FORWARD);
 
-    assertThat(draw(plan, 5)).containsExactly(Fault.ANSWER_503, Fault.FORWARD_THEN_DROP, Fault.FORWARD,
-        Fault.FORWARD, Fault.FORWARD);
+    assertThat(draw(plan, 5))
+        .containsExactly(
+            Fault.ANSWER_503, Fault.FORWARD_THEN_DROP, Fault.FORWARD, Fault.FORWARD, Fault.FORWARD);
   }
 
   @Test
   void anEmptyScriptIsRefused() {
-    assertThatThrownBy(ScriptedFaults::new).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(ScriptedFaults::new)
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("a script needs at least one fault");
   }
 
@@ -39,17 +41,21 @@ class FaultPlansTest {
 
   @Test
   void zeroRatesForwardEverything() {
-    assertThat(draw(new RandomFaults(new RandomFaults.Rates(0, 0, 0, 0, 3), 1), 1000)).containsOnly(Fault.FORWARD);
+    assertThat(draw(new RandomFaults(new RandomFaults.Rates(0, 0, 0, 0, 3), 1), 1000))
+        .containsOnly(Fault.FORWARD);
   }
 
-  /** Seeded: 10,000 draws land within 2 % of each rate, and the same seed draws the same sequence. */
+  /**
+   * Seeded: 10,000 draws land within 2 % of each rate, and the same seed draws the same sequence.
+   */
   @Test
   void eachFaultComesAtItsRateAndTheSameSeedDrawsTheSameSequence() {
     RandomFaults.Rates rates = new RandomFaults.Rates(0.3, 0.2, 0.2, 0, 1);
 
     List<Fault> faults = draw(new RandomFaults(rates, 42), 10_000);
 
-    Map<Fault, Long> counts = faults.stream().collect(Collectors.groupingBy(f -> f, Collectors.counting()));
+    Map<Fault, Long> counts =
+        faults.stream().collect(Collectors.groupingBy(f -> f, Collectors.counting()));
     assertThat(counts.get(Fault.FORWARD_THEN_DROP)).isBetween(2_800L, 3_200L);
     assertThat(counts.get(Fault.FORWARD_SLOWED_THEN_DROP)).isBetween(1_800L, 2_200L);
     assertThat(counts.get(Fault.RESET_WITHOUT_FORWARDING) + counts.get(Fault.FORWARD_THEN_RESET))
@@ -60,12 +66,17 @@ class FaultPlansTest {
     assertThat(draw(new RandomFaults(rates, 42), 10_000)).isEqualTo(faults);
   }
 
-  /** Every request under a burst rate of 1 is in a burst: runs of exactly the burst's length, one status each. */
+  /**
+   * Every request under a burst rate of 1 is in a burst: runs of exactly the burst's length, one
+   * status each.
+   */
   @Test
   void aBurstAnswersTheNextRequestsWithTheSameStatus() {
     List<Fault> faults = draw(new RandomFaults(new RandomFaults.Rates(0, 0, 0, 1, 4), 7), 400);
 
-    assertThat(faults).containsOnly(Fault.ANSWER_503, Fault.ANSWER_429).contains(Fault.ANSWER_503, Fault.ANSWER_429);
+    assertThat(faults)
+        .containsOnly(Fault.ANSWER_503, Fault.ANSWER_429)
+        .contains(Fault.ANSWER_503, Fault.ANSWER_429);
     List<List<Fault>> bursts = new ArrayList<>();
     for (int i = 0; i < faults.size(); i += 4) {
       bursts.add(faults.subList(i, i + 4));

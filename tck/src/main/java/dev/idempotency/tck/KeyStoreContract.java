@@ -15,7 +15,8 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The contract every {@link KeyStore} must pass: the numbered rules of the TCK's {@code SPEC.md}, as JUnit 5 tests.
+ * The contract every {@link KeyStore} must pass: the numbered rules of the TCK's {@code SPEC.md},
+ * as JUnit 5 tests.
  *
  * <p>A store's test module extends this class with one factory:
  *
@@ -27,34 +28,37 @@ import org.junit.jupiter.api.Timeout;
  * }
  * }</pre>
  *
- * <p>Every test gets a fresh, empty store from {@link #newStore}, and, where it needs several application
- * instances over the same records, peers from {@link #newPeer}. Time is the TCK's: every call carries a
- * {@code now} from a controlled clock, which the tests move to hit lease, window and retention boundaries to the
- * millisecond; a store that declares {@link StoreCapability#SERVER_CLOCK} ignores that {@code now}, so for it the
- * same rules run with short real leases and real sleeps.
+ * <p>Every test gets a fresh, empty store from {@link #newStore}, and, where it needs several
+ * application instances over the same records, peers from {@link #newPeer}. Time is the TCK's:
+ * every call carries a {@code now} from a controlled clock, which the tests move to hit lease,
+ * window and retention boundaries to the millisecond; a store that declares {@link
+ * StoreCapability#SERVER_CLOCK} ignores that {@code now}, so for it the same rules run with short
+ * real leases and real sleeps.
  *
- * <p>Test names carry the rule: {@code required_x_y_…} must pass, {@code optional_x_y_…} runs only when the store
- * declares the capability it needs (otherwise it is skipped with the reason), {@code stochastic_x_y_…} runs seeded
- * random histories, and {@code untested_x_y_…} marks a rule the TCK cannot check (always skipped, with the reason).
- * A failure message names the rule ("Rule 2.3 violated: …"), the seed, and what to check.
+ * <p>Test names carry the rule: {@code required_x_y_…} must pass, {@code optional_x_y_…} runs only
+ * when the store declares the capability it needs (otherwise it is skipped with the reason), {@code
+ * stochastic_x_y_…} runs seeded random histories, and {@code untested_x_y_…} marks a rule the TCK
+ * cannot check (always skipped, with the reason). A failure message names the rule ("Rule 2.3
+ * violated: …"), the seed, and what to check.
  *
  * <p>Knobs (system properties, or environment variables such as {@code IDEMPOTENCY_TCK_ROUNDS}):
- * {@code idempotency.tck.seed} (replay one seed), {@code idempotency.tck.rounds} (concurrency-gate rounds per
- * thread count, default 20), {@code idempotency.tck.histories} (histories per stochastic test, default 60),
- * {@code idempotency.tck.serverClockLeaseMillis} (the real lease for SERVER_CLOCK stores, default 1000). Tests
- * tagged {@code slow} run the long variants.
+ * {@code idempotency.tck.seed} (replay one seed), {@code idempotency.tck.rounds} (concurrency-gate
+ * rounds per thread count, default 20), {@code idempotency.tck.histories} (histories per stochastic
+ * test, default 60), {@code idempotency.tck.serverClockLeaseMillis} (the real lease for
+ * SERVER_CLOCK stores, default 1000). Tests tagged {@code slow} run the long variants.
  *
- * <p>Every test has a deadline of 10 minutes (the long runs tagged {@code slow}: 60), far above what a
- * networked store needs at the default knobs, so a store that blocks fails the test instead of hanging the build;
- * see SPEC.md, "Deadlines".
+ * <p>Every test has a deadline of 10 minutes (the long runs tagged {@code slow}: 60), far above
+ * what a networked store needs at the default knobs, so a store that blocks fails the test instead
+ * of hanging the build; see SPEC.md, "Deadlines".
  *
  * <p>Not thread-safe: JUnit creates one instance per test.
  *
- * <p>Each SPEC section's tests are a test interface of their own, in this package: {@code Section1ClaimOutcomes}
- * to {@code Section9Arguments} (section 2 has two, {@code Section2Concurrency} and {@code Section2Histories}), written
- * over one fixture, {@code ContractFixture}. This class runs each through a {@code @Nested} class that implements
- * it, so that an implementer extends one class with one factory and gets every rule, and reads the rules of one
- * section in one file.
+ * <p>Each SPEC section's tests are a test interface of their own, in this package: {@code
+ * Section1ClaimOutcomes} to {@code Section9Arguments} (section 2 has two, {@code
+ * Section2Concurrency} and {@code Section2Histories}), written over one fixture, {@code
+ * ContractFixture}. This class runs each through a {@code @Nested} class that implements it, so
+ * that an implementer extends one class with one factory and gets every rule, and reads the rules
+ * of one section in one file.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 public abstract class KeyStoreContract {
@@ -65,8 +69,8 @@ public abstract class KeyStoreContract {
   protected KeyStoreContract() {}
 
   /**
-   * A fresh, empty store for one test. Register what must be closed afterwards with
-   * {@link TckContext#onClose}.
+   * A fresh, empty store for one test. Register what must be closed afterwards with {@link
+   * TckContext#onClose}.
    *
    * @param context the test the store is for
    * @return the store to test; never null
@@ -75,9 +79,10 @@ public abstract class KeyStoreContract {
   protected abstract KeyStore newStore(TckContext context) throws Exception;
 
   /**
-   * Another instance over the same records as {@code store}: for a shared store, one with its own connection pool
-   * (or client), standing for another application instance. The concurrency rules spread their threads over the
-   * store and two peers. The default returns {@code store} itself, which is right for an in-process store.
+   * Another instance over the same records as {@code store}: for a shared store, one with its own
+   * connection pool (or client), standing for another application instance. The concurrency rules
+   * spread their threads over the store and two peers. The default returns {@code store} itself,
+   * which is right for an in-process store.
    *
    * @param store the store {@link #newStore} returned for this test
    * @param context the test
@@ -89,8 +94,8 @@ public abstract class KeyStoreContract {
   }
 
   /**
-   * The capabilities to test. The default is {@code store.capabilities()}; override only to test a store as if it
-   * lacked a capability.
+   * The capabilities to test. The default is {@code store.capabilities()}; override only to test a
+   * store as if it lacked a capability.
    *
    * @param store the store under test
    * @return the capabilities the contract assumes
@@ -102,15 +107,22 @@ public abstract class KeyStoreContract {
   /** Creates this test's store, clock and timing; called by JUnit before every test. */
   @BeforeEach
   protected final void setUpKeyStoreContract(TestInfo info) throws Exception {
-    String name = getClass().getSimpleName() + "." + info.getTestClass().map(Class::getSimpleName).orElse("?") + "#"
-        + info.getTestMethod().map(java.lang.reflect.Method::getName).orElse(info.getDisplayName());
+    String name =
+        getClass().getSimpleName()
+            + "."
+            + info.getTestClass().map(Class::getSimpleName).orElse("?")
+            + "#"
+            + info.getTestMethod()
+                .map(java.lang.reflect.Method::getName)
+                .orElse(info.getDisplayName());
     long seed = Knobs.seed().orElseGet(() -> new SplittableRandom().nextLong());
-    // assigned before the factory runs, so that what it registered is closed even when it then fails
+    // assigned before the factory runs, so that what it registered is closed even when it then
+    // fails
     TckContext test = new TckContext(name, seed);
     context = test;
     KeyStore store = Objects.requireNonNull(newStore(test), "newStore(TckContext) returned null");
-    Set<StoreCapability> capabilities = Objects.requireNonNull(capabilities(store),
-        "capabilities(KeyStore) returned null");
+    Set<StoreCapability> capabilities =
+        Objects.requireNonNull(capabilities(store), "capabilities(KeyStore) returned null");
     underTest = new KeyStoreUnderTest(test, store, capabilities, s -> newPeer(s, test));
   }
 
@@ -123,8 +135,8 @@ public abstract class KeyStoreContract {
   }
 
   /**
-   * A section as JUnit runs it: one {@code @Nested} class per section file, whose tests are all the interface's;
-   * the class only hands them this test's store.
+   * A section as JUnit runs it: one {@code @Nested} class per section file, whose tests are all the
+   * interface's; the class only hands them this test's store.
    */
   private abstract class Section implements ContractFixture {
     @Override

@@ -14,16 +14,21 @@ import java.util.SplittableRandom;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One contract test's store and what it is judged by: its peers, the capabilities tested, the clock, the timing
- * profile and the verifier. {@link KeyStoreContract} makes one before every test; the sections reach it through
- * {@link ContractFixture#underTest()}. Not thread-safe: one test uses it (the concurrency rules hand its store and
- * peers to the gate, which starts its own threads).
+ * One contract test's store and what it is judged by: its peers, the capabilities tested, the
+ * clock, the timing profile and the verifier. {@link KeyStoreContract} makes one before every test;
+ * the sections reach it through {@link ContractFixture#underTest()}. Not thread-safe: one test uses
+ * it (the concurrency rules hand its store and peers to the gate, which starts its own threads).
  */
 final class KeyStoreUnderTest {
-  /** How many other instances over the same records the concurrency rules spread their threads over. */
+  /**
+   * How many other instances over the same records the concurrency rules spread their threads over.
+   */
   private static final int PEERS = 2;
 
-  /** Makes another instance over the records of the store it is given: {@link KeyStoreContract#newPeer}. */
+  /**
+   * Makes another instance over the records of the store it is given: {@link
+   * KeyStoreContract#newPeer}.
+   */
   @FunctionalInterface
   interface PeerFactory {
     KeyStore newPeer(KeyStore store) throws Exception;
@@ -38,16 +43,19 @@ final class KeyStoreUnderTest {
   private final Verifier verifier;
   private @Nullable List<KeyStore> instances; // made on first use
 
-  KeyStoreUnderTest(TckContext context, KeyStore store, Set<StoreCapability> capabilities, PeerFactory peers) {
+  KeyStoreUnderTest(
+      TckContext context, KeyStore store, Set<StoreCapability> capabilities, PeerFactory peers) {
     this.context = context;
     this.store = store;
     this.capabilities = capabilities;
     this.peers = peers;
     this.verifier = new Verifier(context.testName(), context.seed());
-    // a store that judges time by its own clock ignores the TCK's now: its time rules run in real time
+    // a store that judges time by its own clock ignores the TCK's now: its time rules run in real
+    // time
     boolean serverClock = capabilities.contains(StoreCapability.SERVER_CLOCK);
     this.clock = serverClock ? TckClock.system() : TckClock.controlled(TckClock.CONTROLLED_START);
-    this.timing = serverClock ? Timing.realTime(Knobs.serverClockLeaseMillis()) : Timing.controlled();
+    this.timing =
+        serverClock ? Timing.realTime(Knobs.serverClockLeaseMillis()) : Timing.controlled();
   }
 
   TckContext context() {
@@ -80,14 +88,19 @@ final class KeyStoreUnderTest {
       List<KeyStore> all = new ArrayList<>();
       all.add(store);
       for (int i = 0; i < PEERS; i++) {
-        all.add(Objects.requireNonNull(peers.newPeer(store), "newPeer(KeyStore, TckContext) returned null"));
+        all.add(
+            Objects.requireNonNull(
+                peers.newPeer(store), "newPeer(KeyStore, TckContext) returned null"));
       }
       instances = List.copyOf(all);
     }
     return instances;
   }
 
-  /** The seeds of this test's histories: the replayed one, or {@code count} drawn from the test's seed. */
+  /**
+   * The seeds of this test's histories: the replayed one, or {@code count} drawn from the test's
+   * seed.
+   */
   long[] historySeeds(int count) {
     if (Knobs.seed().isPresent()) {
       return new long[] {Knobs.seed().getAsLong()};

@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * SPEC.md, section "2. Atomicity and concurrency": seeded random histories checked against the reference model and the
- * invariants (rules 2.1 and 2.6); the concurrency gate is in {@link Section2Concurrency}.
+ * SPEC.md, section "2. Atomicity and concurrency": seeded random histories checked against the
+ * reference model and the invariants (rules 2.1 and 2.6); the concurrency gate is in {@link
+ * Section2Concurrency}.
  *
  * <p>{@code KeyStoreContract.HistoryRules} runs these tests against the store under test.
  */
@@ -35,7 +36,8 @@ interface Section2Histories extends ContractFixture {
   }
 
   @Test
-  @DisplayName("Rule 2.6: concurrent histories keep the fencing and one-completion-per-generation invariants")
+  @DisplayName(
+      "Rule 2.6: concurrent histories keep the fencing and one-completion-per-generation invariants")
   default void stochastic_2_6_concurrentHistoriesKeepTheInvariants() throws Exception {
     ConcurrentHistories runner = new ConcurrentHistories(instances(), clock(), timing(), verify());
     for (long seed : historySeeds(Math.max(1, Knobs.histories() / 2))) {
@@ -57,7 +59,8 @@ interface Section2Histories extends ContractFixture {
   @Test
   @Tag("slow")
   @Timeout(value = 60, unit = TimeUnit.MINUTES)
-  @DisplayName("Rule 2.6 (long run): twenty times the concurrent histories, half of them also checked for 2.1")
+  @DisplayName(
+      "Rule 2.6 (long run): twenty times the concurrent histories, half of them also checked for 2.1")
   default void stochastic_2_6_concurrentHistoriesLongRun() throws Exception {
     ConcurrentHistories runner = new ConcurrentHistories(instances(), clock(), timing(), verify());
     for (long seed : historySeeds(Knobs.histories() * 20)) {

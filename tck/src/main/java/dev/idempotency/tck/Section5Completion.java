@@ -22,7 +22,8 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC.md, section "5. Completion and release": what completion stores, and release (rules 5.1 to 5.4).
+ * SPEC.md, section "5. Completion and release": what completion stores, and release (rules 5.1 to
+ * 5.4).
  *
  * <p>{@code KeyStoreContract.CompletionRules} runs these tests against the store under test.
  */
@@ -39,7 +40,9 @@ interface Section5Completion extends ContractFixture {
     headers.put("X-Empty", List.of(""));
     headers.put("X-Unicode", List.of("caf\u00e9 \u2713 \u6771\u4eac"));
     headers.put("X-None", List.of());
-    responses.add(StoredResponse.of(201, headers, "{\"id\":42,\"note\":\"\u00e9\"}".getBytes(StandardCharsets.UTF_8)));
+    responses.add(
+        StoredResponse.of(
+            201, headers, "{\"id\":42,\"note\":\"\u00e9\"}".getBytes(StandardCharsets.UTF_8)));
     responses.add(StoredResponse.of(500, Map.of(), new byte[0]));
     byte[] binary = new byte[256 + 4];
     for (int i = 0; i < 256; i++) {
@@ -49,12 +52,15 @@ interface Section5Completion extends ContractFixture {
     binary[257] = (byte) 0x28;
     binary[258] = (byte) 0xFF;
     binary[259] = 0;
-    responses.add(StoredResponse.of(422, Map.of("Content-Type", List.of("application/octet-stream")), binary));
+    responses.add(
+        StoredResponse.of(
+            422, Map.of("Content-Type", List.of("application/octet-stream")), binary));
     byte[] large = new byte[64 * 1024];
     new SplittableRandom(context().seed()).nextBytes(large);
     responses.add(StoredResponse.of(299, Map.of(), large));
-    responses.add(StoredResponse.of(999, Map.of("Retry-After", List.of("0")),
-        "\r\n\t ".getBytes(StandardCharsets.UTF_8)));
+    responses.add(
+        StoredResponse.of(
+            999, Map.of("Retry-After", List.of("0")), "\r\n\t ".getBytes(StandardCharsets.UTF_8)));
     List<KeyStore> all = instances();
     for (int i = 0; i < responses.size(); i++) {
       RecordId id = id("response-" + i);
@@ -62,13 +68,22 @@ interface Section5Completion extends ContractFixture {
       ClaimOutcome.Claimed c = claimNew(id);
       complete(id, c.fence(), response, Rule.R5_1);
       for (int j = 0; j < all.size(); j++) {
-        replays(claim(all.get(j), id, FP_A, timing().stableLease(), timing().stableWindow()), response, Rule.R5_1,
+        replays(
+            claim(all.get(j), id, FP_A, timing().stableLease(), timing().stableWindow()),
+            response,
+            Rule.R5_1,
             "the replay of response #" + i + " through instance " + j);
       }
       RecordSnapshot s = present(id, Rule.R5_1, "after completion");
-      verify().record(s, Rule.R5_1, "lookup after the completion of response #" + i).response(response);
+      verify()
+          .record(s, Rule.R5_1, "lookup after the completion of response #" + i)
+          .response(response);
     }
-    verify().check(Arrays.equals(responses.get(2).body(), binary), Rule.R5_1, () -> "the TCK's own copy changed");
+    verify()
+        .check(
+            Arrays.equals(responses.get(2).body(), binary),
+            Rule.R5_1,
+            () -> "the TCK's own copy changed");
   }
 
   @Test
@@ -79,32 +94,57 @@ interface Section5Completion extends ContractFixture {
     StoredResponse first = Samples.response("first");
     complete(id, c.fence(), first, Rule.R5_2);
     Optional<RecordSnapshot> before = lookup(id);
-    verify().leaseLost(Rule.R5_2, "a second complete with the same fence",
-        () -> store().complete(id, c.fence(), Samples.response("second"), now()));
-    verify().leaseLost(Rule.R5_2, "a heartbeat after completion",
-        () -> store().heartbeat(id, c.fence(), now(), timing().stableLease()));
-    verify().leaseLost(Rule.R5_2, "a checkpoint after completion",
-        () -> store().checkpoint(id, c.fence(), Samples.point("late"), now(), timing().stableLease()));
-    verify().leaseLost(Rule.R5_2, "a release after completion", () -> store().release(id, c.fence(), now()));
+    verify()
+        .leaseLost(
+            Rule.R5_2,
+            "a second complete with the same fence",
+            () -> store().complete(id, c.fence(), Samples.response("second"), now()));
+    verify()
+        .leaseLost(
+            Rule.R5_2,
+            "a heartbeat after completion",
+            () -> store().heartbeat(id, c.fence(), now(), timing().stableLease()));
+    verify()
+        .leaseLost(
+            Rule.R5_2,
+            "a checkpoint after completion",
+            () ->
+                store()
+                    .checkpoint(
+                        id, c.fence(), Samples.point("late"), now(), timing().stableLease()));
+    verify()
+        .leaseLost(
+            Rule.R5_2, "a release after completion", () -> store().release(id, c.fence(), now()));
     unchanged(id, before, Rule.R5_2, "the refused writes after completion");
     replays(claim(id, FP_A), first, Rule.R5_2, "a retry after the refused writes");
   }
 
   @Test
-  @DisplayName("Rule 5.3: release makes the record absent; the next claim, with any fingerprint, starts anew")
+  @DisplayName(
+      "Rule 5.3: release makes the record absent; the next claim, with any fingerprint, starts anew")
   default void required_5_3_releaseMakesTheRecordAbsent() {
     RecordId id = id("k1");
     ClaimOutcome.Claimed c = claimNew(id);
-    verify().succeeds(Rule.R4_6, "the owner's checkpoint", () -> store().checkpoint(id, c.fence(),
-        Samples.point("p1"), now(), timing().stableLease()));
-    verify().succeeds(Rule.R5_3, "the owner's release", () -> store().release(id, c.fence(), now()));
+    verify()
+        .succeeds(
+            Rule.R4_6,
+            "the owner's checkpoint",
+            () ->
+                store()
+                    .checkpoint(id, c.fence(), Samples.point("p1"), now(), timing().stableLease()));
+    verify()
+        .succeeds(Rule.R5_3, "the owner's release", () -> store().release(id, c.fence(), now()));
     absent(id, Rule.R5_3, "after release");
     ClaimOutcome next = claim(id, FP_B);
     fresh(next, c.fence(), Rule.R5_3, "a claim with another fingerprint after release");
     RecordSnapshot s = present(id, Rule.R5_3, "after the new claim");
-    verify().record(s, Rule.R5_3, "after a release and a new claim").fingerprint(FP_B).noRecoveryPoint();
+    verify()
+        .record(s, Rule.R5_3, "after a release and a new claim")
+        .fingerprint(FP_B)
+        .noRecoveryPoint();
     FenceToken second = ((ClaimOutcome.Claimed) next).fence();
-    verify().succeeds(Rule.R5_3, "the new owner's release", () -> store().release(id, second, now()));
+    verify()
+        .succeeds(Rule.R5_3, "the new owner's release", () -> store().release(id, second, now()));
     fresh(claim(id, FP_A), second, Rule.R5_3, "the first request again after the second release");
   }
 
@@ -120,12 +160,23 @@ interface Section5Completion extends ContractFixture {
     Optional<RecordSnapshot> before = lookup(id);
     tl.justBefore(window);
     for (int i = 0; i < 3; i++) {
-      replays(claim(store(), id, FP_A, timing().stableLease(), window), response, Rule.R5_4, "a replay");
-      verify().mismatch(claim(store(), id, FP_B, timing().stableLease(), window), Rule.R5_4, "another request");
+      replays(
+          claim(store(), id, FP_A, timing().stableLease(), window),
+          response,
+          Rule.R5_4,
+          "a replay");
+      verify()
+          .mismatch(
+              claim(store(), id, FP_B, timing().stableLease(), window),
+              Rule.R5_4,
+              "another request");
     }
     unchanged(id, before, Rule.R5_4, "replays and mismatches");
     tl.at(window);
-    fresh(claim(store(), id, FP_A, timing().stableLease(), window), c.fence(), Rule.R5_4,
+    fresh(
+        claim(store(), id, FP_A, timing().stableLease(), window),
+        c.fence(),
+        Rule.R5_4,
         "a claim once the window of the completion passed (replays do not extend it)");
   }
 }

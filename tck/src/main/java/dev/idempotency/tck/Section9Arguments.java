@@ -22,14 +22,16 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC.md, section "9. Arguments and capabilities": arguments and the capability declaration (rules 9.1 to 9.4).
+ * SPEC.md, section "9. Arguments and capabilities": arguments and the capability declaration (rules
+ * 9.1 to 9.4).
  *
  * <p>{@code KeyStoreContract.ArgumentRules} runs these tests against the store under test.
  */
 interface Section9Arguments extends ContractFixture {
   @Test
   @DisplayName("Rule 9.1: a null argument throws NullPointerException and changes nothing")
-  @SuppressWarnings("NullAway") // rule 9.1 passes null where the SPI forbids it, to see the store refuse it
+  @SuppressWarnings(
+      "NullAway") // rule 9.1 passes null where the SPI forbids it, to see the store refuse it
   default void required_9_1_nullArgumentsThrowNullPointerException() {
     RecordId id = id("k1");
     ClaimOutcome.Claimed c = claimNew(id);
@@ -90,12 +92,17 @@ interface Section9Arguments extends ContractFixture {
     calls.put("heartbeat(lease=0)", () -> store().heartbeat(id, f, t, Duration.ZERO));
     calls.put("heartbeat(lease=-1s)", () -> store().heartbeat(id, f, t, Duration.ofSeconds(-1)));
     calls.put("heartbeatAll(lease=0)", () -> store().heartbeatAll(Map.of(id, f), t, Duration.ZERO));
-    calls.put("checkpoint(lease=0)", () -> store().checkpoint(id, f, Samples.point("p"), t, Duration.ZERO));
-    calls.put("checkpoint(lease=-1s)", () -> store().checkpoint(id, f, Samples.point("p"), t, Duration.ofSeconds(-1)));
+    calls.put(
+        "checkpoint(lease=0)",
+        () -> store().checkpoint(id, f, Samples.point("p"), t, Duration.ZERO));
+    calls.put(
+        "checkpoint(lease=-1s)",
+        () -> store().checkpoint(id, f, Samples.point("p"), t, Duration.ofSeconds(-1)));
     calls.put("findAbandoned(limit=0)", () -> store().findAbandoned(t, 0));
     calls.put("findAbandoned(limit=-1)", () -> store().findAbandoned(t, -1));
     calls.put("deleteExpired(retention=0)", () -> store().deleteExpired(t, Duration.ZERO, 10));
-    calls.put("deleteExpired(retention=-1s)", () -> store().deleteExpired(t, Duration.ofSeconds(-1), 10));
+    calls.put(
+        "deleteExpired(retention=-1s)", () -> store().deleteExpired(t, Duration.ofSeconds(-1), 10));
     calls.put("deleteExpired(limit=0)", () -> store().deleteExpired(t, r, 0));
     calls.put("deleteExpired(limit=-1)", () -> store().deleteExpired(t, r, -1));
     for (Map.Entry<String, Runnable> call : calls.entrySet()) {
@@ -105,11 +112,16 @@ interface Section9Arguments extends ContractFixture {
   }
 
   @Test
-  @DisplayName("Rule 9.3: capabilities() is stable and unmodifiable, and TRANSACTIONAL means TransactionalKeyStore")
+  @DisplayName(
+      "Rule 9.3: capabilities() is stable and unmodifiable, and TRANSACTIONAL means TransactionalKeyStore")
   default void required_9_3_capabilitiesAreStable() {
     Set<StoreCapability> first = store().capabilities();
     verify().check(first != null, Rule.R9_3, () -> "capabilities() returned null");
-    verify().check(first.equals(store().capabilities()), Rule.R9_3, () -> "capabilities() changed between two calls");
+    verify()
+        .check(
+            first.equals(store().capabilities()),
+            Rule.R9_3,
+            () -> "capabilities() changed between two calls");
     boolean modifiable = true;
     try {
       if (first.contains(StoreCapability.SHARED)) {
@@ -124,14 +136,20 @@ interface Section9Arguments extends ContractFixture {
     }
     boolean changed = modifiable;
     verify().check(!changed, Rule.R9_3, () -> "the set capabilities() returned can be modified");
-    verify().check(!first.contains(StoreCapability.TRANSACTIONAL) || store() instanceof TransactionalKeyStore<?>,
-        Rule.R9_3, () -> "the store declares TRANSACTIONAL but does not implement TransactionalKeyStore");
+    verify()
+        .check(
+            !first.contains(StoreCapability.TRANSACTIONAL)
+                || store() instanceof TransactionalKeyStore<?>,
+            Rule.R9_3,
+            () -> "the store declares TRANSACTIONAL but does not implement TransactionalKeyStore");
   }
 
   @Test
-  @DisplayName("Rule 9.4: a store that cannot reach its storage throws StoreUnavailableException (not testable here)")
+  @DisplayName(
+      "Rule 9.4: a store that cannot reach its storage throws StoreUnavailableException (not testable here)")
   default void untested_9_4_unreachableStorageThrowsStoreUnavailableException() {
-    Assumptions.abort("the TCK cannot take a store's storage down; test rule 9.4 in the store's own suite (stop"
-        + " the server, or point the store at a closed port, and expect StoreUnavailableException)");
+    Assumptions.abort(
+        "the TCK cannot take a store's storage down; test rule 9.4 in the store's own suite (stop"
+            + " the server, or point the store at a closed port, and expect StoreUnavailableException)");
   }
 }

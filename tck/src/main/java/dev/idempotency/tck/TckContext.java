@@ -5,12 +5,13 @@ import java.util.Deque;
 import java.util.Objects;
 
 /**
- * What the contract tells a store factory about the test it creates a store for, and where the factory registers
- * what must be cleaned up afterwards.
+ * What the contract tells a store factory about the test it creates a store for, and where the
+ * factory registers what must be cleaned up afterwards.
  *
- * <p>One context per test. {@link #onClose} resources are closed after the test, in reverse order of
- * registration (a connection pool registered before the schema it created is closed after the schema is dropped);
- * every resource is closed even if an earlier one fails, and the failures are reported together. Thread-safe.
+ * <p>One context per test. {@link #onClose} resources are closed after the test, in reverse order
+ * of registration (a connection pool registered before the schema it created is closed after the
+ * schema is dropped); every resource is closed even if an earlier one fails, and the failures are
+ * reported together. Thread-safe.
  */
 public final class TckContext {
   private final String testName;
@@ -23,17 +24,19 @@ public final class TckContext {
   }
 
   /**
-   * The running test, as {@code ContractClass.RuleGroup#method}, for example
-   * {@code JdbcKeyStoreContractTest.ClaimRules#required_1_1_firstClaimWinsAnAbsentRecord}: useful in logs, and to
-   * derive a schema, table or key prefix per test (hash it: it is longer than most identifier limits).
+   * The running test, as {@code ContractClass.RuleGroup#method}, for example {@code
+   * JdbcKeyStoreContractTest.ClaimRules#required_1_1_firstClaimWinsAnAbsentRecord}: useful in logs,
+   * and to derive a schema, table or key prefix per test (hash it: it is longer than most
+   * identifier limits).
    */
   public String testName() {
     return testName;
   }
 
   /**
-   * The seed of this test run: every failure message prints it, and {@code -Didempotency.tck.seed=} replays it.
-   * A factory that randomizes anything (a port, a prefix) should derive it from this seed.
+   * The seed of this test run: every failure message prints it, and {@code -Didempotency.tck.seed=}
+   * replays it. A factory that randomizes anything (a port, a prefix) should derive it from this
+   * seed.
    */
   public long seed() {
     return seed;
@@ -51,7 +54,10 @@ public final class TckContext {
     }
   }
 
-  /** Closes every registered resource, most recent first; rethrows the first failure with the rest suppressed. */
+  /**
+   * Closes every registered resource, most recent first; rethrows the first failure with the rest
+   * suppressed.
+   */
   void close() throws Exception {
     Exception failure = null;
     while (true) {

@@ -4,8 +4,9 @@ import dev.idempotency.spi.KeyStore;
 import dev.idempotency.tck.mutants.MapKeyStore;
 
 /**
- * The self-test's control: the plain store every mutant is derived from passes the whole contract, through
- * distinct peer instances, so each mutant fails because of its one mutation and nothing else.
+ * The self-test's control: the plain store every mutant is derived from passes the whole contract,
+ * through distinct peer instances, so each mutant fails because of its one mutation and nothing
+ * else.
  */
 class MapKeyStoreContractTest extends KeyStoreContract {
   @Override

@@ -19,20 +19,32 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
-/** SPEC.md, the rule table in code and the test names agree: every rule is specified, named and tested. */
+/**
+ * SPEC.md, the rule table in code and the test names agree: every rule is specified, named and
+ * tested.
+ */
 class SpecConsistencyTest {
-  private static final Pattern NAME = Pattern.compile("(required|optional|stochastic|untested)_(\\d+)_(\\d+)_\\w+");
+  private static final Pattern NAME =
+      Pattern.compile("(required|optional|stochastic|untested)_(\\d+)_(\\d+)_\\w+");
 
-  /** The tests the contract runs: those of the section interfaces its {@code @Nested} classes implement. */
+  /**
+   * The tests the contract runs: those of the section interfaces its {@code @Nested} classes
+   * implement.
+   */
   private static List<Method> contractTests() {
     List<Method> tests = new ArrayList<>();
     for (Class<?> contract : List.of(KeyStoreContract.class, TransactionalKeyStoreContract.class)) {
       for (Class<?> nested : contract.getDeclaredClasses()) {
         if (nested.isAnnotationPresent(Nested.class)) {
-          // the default methods of the section interfaces (public, KeyStoreContract) and the nested class's own
+          // the default methods of the section interfaces (public, KeyStoreContract) and the nested
+          // class's own
           // tests (declared, TransactionalKeyStoreContract)
-          for (Method m : Stream.concat(Arrays.stream(nested.getMethods()), Arrays.stream(nested.getDeclaredMethods()))
-              .distinct().toList()) {
+          for (Method m :
+              Stream.concat(
+                      Arrays.stream(nested.getMethods()),
+                      Arrays.stream(nested.getDeclaredMethods()))
+                  .distinct()
+                  .toList()) {
             if (m.isAnnotationPresent(Test.class)) {
               tests.add(m);
             }
@@ -47,7 +59,9 @@ class SpecConsistencyTest {
   void everySectionFileRunsInTheContract() throws Exception {
     Set<String> files = new TreeSet<>();
     try (Stream<Path> sources = Files.list(Path.of("src/main/java/dev/idempotency/tck"))) {
-      sources.map(p -> p.getFileName().toString()).filter(f -> f.matches("Section\\d+\\w*\\.java"))
+      sources
+          .map(p -> p.getFileName().toString())
+          .filter(f -> f.matches("Section\\d+\\w*\\.java"))
           .forEach(f -> files.add(f.substring(0, f.length() - ".java".length())));
     }
     Set<String> run = new TreeSet<>();
@@ -66,7 +80,9 @@ class SpecConsistencyTest {
   void everyRuleIsARowOfSpecMd() throws Exception {
     String spec = Files.readString(Path.of("SPEC.md"));
     for (Rule rule : Rule.values()) {
-      assertThat(spec).as("SPEC.md has a row for rule %s", rule.id()).contains("| " + rule.id() + " |");
+      assertThat(spec)
+          .as("SPEC.md has a row for rule %s", rule.id())
+          .contains("| " + rule.id() + " |");
     }
   }
 

@@ -39,13 +39,15 @@ import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 
 /**
- * The TCK tests itself: each deliberately broken store must fail the rule it breaks, with a message naming that
- * rule, as reactive-streams' {@code requireTestFailure} does. The contract runs against each mutant through the
- * JUnit Platform Launcher, restricted to the tests named, so the self-test stays fast.
+ * The TCK tests itself: each deliberately broken store must fail the rule it breaks, with a message
+ * naming that rule, as reactive-streams' {@code requireTestFailure} does. The contract runs against
+ * each mutant through the JUnit Platform Launcher, restricted to the tests named, so the self-test
+ * stays fast.
  *
- * <p>The mutant contracts are static nested classes, which surefire's default excludes ({@code **}{@code /*$*})
- * keep out of the normal run; and should a {@code -Dtest=} pattern pick them up, {@link OnlyInsideTheSelfTest}
- * skips them, with the reason, unless the self-test's launcher runs them.
+ * <p>The mutant contracts are static nested classes, which surefire's default excludes ({@code
+ * **}{@code /*$*}) keep out of the normal run; and should a {@code -Dtest=} pattern pick them up,
+ * {@link OnlyInsideTheSelfTest} skips them, with the reason, unless the self-test's launcher runs
+ * them.
  */
 class TckSelfTest {
 
@@ -53,16 +55,18 @@ class TckSelfTest {
   static final String INSIDE_SELF_TEST = "idempotency.tck.insideSelfTest";
 
   /**
-   * Keeps the mutant contracts from running on their own: surefire's default excludes skip nested classes, but an
-   * explicit {@code -Dtest=…} pattern does not, and a mutant run outside the self-test fails, as it should.
+   * Keeps the mutant contracts from running on their own: surefire's default excludes skip nested
+   * classes, but an explicit {@code -Dtest=…} pattern does not, and a mutant run outside the
+   * self-test fails, as it should.
    */
   static final class OnlyInsideTheSelfTest implements ExecutionCondition {
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
       return context.getConfigurationParameter(INSIDE_SELF_TEST).isPresent()
           ? ConditionEvaluationResult.enabled("run by TckSelfTest")
-          : ConditionEvaluationResult.disabled("a deliberately broken store: it runs only inside TckSelfTest, which"
-              + " requires its failures");
+          : ConditionEvaluationResult.disabled(
+              "a deliberately broken store: it runs only inside TckSelfTest, which"
+                  + " requires its failures");
     }
   }
 
@@ -180,7 +184,10 @@ class TckSelfTest {
     }
   }
 
-  /** The correct store on the system clock: the contract's real-time (SERVER_CLOCK) path, end to end. */
+  /**
+   * The correct store on the system clock: the contract's real-time (SERVER_CLOCK) path, end to
+   * end.
+   */
   static class ServerClockContract extends MutantContract {
     @Override
     MapKeyStore create() {
@@ -188,7 +195,10 @@ class TckSelfTest {
     }
   }
 
-  /** The correct store, but every claim takes a whole real-time lease: no time rule can be checked in time. */
+  /**
+   * The correct store, but every claim takes a whole real-time lease: no time rule can be checked
+   * in time.
+   */
   static class SlowServerClockContract extends MutantContract {
     @Override
     MapKeyStore create() {
@@ -205,71 +215,103 @@ class TckSelfTest {
   }
 
   /** The contracts above that are not mutants: they pass, or abort, rather than fail a rule. */
-  private static final Set<Class<?>> NOT_MUTANTS = Set.of(ServerClockContract.class, SlowServerClockContract.class,
-      AllAbortedContract.class);
+  private static final Set<Class<?>> NOT_MUTANTS =
+      Set.of(ServerClockContract.class, SlowServerClockContract.class, AllAbortedContract.class);
 
   // ---------------------------------------------------------------------------------------------------------------
 
   @Test
   void aRunInWhichEveryTestAbortedIsRed() {
     Map<String, TestExecutionResult> results = run(AllAbortedContract.class);
-    assertThat(results).as("the tests of a contract whose store factory aborts").isNotEmpty()
-        .allSatisfy((test, r) -> assertThat(r.getStatus()).as(test).isEqualTo(TestExecutionResult.Status.ABORTED));
+    assertThat(results)
+        .as("the tests of a contract whose store factory aborts")
+        .isNotEmpty()
+        .allSatisfy(
+            (test, r) ->
+                assertThat(r.getStatus()).as(test).isEqualTo(TestExecutionResult.Status.ABORTED));
     assertThatThrownBy(() -> requireAllPassed(AllAbortedContract.class, results, Set.of()))
         .as("the verdict on a run in which every test aborted and none checked anything")
-        .isInstanceOf(AssertionError.class).hasMessageContaining("aborted on purpose");
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("aborted on purpose");
   }
 
   @Test
   void aTimeRuleCheckedTooLateAbortsLocallyAndFailsOnCi() {
     String test = "required_4_1_leaseExpiresExactlyAtItsEnd";
-    TestExecutionResult local = withKnob(Knobs.TOO_SLOW, "abort", () -> run(SlowServerClockContract.class, test))
-        .get(test);
-    assertThat(local.getStatus()).as("%s against a store slower than the lease, %s=abort", test, Knobs.TOO_SLOW)
+    TestExecutionResult local =
+        withKnob(Knobs.TOO_SLOW, "abort", () -> run(SlowServerClockContract.class, test)).get(test);
+    assertThat(local.getStatus())
+        .as("%s against a store slower than the lease, %s=abort", test, Knobs.TOO_SLOW)
         .isEqualTo(TestExecutionResult.Status.ABORTED);
     assertThat(local.getThrowable()).get().asString().contains("too slow");
-    TestExecutionResult ci = withKnob(Knobs.TOO_SLOW, "fail", () -> run(SlowServerClockContract.class, test))
-        .get(test);
-    assertThat(ci.getStatus()).as("%s against a store slower than the lease, %s=fail (the default under CI=true)",
-        test, Knobs.TOO_SLOW).isEqualTo(TestExecutionResult.Status.FAILED);
-    assertThat(ci.getThrowable()).get().isInstanceOf(AssertionError.class).asString().contains("too slow");
+    TestExecutionResult ci =
+        withKnob(Knobs.TOO_SLOW, "fail", () -> run(SlowServerClockContract.class, test)).get(test);
+    assertThat(ci.getStatus())
+        .as(
+            "%s against a store slower than the lease, %s=fail (the default under CI=true)",
+            test, Knobs.TOO_SLOW)
+        .isEqualTo(TestExecutionResult.Status.FAILED);
+    assertThat(ci.getThrowable())
+        .get()
+        .isInstanceOf(AssertionError.class)
+        .asString()
+        .contains("too slow");
   }
 
   @Test
   void checkThenInsertFailsTheOneWinnerRule() {
-    requireFailureInSomeRun(CheckThenInsertContract.class, "required_2_3_concurrentClaimsYieldExactlyOneWinner",
-        "Rule 2.3", 3);
+    requireFailureInSomeRun(
+        CheckThenInsertContract.class,
+        "required_2_3_concurrentClaimsYieldExactlyOneWinner",
+        "Rule 2.3",
+        3);
   }
 
   @Test
   void checkThenInsertFailsTheLinearizabilitySearch() {
-    requireFailureInSomeRun(CheckThenInsertContract.class, "stochastic_2_1_smallConcurrentHistoriesAreLinearizable",
-        "Rule 2.1", 5);
-  }
-
-  @Test
-  void noFencingFailsTheStaleOwnerRule() {
-    requireFailure(NoFencingContract.class, "required_3_2_staleOwnerCannotWriteAfterATakeover", "Rule 3.2");
-    requireFailure(NoFencingContract.class, "required_3_4_writesWithoutTheCurrentFenceChangeNothing", "Rule 3.4");
-  }
-
-  @Test
-  void noFencingFailsTheSequentialHistories() {
-    requireFailureInSomeRun(NoFencingContract.class, "stochastic_2_1_sequentialHistoriesFollowTheModel", "Rule 3.",
+    requireFailureInSomeRun(
+        CheckThenInsertContract.class,
+        "stochastic_2_1_smallConcurrentHistoriesAreLinearizable",
+        "Rule 2.1",
         5);
   }
 
   @Test
+  void noFencingFailsTheStaleOwnerRule() {
+    requireFailure(
+        NoFencingContract.class, "required_3_2_staleOwnerCannotWriteAfterATakeover", "Rule 3.2");
+    requireFailure(
+        NoFencingContract.class,
+        "required_3_4_writesWithoutTheCurrentFenceChangeNothing",
+        "Rule 3.4");
+  }
+
+  @Test
+  void noFencingFailsTheSequentialHistories() {
+    requireFailureInSomeRun(
+        NoFencingContract.class, "stochastic_2_1_sequentialHistoriesFollowTheModel", "Rule 3.", 5);
+  }
+
+  @Test
   void binaryStateFailsTheInFlightRule() {
-    requireFailure(BinaryStateContract.class, "required_1_2_sameRequestWhileTheLeaseIsLiveIsInFlight", "Rule 1.2");
-    requireFailureInSomeRun(BinaryStateContract.class, "required_2_3_concurrentClaimsYieldExactlyOneWinner",
-        "Rule 2.3", 3);
+    requireFailure(
+        BinaryStateContract.class,
+        "required_1_2_sameRequestWhileTheLeaseIsLiveIsInFlight",
+        "Rule 1.2");
+    requireFailureInSomeRun(
+        BinaryStateContract.class,
+        "required_2_3_concurrentClaimsYieldExactlyOneWinner",
+        "Rule 2.3",
+        3);
   }
 
   @Test
   void neverExpiresFailsTheTimeRules() {
-    requireFailure(NeverExpiresContract.class, "required_4_1_leaseExpiresExactlyAtItsEnd", "Rule 4.1");
-    requireFailure(NeverExpiresContract.class, "required_4_3_completedRecordCountsAsAbsentOnceTheWindowPassed",
+    requireFailure(
+        NeverExpiresContract.class, "required_4_1_leaseExpiresExactlyAtItsEnd", "Rule 4.1");
+    requireFailure(
+        NeverExpiresContract.class,
+        "required_4_3_completedRecordCountsAsAbsentOnceTheWindowPassed",
         "Rule 4.3");
   }
 
@@ -281,41 +323,56 @@ class TckSelfTest {
 
   @Test
   void fenceDrawnBeforeInstallFailsTheConcurrentMonotonicFenceRule() {
-    requireFailureInSomeRun(FenceDrawnBeforeInstallContract.class, "required_3_1_fenceGrowsAcrossConcurrentReleases",
-        "Rule 3.1", 3);
+    requireFailureInSomeRun(
+        FenceDrawnBeforeInstallContract.class,
+        "required_3_1_fenceGrowsAcrossConcurrentReleases",
+        "Rule 3.1",
+        3);
   }
 
   @Test
   void leaseOffByOneFailsTheBoundaryRule() {
-    requireFailure(LeaseOffByOneContract.class, "required_4_1_leaseExpiresExactlyAtItsEnd", "Rule 4.1");
+    requireFailure(
+        LeaseOffByOneContract.class, "required_4_1_leaseExpiresExactlyAtItsEnd", "Rule 4.1");
   }
 
   @Test
   void takeoverByAnyRequestFailsTheMismatchRule() {
-    requireFailure(TakeoverByAnyRequestContract.class, "required_1_5_otherRequestIsMismatchEvenAfterTheLeaseExpired",
+    requireFailure(
+        TakeoverByAnyRequestContract.class,
+        "required_1_5_otherRequestIsMismatchEvenAfterTheLeaseExpired",
         "Rule 1.5");
   }
 
   @Test
   void unboundedDeleteFailsTheBatchRule() {
-    requireFailure(UnboundedDeleteContract.class, "required_7_3_deleteExpiredWorksInBoundedBatches", "Rule 7.3");
+    requireFailure(
+        UnboundedDeleteContract.class,
+        "required_7_3_deleteExpiredWorksInBoundedBatches",
+        "Rule 7.3");
   }
 
   @Test
   void liveLeaseRequiredFailsTheFenceDecidesRule() {
-    requireFailure(LiveLeaseRequiredContract.class, "required_3_3_ownerWhoseLeaseExpiredCanWriteUntilTakenOver",
+    requireFailure(
+        LiveLeaseRequiredContract.class,
+        "required_3_3_ownerWhoseLeaseExpiredCanWriteUntilTakenOver",
         "Rule 3.3");
   }
 
   @Test
   void silentBatchRenewalFailsTheBatchRenewalRule() {
-    requireFailure(SilentBatchRenewalContract.class, "required_3_5_heartbeatAllRenewsOwnersAndReportsTheRefused",
+    requireFailure(
+        SilentBatchRenewalContract.class,
+        "required_3_5_heartbeatAllRenewsOwnersAndReportsTheRefused",
         "Rule 3.5");
   }
 
   @Test
   void generationNotKeptFailsTheGenerationRule() {
-    requireFailure(GenerationNotKeptContract.class, "required_3_6_takeoversKeepTheGenerationNewRequestsBeginTheirOwn",
+    requireFailure(
+        GenerationNotKeptContract.class,
+        "required_3_6_takeoversKeepTheGenerationNewRequestsBeginTheirOwn",
         "Rule 3.6");
   }
 
@@ -329,62 +386,92 @@ class TckSelfTest {
     requireFailure(FlatKeyContract.class, "required_6_2_recordIdentityIsExact", "Rule 6.2");
   }
 
-  /** Slow (real sleeps): the correct store on the system clock passes the whole contract in real time. */
+  /**
+   * Slow (real sleeps): the correct store on the system clock passes the whole contract in real
+   * time.
+   */
   @Test
   @Tag("slow")
   void serverClockStorePassesTheWholeContract() {
     long start = System.nanoTime();
     Map<String, TestExecutionResult> results = run(ServerClockContract.class);
-    System.out.printf("ServerClockContract: %d tests in %d ms (slowest first): %s%n", results.size(),
-        (System.nanoTime() - start) / 1_000_000, LAST_DURATIONS);
-    requireAllPassed(ServerClockContract.class, results, Set.of("required_8_2_withoutServerClockTimeIsJudgedByNowAlone",
-        "untested_9_4_unreachableStorageThrowsStoreUnavailableException"));
+    System.out.printf(
+        "ServerClockContract: %d tests in %d ms (slowest first): %s%n",
+        results.size(), (System.nanoTime() - start) / 1_000_000, LAST_DURATIONS);
+    requireAllPassed(
+        ServerClockContract.class,
+        results,
+        Set.of(
+            "required_8_2_withoutServerClockTimeIsJudgedByNowAlone",
+            "untested_9_4_unreachableStorageThrowsStoreUnavailableException"));
     assertThat(results).containsKey("optional_8_1_serverClockIgnoresTheGivenNow");
   }
 
   /**
-   * The tests each mutant must fail in every run of the whole contract (the bug is reached deterministically). The
-   * mutants caught by a race or a random history (empty here) must still fail some test; their rules are required
-   * by the targeted tests above, which retry.
+   * The tests each mutant must fail in every run of the whole contract (the bug is reached
+   * deterministically). The mutants caught by a race or a random history (empty here) must still
+   * fail some test; their rules are required by the targeted tests above, which retry.
    */
-  private static final Map<Class<?>, Set<String>> MUST_FAIL = Map.ofEntries(
-      Map.entry(CheckThenInsertContract.class, Set.of()),
-      Map.entry(FenceDrawnBeforeInstallContract.class, Set.of()),
-      Map.entry(NoFencingContract.class, Set.of("required_3_2_staleOwnerCannotWriteAfterATakeover",
-          "required_3_4_writesWithoutTheCurrentFenceChangeNothing")),
-      Map.entry(BinaryStateContract.class, Set.of("required_1_2_sameRequestWhileTheLeaseIsLiveIsInFlight")),
-      Map.entry(NeverExpiresContract.class, Set.of("required_4_1_leaseExpiresExactlyAtItsEnd",
-          "required_4_3_completedRecordCountsAsAbsentOnceTheWindowPassed")),
-      Map.entry(FenceResetContract.class, Set.of("required_3_1_fenceGrowsAcrossRelease",
-          "required_3_1_fenceGrowsAcrossPurge")),
-      Map.entry(LeaseOffByOneContract.class, Set.of("required_4_1_leaseExpiresExactlyAtItsEnd")),
-      Map.entry(TakeoverByAnyRequestContract.class,
-          Set.of("required_1_5_otherRequestIsMismatchEvenAfterTheLeaseExpired")),
-      Map.entry(UnboundedDeleteContract.class, Set.of("required_7_3_deleteExpiredWorksInBoundedBatches")),
-      Map.entry(LiveLeaseRequiredContract.class, Set.of("required_3_3_ownerWhoseLeaseExpiredCanWriteUntilTakenOver")),
-      Map.entry(SilentBatchRenewalContract.class,
-          Set.of("required_3_5_heartbeatAllRenewsOwnersAndReportsTheRefused")),
-      Map.entry(GenerationNotKeptContract.class,
-          Set.of("required_3_6_takeoversKeepTheGenerationNewRequestsBeginTheirOwn")),
-      Map.entry(SortedHeadersContract.class, Set.of("required_5_1_replayIsByteForByte")),
-      Map.entry(FlatKeyContract.class, Set.of("required_6_2_recordIdentityIsExact")));
+  private static final Map<Class<?>, Set<String>> MUST_FAIL =
+      Map.ofEntries(
+          Map.entry(CheckThenInsertContract.class, Set.of()),
+          Map.entry(FenceDrawnBeforeInstallContract.class, Set.of()),
+          Map.entry(
+              NoFencingContract.class,
+              Set.of(
+                  "required_3_2_staleOwnerCannotWriteAfterATakeover",
+                  "required_3_4_writesWithoutTheCurrentFenceChangeNothing")),
+          Map.entry(
+              BinaryStateContract.class,
+              Set.of("required_1_2_sameRequestWhileTheLeaseIsLiveIsInFlight")),
+          Map.entry(
+              NeverExpiresContract.class,
+              Set.of(
+                  "required_4_1_leaseExpiresExactlyAtItsEnd",
+                  "required_4_3_completedRecordCountsAsAbsentOnceTheWindowPassed")),
+          Map.entry(
+              FenceResetContract.class,
+              Set.of("required_3_1_fenceGrowsAcrossRelease", "required_3_1_fenceGrowsAcrossPurge")),
+          Map.entry(
+              LeaseOffByOneContract.class, Set.of("required_4_1_leaseExpiresExactlyAtItsEnd")),
+          Map.entry(
+              TakeoverByAnyRequestContract.class,
+              Set.of("required_1_5_otherRequestIsMismatchEvenAfterTheLeaseExpired")),
+          Map.entry(
+              UnboundedDeleteContract.class,
+              Set.of("required_7_3_deleteExpiredWorksInBoundedBatches")),
+          Map.entry(
+              LiveLeaseRequiredContract.class,
+              Set.of("required_3_3_ownerWhoseLeaseExpiredCanWriteUntilTakenOver")),
+          Map.entry(
+              SilentBatchRenewalContract.class,
+              Set.of("required_3_5_heartbeatAllRenewsOwnersAndReportsTheRefused")),
+          Map.entry(
+              GenerationNotKeptContract.class,
+              Set.of("required_3_6_takeoversKeepTheGenerationNewRequestsBeginTheirOwn")),
+          Map.entry(SortedHeadersContract.class, Set.of("required_5_1_replayIsByteForByte")),
+          Map.entry(FlatKeyContract.class, Set.of("required_6_2_recordIdentityIsExact")));
 
   /**
-   * Slow: every mutant against the whole contract, printed as a matrix (which rules catch which bug), and checked:
-   * each mutant fails at least one test and every test listed for it in {@link #MUST_FAIL}, each failure is a rule
-   * violation with the rule, seed and advice in its message (not an exception escaping the contract), and no
-   * mutant's test aborts (an abort would hide what it failed to check).
+   * Slow: every mutant against the whole contract, printed as a matrix (which rules catch which
+   * bug), and checked: each mutant fails at least one test and every test listed for it in {@link
+   * #MUST_FAIL}, each failure is a rule violation with the rule, seed and advice in its message
+   * (not an exception escaping the contract), and no mutant's test aborts (an abort would hide what
+   * it failed to check).
    */
   @Test
   @Tag("slow")
   void mutantMatrix() {
     List<Class<? extends KeyStoreContract>> mutants = new ArrayList<>();
     for (Class<?> c : TckSelfTest.class.getDeclaredClasses()) {
-      if (MutantContract.class.isAssignableFrom(c) && c != MutantContract.class && !NOT_MUTANTS.contains(c)) {
+      if (MutantContract.class.isAssignableFrom(c)
+          && c != MutantContract.class
+          && !NOT_MUTANTS.contains(c)) {
         mutants.add(c.asSubclass(KeyStoreContract.class));
       }
     }
-    assertThat(MUST_FAIL.keySet()).as("the mutants with expectations (add one for every new mutant)")
+    assertThat(MUST_FAIL.keySet())
+        .as("the mutants with expectations (add one for every new mutant)")
         .containsExactlyInAnyOrderElementsOf(mutants);
     StringBuilder sb = new StringBuilder("Mutant matrix (failed tests, first line of message):\n");
     Map<String, String> problems = new TreeMap<>();
@@ -393,27 +480,38 @@ class TckSelfTest {
       sb.append(name).append('\n');
       Map<String, TestExecutionResult> results = run(contract);
       Set<String> failed = new TreeSet<>();
-      results.forEach((test, r) -> {
-        if (r.getStatus() == TestExecutionResult.Status.FAILED) {
-          failed.add(test);
-          Throwable t = r.getThrowable().orElseThrow();
-          String msg = String.valueOf(t.getMessage());
-          sb.append("  ").append(test).append(": ").append(msg.lines().findFirst().orElse("")).append('\n');
-          if (!(t instanceof AssertionError) || !msg.matches("(?s)^Rule \\d+\\.\\d+ violated: .*")
-              || !msg.contains("seed=") || !msg.contains("If this fails, check")) {
-            problems.put(name + "#" + test, "not a rule violation with seed and advice: " + t);
-          }
-        } else if (r.getStatus() == TestExecutionResult.Status.ABORTED && !test.startsWith("untested_")
-            && !test.startsWith("optional_")) {
-          problems.put(name + "#" + test, "aborted: " + r.getThrowable().map(Throwable::toString).orElse("?"));
-        }
-      });
+      results.forEach(
+          (test, r) -> {
+            if (r.getStatus() == TestExecutionResult.Status.FAILED) {
+              failed.add(test);
+              Throwable t = r.getThrowable().orElseThrow();
+              String msg = String.valueOf(t.getMessage());
+              sb.append("  ")
+                  .append(test)
+                  .append(": ")
+                  .append(msg.lines().findFirst().orElse(""))
+                  .append('\n');
+              if (!(t instanceof AssertionError)
+                  || !msg.matches("(?s)^Rule \\d+\\.\\d+ violated: .*")
+                  || !msg.contains("seed=")
+                  || !msg.contains("If this fails, check")) {
+                problems.put(name + "#" + test, "not a rule violation with seed and advice: " + t);
+              }
+            } else if (r.getStatus() == TestExecutionResult.Status.ABORTED
+                && !test.startsWith("untested_")
+                && !test.startsWith("optional_")) {
+              problems.put(
+                  name + "#" + test,
+                  "aborted: " + r.getThrowable().map(Throwable::toString).orElse("?"));
+            }
+          });
       if (failed.isEmpty()) {
         problems.put(name, "failed no test of the contract");
       }
       for (String test : MUST_FAIL.get(contract)) {
         if (!failed.contains(test)) {
-          problems.put(name + "#" + test, "passed (or did not run), but the mutant breaks its rule");
+          problems.put(
+              name + "#" + test, "passed (or did not run), but the mutant breaks its rule");
         }
       }
     }
@@ -424,25 +522,37 @@ class TckSelfTest {
   // ---------------------------------------------------------------------------------------------------------------
 
   /**
-   * Every test of the run must have passed, but for {@code expectedSkips} (which must have been skipped): a test
-   * that failed or aborted checked nothing, and a run whose tests all aborted must not count as a pass.
+   * Every test of the run must have passed, but for {@code expectedSkips} (which must have been
+   * skipped): a test that failed or aborted checked nothing, and a run whose tests all aborted must
+   * not count as a pass.
    */
-  static void requireAllPassed(Class<?> contract, Map<String, TestExecutionResult> results,
-      Set<String> expectedSkips) {
+  static void requireAllPassed(
+      Class<?> contract, Map<String, TestExecutionResult> results, Set<String> expectedSkips) {
     assertThat(results).as("the tests %s ran", contract.getSimpleName()).isNotEmpty();
     Map<String, String> notPassed = new TreeMap<>();
-    results.forEach((name, r) -> {
-      boolean expected = expectedSkips.contains(name) ? r.getStatus() == TestExecutionResult.Status.ABORTED
-          : r.getStatus() == TestExecutionResult.Status.SUCCESSFUL;
-      if (!expected) {
-        notPassed.put(name, r.getStatus() + ": " + r.getThrowable().map(Throwable::toString).orElse("?"));
-      }
-    });
-    assertThat(notPassed).as("the tests of %s that did not pass (an aborted test checked nothing; expected skips"
-        + " only: %s)", contract.getSimpleName(), expectedSkips).isEmpty();
+    results.forEach(
+        (name, r) -> {
+          boolean expected =
+              expectedSkips.contains(name)
+                  ? r.getStatus() == TestExecutionResult.Status.ABORTED
+                  : r.getStatus() == TestExecutionResult.Status.SUCCESSFUL;
+          if (!expected) {
+            notPassed.put(
+                name, r.getStatus() + ": " + r.getThrowable().map(Throwable::toString).orElse("?"));
+          }
+        });
+    assertThat(notPassed)
+        .as(
+            "the tests of %s that did not pass (an aborted test checked nothing; expected skips"
+                + " only: %s)",
+            contract.getSimpleName(), expectedSkips)
+        .isEmpty();
   }
 
-  /** Runs {@code supplier} with the system property {@code name} set to {@code value}, then restores it. */
+  /**
+   * Runs {@code supplier} with the system property {@code name} set to {@code value}, then restores
+   * it.
+   */
   private static <T> T withKnob(String name, String value, Supplier<T> supplier) {
     String before = System.getProperty(name);
     System.setProperty(name, value);
@@ -457,19 +567,24 @@ class TckSelfTest {
     }
   }
 
-  /** Runs {@code test} of {@code contract}, which must fail with a message containing {@code fragment}. */
-  static void requireFailure(Class<? extends KeyStoreContract> contract, String test, String fragment) {
+  /**
+   * Runs {@code test} of {@code contract}, which must fail with a message containing {@code
+   * fragment}.
+   */
+  static void requireFailure(
+      Class<? extends KeyStoreContract> contract, String test, String fragment) {
     requireFailureInSomeRun(contract, test, fragment, 1);
   }
 
   /**
-   * For a test that catches its mutant by chance (a race the scheduler must produce, or a random history that must
-   * happen to hit the bug): the test must fail in at least one of {@code runs} runs, with the rule named. Each run
-   * draws new seeds, so a miss is not repeated; a correct contract catches these mutants in nearly every run, and
-   * this only keeps a rare unlucky schedule from failing the build.
+   * For a test that catches its mutant by chance (a race the scheduler must produce, or a random
+   * history that must happen to hit the bug): the test must fail in at least one of {@code runs}
+   * runs, with the rule named. Each run draws new seeds, so a miss is not repeated; a correct
+   * contract catches these mutants in nearly every run, and this only keeps a rare unlucky schedule
+   * from failing the build.
    */
-  static void requireFailureInSomeRun(Class<? extends KeyStoreContract> contract, String test, String fragment,
-      int runs) {
+  static void requireFailureInSomeRun(
+      Class<? extends KeyStoreContract> contract, String test, String fragment, int runs) {
     TestExecutionResult result = null;
     for (int i = 0; i < runs; i++) {
       Map<String, TestExecutionResult> results = run(contract, test);
@@ -479,58 +594,75 @@ class TckSelfTest {
         break;
       }
     }
-    assertThat(result.getStatus()).as("%s against %s (in %d run(s))", test, contract.getSimpleName(), runs)
+    assertThat(result.getStatus())
+        .as("%s against %s (in %d run(s))", test, contract.getSimpleName(), runs)
         .isEqualTo(TestExecutionResult.Status.FAILED);
     Throwable failure = result.getThrowable().orElseThrow();
-    assertThat(failure).as("the failure of %s against %s", test, contract.getSimpleName())
+    assertThat(failure)
+        .as("the failure of %s against %s", test, contract.getSimpleName())
         .isInstanceOf(AssertionError.class);
-    assertThat(failure.getMessage()).contains(fragment).containsPattern("^Rule \\d+\\.\\d+ violated: ")
-        .contains("seed=").contains("If this fails, check");
+    assertThat(failure.getMessage())
+        .contains(fragment)
+        .containsPattern("^Rule \\d+\\.\\d+ violated: ")
+        .contains("seed=")
+        .contains("If this fails, check");
   }
 
-  /** The durations of the tests of the last {@link #run}, slowest first, for the printed reports. */
+  /**
+   * The durations of the tests of the last {@link #run}, slowest first, for the printed reports.
+   */
   private static final List<String> LAST_DURATIONS = new ArrayList<>();
 
   /**
-   * Runs the named tests (all but those tagged slow, when none is named) of {@code contract}; results by method
-   * name.
+   * Runs the named tests (all but those tagged slow, when none is named) of {@code contract};
+   * results by method name.
    */
   static Map<String, TestExecutionResult> run(Class<?> contract, String... tests) {
     Set<String> wanted = Set.copyOf(Arrays.asList(tests));
-    PostDiscoveryFilter only = descriptor -> FilterResult.includedIf(wanted.isEmpty() || !isTest(descriptor)
-        || wanted.contains(methodName(descriptor)));
-    LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
-        .selectors(selectClass(contract))
-        .filters(only, TagFilter.excludeTags("slow"))
-        .configurationParameter(INSIDE_SELF_TEST, "true")
-        .build();
+    PostDiscoveryFilter only =
+        descriptor ->
+            FilterResult.includedIf(
+                wanted.isEmpty() || !isTest(descriptor) || wanted.contains(methodName(descriptor)));
+    LauncherDiscoveryRequest request =
+        LauncherDiscoveryRequestBuilder.request()
+            .selectors(selectClass(contract))
+            .filters(only, TagFilter.excludeTags("slow"))
+            .configurationParameter(INSIDE_SELF_TEST, "true")
+            .build();
     Map<String, TestExecutionResult> results = new TreeMap<>();
     Map<String, Long> started = new HashMap<>();
     Map<String, Long> took = new HashMap<>();
     Launcher launcher = LauncherFactory.create();
-    launcher.execute(request, new TestExecutionListener() {
-      @Override
-      public void executionStarted(TestIdentifier id) {
-        started.put(id.getUniqueId(), System.nanoTime());
-      }
+    launcher.execute(
+        request,
+        new TestExecutionListener() {
+          @Override
+          public void executionStarted(TestIdentifier id) {
+            started.put(id.getUniqueId(), System.nanoTime());
+          }
 
-      @Override
-      public void executionFinished(TestIdentifier id, TestExecutionResult result) {
-        if (id.isTest() && id.getSource().orElse(null) instanceof MethodSource m) {
-          results.put(m.getMethodName(), result);
-          took.put(m.getMethodName(), (System.nanoTime() - started.get(id.getUniqueId())) / 1_000_000);
-        }
-      }
+          @Override
+          public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+            if (id.isTest() && id.getSource().orElse(null) instanceof MethodSource m) {
+              results.put(m.getMethodName(), result);
+              took.put(
+                  m.getMethodName(),
+                  (System.nanoTime() - started.get(id.getUniqueId())) / 1_000_000);
+            }
+          }
 
-      @Override
-      public void executionSkipped(TestIdentifier id, String reason) {
-        if (id.isTest() && id.getSource().orElse(null) instanceof MethodSource m) {
-          results.put(m.getMethodName(), TestExecutionResult.aborted(new IllegalStateException(reason)));
-        }
-      }
-    });
+          @Override
+          public void executionSkipped(TestIdentifier id, String reason) {
+            if (id.isTest() && id.getSource().orElse(null) instanceof MethodSource m) {
+              results.put(
+                  m.getMethodName(),
+                  TestExecutionResult.aborted(new IllegalStateException(reason)));
+            }
+          }
+        });
     LAST_DURATIONS.clear();
-    took.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+    took.entrySet().stream()
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
         .forEach(e -> LAST_DURATIONS.add(e.getKey() + "=" + e.getValue() + "ms"));
     return results;
   }

@@ -6,9 +6,10 @@ import dev.idempotency.tck.mutants.TransactionalMapKeyStore.Tx;
 import java.util.List;
 
 /**
- * The transactional self-test's control: the plain transactional store every transactional mutant is derived
- * from passes the whole transactional contract, rule 10.5 included, so each mutant fails because of its one
- * mutation and nothing else. The mutants' contracts in {@link TransactionalTckSelfTest} extend it.
+ * The transactional self-test's control: the plain transactional store every transactional mutant
+ * is derived from passes the whole transactional contract, rule 10.5 included, so each mutant fails
+ * because of its one mutation and nothing else. The mutants' contracts in {@link
+ * TransactionalTckSelfTest} extend it.
  */
 class TransactionalMapKeyStoreContractTest extends TransactionalKeyStoreContract<Tx> {
   private TransactionalMapKeyStore store;

@@ -18,14 +18,17 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.platform.engine.TestExecutionResult;
 
 /**
- * The transactional contract tests itself, as {@link TckSelfTest} does the main one: each deliberately broken
- * transactional store must fail the tests of the rule it breaks, with a message naming that rule, and every other
- * failure of its run must be a rule violation too (not an exception escaping the contract). The whole contract
- * runs against each mutant: it is a few dozen calls on an in-memory store.
+ * The transactional contract tests itself, as {@link TckSelfTest} does the main one: each
+ * deliberately broken transactional store must fail the tests of the rule it breaks, with a message
+ * naming that rule, and every other failure of its run must be a rule violation too (not an
+ * exception escaping the contract). The whole contract runs against each mutant: it is a few dozen
+ * calls on an in-memory store.
  */
 class TransactionalTckSelfTest {
 
-  /** A contract over one kind of {@link TransactionalMapKeyStore}; runs only inside this self-test. */
+  /**
+   * A contract over one kind of {@link TransactionalMapKeyStore}; runs only inside this self-test.
+   */
   @ExtendWith(TckSelfTest.OnlyInsideTheSelfTest.class)
   abstract static class MutantContract extends TransactionalMapKeyStoreContractTest {}
 
@@ -113,7 +116,10 @@ class TransactionalTckSelfTest {
     }
   }
 
-  /** The correct store on the system clock: the contract's real-time (SERVER_CLOCK) path, end to end. */
+  /**
+   * The correct store on the system clock: the contract's real-time (SERVER_CLOCK) path, end to
+   * end.
+   */
   static class ServerClockContract extends MutantContract {
     @Override
     TransactionalMapKeyStore create() {
@@ -134,61 +140,107 @@ class TransactionalTckSelfTest {
   private static final String ROLLBACK_CALLBACKS_TEST =
       "required_10_6_rolledBackTransactionsAreClosedAndNeverReportedCommitted";
 
-  /** Each mutant, the rule it breaks, and the tests of that rule that must fail, with the rule named. */
+  /**
+   * Each mutant, the rule it breaks, and the tests of that rule that must fail, with the rule
+   * named.
+   */
   static Stream<Arguments> mutants() {
     return Stream.of(
         Arguments.of(StaleFenceCommitsWorkContract.class, "10.4", Set.of(STALE_TEST)),
-        Arguments.of(CheckpointDespiteFailedWorkContract.class, "10.3",
+        Arguments.of(
+            CheckpointDespiteFailedWorkContract.class,
+            "10.3",
             Set.of("required_10_3_workThatThrowsRollsBackEverythingAndIsRethrownAsIs")),
         Arguments.of(ReRunKeepsEarlierWritesContract.class, "10.5", Set.of(RETRY_TEST)),
-        Arguments.of(CommitReportedEarlyContract.class, "10.6",
+        Arguments.of(
+            CommitReportedEarlyContract.class,
+            "10.6",
             Set.of("required_10_6_callbacksBracketTheWorkAndReportTheCommitOnceVisible")),
-        Arguments.of(CommitReportedOnRollbackContract.class, "10.6", Set.of(ROLLBACK_CALLBACKS_TEST)),
+        Arguments.of(
+            CommitReportedOnRollbackContract.class, "10.6", Set.of(ROLLBACK_CALLBACKS_TEST)),
         Arguments.of(NotClosedOnFailureContract.class, "10.6", Set.of(ROLLBACK_CALLBACKS_TEST)),
-        Arguments.of(ForeignExecutionAcceptedContract.class, "10.7",
+        Arguments.of(
+            ForeignExecutionAcceptedContract.class,
+            "10.7",
             Set.of("required_10_7_foreignExecutionOrNullArgumentIsRefusedBeforeAnyWork")),
-        Arguments.of(PhaseWithoutCheckpointContract.class, "10.2",
+        Arguments.of(
+            PhaseWithoutCheckpointContract.class,
+            "10.2",
             Set.of("required_10_2_inPhaseCommitsTheWorkAndTheRecoveryPointTogether")),
-        Arguments.of(PhaseKeepsOldLeaseContract.class, "10.2",
+        Arguments.of(
+            PhaseKeepsOldLeaseContract.class,
+            "10.2",
             Set.of("required_10_2_inPhaseCommitsTheWorkAndTheRecoveryPointTogether")),
-        Arguments.of(ClosedBeforeCommitContract.class, "10.6",
+        Arguments.of(
+            ClosedBeforeCommitContract.class,
+            "10.6",
             Set.of("required_10_6_callbacksBracketTheWorkAndReportTheCommitOnceVisible")),
-        Arguments.of(WorkDroppedContract.class, "10.1",
+        Arguments.of(
+            WorkDroppedContract.class,
+            "10.1",
             Set.of("required_10_1_completeWithCommitsTheWorkAndTheCompletionTogether")),
-        Arguments.of(WorkDroppedContract.class, "10.2",
+        Arguments.of(
+            WorkDroppedContract.class,
+            "10.2",
             Set.of("required_10_2_inPhaseCommitsTheWorkAndTheRecoveryPointTogether")),
-        Arguments.of(UndeclaredContract.class, "10.8",
+        Arguments.of(
+            UndeclaredContract.class,
+            "10.8",
             Set.of("required_10_8_transactionalStoreDeclaresTheCapability")));
   }
 
   @ParameterizedTest(name = "{0} fails rule {1}")
   @MethodSource("mutants")
-  void eachMutantFailsTheRuleItBreaks(Class<? extends MutantContract> contract, String rule, Set<String> mustFail) {
+  void eachMutantFailsTheRuleItBreaks(
+      Class<? extends MutantContract> contract, String rule, Set<String> mustFail) {
     Map<String, TestExecutionResult> results = TckSelfTest.run(contract);
-    assertThat(results).as("the tests %s ran", contract.getSimpleName()).containsKeys(mustFail.toArray(String[]::new));
+    assertThat(results)
+        .as("the tests %s ran", contract.getSimpleName())
+        .containsKeys(mustFail.toArray(String[]::new));
     Map<String, String> problems = new TreeMap<>();
-    results.forEach((test, r) -> {
-      if (r.getStatus() == TestExecutionResult.Status.FAILED) {
-        Throwable t = r.getThrowable().orElseThrow();
-        String message = String.valueOf(t.getMessage());
-        if (!(t instanceof AssertionError) || !message.matches("(?s)^Rule \\d+\\.\\d+ violated: .*")
-            || !message.contains("seed=") || !message.contains("If this fails, check")) {
-          problems.put(test, "not a rule violation with seed and advice: " + t);
-        } else if (mustFail.contains(test) && !message.startsWith("Rule " + rule + " violated")) {
-          problems.put(test, "failed, but not on rule " + rule + ": " + message.lines().findFirst().orElse(""));
-        }
-      } else if (mustFail.contains(test)) {
-        problems.put(test, r.getStatus() + ", but the mutant breaks rule " + rule);
-      } else if (r.getStatus() == TestExecutionResult.Status.ABORTED) {
-        problems.put(test, "aborted: " + r.getThrowable().map(Throwable::toString).orElse("?"));
-      }
-    });
-    StringBuilder caught = new StringBuilder(contract.getSimpleName() + " (breaks rule " + rule + ") failed:");
-    results.forEach((test, r) -> r.getThrowable().filter(t -> r.getStatus() == TestExecutionResult.Status.FAILED)
-        .ifPresent(t -> caught.append("\n  ").append(test).append(": ")
-            .append(String.valueOf(t.getMessage()).lines().findFirst().orElse(""))));
+    results.forEach(
+        (test, r) -> {
+          if (r.getStatus() == TestExecutionResult.Status.FAILED) {
+            Throwable t = r.getThrowable().orElseThrow();
+            String message = String.valueOf(t.getMessage());
+            if (!(t instanceof AssertionError)
+                || !message.matches("(?s)^Rule \\d+\\.\\d+ violated: .*")
+                || !message.contains("seed=")
+                || !message.contains("If this fails, check")) {
+              problems.put(test, "not a rule violation with seed and advice: " + t);
+            } else if (mustFail.contains(test)
+                && !message.startsWith("Rule " + rule + " violated")) {
+              problems.put(
+                  test,
+                  "failed, but not on rule "
+                      + rule
+                      + ": "
+                      + message.lines().findFirst().orElse(""));
+            }
+          } else if (mustFail.contains(test)) {
+            problems.put(test, r.getStatus() + ", but the mutant breaks rule " + rule);
+          } else if (r.getStatus() == TestExecutionResult.Status.ABORTED) {
+            problems.put(test, "aborted: " + r.getThrowable().map(Throwable::toString).orElse("?"));
+          }
+        });
+    StringBuilder caught =
+        new StringBuilder(contract.getSimpleName() + " (breaks rule " + rule + ") failed:");
+    results.forEach(
+        (test, r) ->
+            r.getThrowable()
+                .filter(t -> r.getStatus() == TestExecutionResult.Status.FAILED)
+                .ifPresent(
+                    t ->
+                        caught
+                            .append("\n  ")
+                            .append(test)
+                            .append(": ")
+                            .append(
+                                String.valueOf(t.getMessage()).lines().findFirst().orElse(""))));
     System.out.println(caught);
-    assertThat(problems).as("what the run against %s got wrong", contract.getSimpleName()).isEmpty();
+    assertThat(problems)
+        .as("what the run against %s got wrong", contract.getSimpleName())
+        .isEmpty();
   }
 
   @Test
@@ -196,19 +248,23 @@ class TransactionalTckSelfTest {
     List<Object> checked = mutants().map(a -> a.get()[0]).distinct().toList();
     List<Object> declared = new ArrayList<>();
     for (Class<?> c : TransactionalTckSelfTest.class.getDeclaredClasses()) {
-      if (MutantContract.class.isAssignableFrom(c) && c != MutantContract.class && c != ServerClockContract.class
+      if (MutantContract.class.isAssignableFrom(c)
+          && c != MutantContract.class
+          && c != ServerClockContract.class
           && c != NoRetryableAbortContract.class) {
         declared.add(c);
       }
     }
-    assertThat(checked).as("the mutants with an expectation (add one for every new mutant)")
+    assertThat(checked)
+        .as("the mutants with an expectation (add one for every new mutant)")
         .containsExactlyInAnyOrderElementsOf(declared);
   }
 
   /** Real sleeps of about three leases (1 s each by default). */
   @Test
   void serverClockStorePassesTheWholeContractInRealTime() {
-    TckSelfTest.requireAllPassed(ServerClockContract.class, TckSelfTest.run(ServerClockContract.class), Set.of());
+    TckSelfTest.requireAllPassed(
+        ServerClockContract.class, TckSelfTest.run(ServerClockContract.class), Set.of());
   }
 
   @Test

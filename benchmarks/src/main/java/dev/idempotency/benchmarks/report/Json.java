@@ -6,9 +6,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A minimal JSON reader for JMH's result files: objects become {@link Map}s, arrays {@link List}s, numbers
- * {@link Double}s (JMH writes "NaN" for missing scores as a string). Enough for well-formed input; not a general
- * library, which is why the benchmarks module carries no JSON dependency for it.
+ * A minimal JSON reader for JMH's result files: objects become {@link Map}s, arrays {@link List}s,
+ * numbers {@link Double}s (JMH writes "NaN" for missing scores as a string). Enough for well-formed
+ * input; not a general library, which is why the benchmarks module carries no JSON dependency for
+ * it.
  */
 final class Json {
   private final String s;

@@ -13,23 +13,35 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Reads JMH JSON results and writes the table of ratios the docs publish: for every benchmark {@code x} with a
- * sibling {@code baselineX} in the same class and with the same parameters, our time over the baseline's time,
- * each the median of its iterations, both measured in the same run. For throughput scores (operations per second)
- * the ratio is inverted, so that it is always a ratio of times: above 1 means slower than the baseline.
+ * Reads JMH JSON results and writes the table of ratios the docs publish: for every benchmark
+ * {@code x} with a sibling {@code baselineX} in the same class and with the same parameters, our
+ * time over the baseline's time, each the median of its iterations, both measured in the same run.
+ * For throughput scores (operations per second) the ratio is inverted, so that it is always a ratio
+ * of times: above 1 means slower than the baseline.
  *
- * <p>Usage: {@code java -cp benchmarks.jar dev.idempotency.benchmarks.report.RatioReport results.json out.md}
+ * <p>Usage: {@code java -cp benchmarks.jar dev.idempotency.benchmarks.report.RatioReport
+ * results.json out.md}
  */
 public final class RatioReport {
   /** The published targets: at most this ratio, per store family. */
   static final double DATABASE_TARGET = 1.15;
+
   static final double IN_MEMORY_TARGET = 1.5;
 
   private RatioReport() {}
 
-  /** One measured benchmark: class, method, parameters, unit, and the median of its iteration scores. */
-  record Row(String benchmarkClass, String method, Map<String, String> params, String mode, String unit,
-      double median, List<Double> iterations) {}
+  /**
+   * One measured benchmark: class, method, parameters, unit, and the median of its iteration
+   * scores.
+   */
+  record Row(
+      String benchmarkClass,
+      String method,
+      Map<String, String> params,
+      String mode,
+      String unit,
+      double median,
+      List<Double> iterations) {}
 
   public static void main(String[] args) throws IOException {
     if (args.length != 2) {
@@ -65,10 +77,19 @@ public final class RatioReport {
           }
         }
       }
-      double median = scores.isEmpty() ? (Double) primary.get("score")
-          : median(scores.stream().mapToDouble(Double::doubleValue).toArray());
-      rows.add(new Row(cls, benchmark.substring(dot + 1), params, (String) result.get("mode"),
-          (String) primary.get("scoreUnit"), median, List.copyOf(scores)));
+      double median =
+          scores.isEmpty()
+              ? (Double) primary.get("score")
+              : median(scores.stream().mapToDouble(Double::doubleValue).toArray());
+      rows.add(
+          new Row(
+              cls,
+              benchmark.substring(dot + 1),
+              params,
+              (String) result.get("mode"),
+              (String) primary.get("scoreUnit"),
+              median,
+              List.copyOf(scores)));
     }
     return rows;
   }
@@ -87,13 +108,15 @@ public final class RatioReport {
       byKey.put(key(r.benchmarkClass, r.method, r.params, r.mode), r);
     }
     StringBuilder md = new StringBuilder();
-    md.append("| benchmark | parameters | ours (median) | baseline (median) | time ratio | target |\n");
+    md.append(
+        "| benchmark | parameters | ours (median) | baseline (median) | time ratio | target |\n");
     md.append("|---|---|---:|---:|---:|---|\n");
     for (Row ours : rows) {
       if (ours.method.startsWith("baseline")) {
         continue;
       }
-      String baselineName = "baseline" + Character.toUpperCase(ours.method.charAt(0)) + ours.method.substring(1);
+      String baselineName =
+          "baseline" + Character.toUpperCase(ours.method.charAt(0)) + ours.method.substring(1);
       Row base = byKey.get(key(ours.benchmarkClass, baselineName, ours.params, ours.mode));
       if (base == null) {
         continue;
@@ -102,11 +125,25 @@ public final class RatioReport {
       double ratio = throughput ? base.median / ours.median : ours.median / base.median;
       String store = ours.params.getOrDefault("store", "IN_MEMORY");
       double target = store.equals("IN_MEMORY") ? IN_MEMORY_TARGET : DATABASE_TARGET;
-      String verdict = !ours.benchmarkClass.endsWith("ClaimBenchmark") ? "—"
-          : (ratio <= target ? "≤ " : "> ") + format(target) + (ratio <= target ? " met" : " missed");
-      md.append(String.format(Locale.ROOT, "| %s.%s | %s | %s %s | %s %s | %.2f | %s |%n", ours.benchmarkClass,
-          ours.method, params(ours.params), format(ours.median), ours.unit, format(base.median), base.unit, ratio,
-          verdict));
+      String verdict =
+          !ours.benchmarkClass.endsWith("ClaimBenchmark")
+              ? "—"
+              : (ratio <= target ? "≤ " : "> ")
+                  + format(target)
+                  + (ratio <= target ? " met" : " missed");
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s.%s | %s | %s %s | %s %s | %.2f | %s |%n",
+              ours.benchmarkClass,
+              ours.method,
+              params(ours.params),
+              format(ours.median),
+              ours.unit,
+              format(base.median),
+              base.unit,
+              ratio,
+              verdict));
     }
     return md.toString();
   }
@@ -120,12 +157,14 @@ public final class RatioReport {
       return "";
     }
     StringBuilder sb = new StringBuilder();
-    params.forEach((k, v) -> sb.append(sb.length() == 0 ? "" : ", ").append(k).append('=').append(v));
+    params.forEach(
+        (k, v) -> sb.append(sb.length() == 0 ? "" : ", ").append(k).append('=').append(v));
     return sb.toString();
   }
 
   private static String format(double v) {
-    return v >= 100 ? String.format(Locale.ROOT, "%.0f", v)
+    return v >= 100
+        ? String.format(Locale.ROOT, "%.0f", v)
         : v >= 1 ? String.format(Locale.ROOT, "%.2f", v) : String.format(Locale.ROOT, "%.3f", v);
   }
 }

@@ -13,38 +13,48 @@ import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 
 /**
- * Reproduces the shape of Marc Brooker's published comparison of backoff schedules: N clients contend for one
- * resource with optimistic concurrency; each call reads the resource's version and, one call duration later,
- * writes conditionally on it; a client whose write lost retries after its backoff. We count the calls all
- * clients make, and the time until the last one succeeds, as N grows.
+ * Reproduces the shape of Marc Brooker's published comparison of backoff schedules: N clients
+ * contend for one resource with optimistic concurrency; each call reads the resource's version and,
+ * one call duration later, writes conditionally on it; a client whose write lost retries after its
+ * backoff. We count the calls all clients make, and the time until the last one succeeds, as N
+ * grows.
  *
- * <p>A discrete-event simulation in simulated time (milliseconds), seeded, so every run prints the same figures:
- * it measures schedules, not this machine. Run it with
- * {@code java -cp benchmarks/target/benchmarks.jar dev.idempotency.benchmarks.storm.RetryStormSimulation [outDir]};
+ * <p>A discrete-event simulation in simulated time (milliseconds), seeded, so every run prints the
+ * same figures: it measures schedules, not this machine. Run it with {@code java -cp
+ * benchmarks/target/benchmarks.jar dev.idempotency.benchmarks.storm.RetryStormSimulation [outDir]};
  * it writes {@code retry-storm.csv} and {@code retry-storm.svg}.
  */
 public final class RetryStormSimulation {
   /**
-   * Backoff base and cap (simulated ms). With a call that holds the resource longer than the base (a read-modify-
-   * write round trip), the four schedules line up as in Brooker's charts: no jitter does quadratic work, equal
-   * jitter does slightly more work than full jitter and takes much longer, decorrelated jitter finishes sooner than
-   * full jitter for somewhat more work. With a call much shorter than the base, decorrelated also does less work.
+   * Backoff base and cap (simulated ms). With a call that holds the resource longer than the base
+   * (a read-modify- write round trip), the four schedules line up as in Brooker's charts: no jitter
+   * does quadratic work, equal jitter does slightly more work than full jitter and takes much
+   * longer, decorrelated jitter finishes sooner than full jitter for somewhat more work. With a
+   * call much shorter than the base, decorrelated also does less work.
    */
   static final double BASE = 2;
+
   static final double CAP = 2_000;
-  /** How long one call holds the resource between its read and its conditional write (simulated ms). */
+
+  /**
+   * How long one call holds the resource between its read and its conditional write (simulated ms).
+   */
   static final double CALL = 5;
+
   static final int RUNS = 10;
 
   private RetryStormSimulation() {}
 
-  /** Totals of one simulated contention: all clients start at once and retry until their write wins. */
+  /**
+   * Totals of one simulated contention: all clients start at once and retry until their write wins.
+   */
   record Result(long calls, double millisToFinish) {}
 
   /** One contention of {@code clients} clients under {@code jitter}, seeded. */
   static Result simulate(Jitter jitter, int clients, long seed) {
     SplittableRandom random = new SplittableRandom(seed);
-    // each event: a client's call begins at time t (it reads the version then) and commits at t + CALL
+    // each event: a client's call begins at time t (it reads the version then) and commits at t +
+    // CALL
     record Call(double start, int client, int attempt, double previousSleep) {}
     PriorityQueue<double[]> commits = new PriorityQueue<>((a, b) -> Double.compare(a[0], b[0]));
     PriorityQueue<Call> starts = new PriorityQueue<>((a, b) -> Double.compare(a.start, b.start));
@@ -57,11 +67,15 @@ public final class RetryStormSimulation {
     double finish = 0;
     // commits[i] = {commitTime, client, attempt, versionRead, previousSleep}
     while (!starts.isEmpty() || !commits.isEmpty()) {
-      boolean startNext = !starts.isEmpty() && (commits.isEmpty() || starts.peek().start <= commits.peek()[0]);
+      boolean startNext =
+          !starts.isEmpty() && (commits.isEmpty() || starts.peek().start <= commits.peek()[0]);
       if (startNext) {
         Call call = starts.poll();
         calls++;
-        commits.add(new double[] {call.start + CALL, call.client, call.attempt, version, call.previousSleep});
+        commits.add(
+            new double[] {
+              call.start + CALL, call.client, call.attempt, version, call.previousSleep
+            });
         continue;
       }
       double[] commit = commits.poll();
@@ -77,7 +91,10 @@ public final class RetryStormSimulation {
     return new Result(calls, finish);
   }
 
-  /** Writes the CSV and the chart for N = 1..100 clients into {@code args[0]} (default docs/benchmarks). */
+  /**
+   * Writes the CSV and the chart for N = 1..100 clients into {@code args[0]} (default
+   * docs/benchmarks).
+   */
   public static void main(String[] args) throws IOException {
     Path out = Path.of(args.length > 0 ? args[0] : "docs/benchmarks");
     Files.createDirectories(out);
@@ -94,21 +111,24 @@ public final class RetryStormSimulation {
           c[i] += r.calls() / (double) RUNS;
           t[i] += r.millisToFinish() / RUNS;
         }
-        csv.append(String.format(Locale.ROOT, "%s,%d,%.1f,%.1f%n", jitter, clientCounts[i], c[i], t[i]));
+        csv.append(
+            String.format(Locale.ROOT, "%s,%d,%.1f,%.1f%n", jitter, clientCounts[i], c[i], t[i]));
       }
       calls.put(jitter, c);
       times.put(jitter, t);
     }
     Files.writeString(out.resolve("retry-storm.csv"), csv, StandardCharsets.UTF_8);
-    Files.writeString(out.resolve("retry-storm.svg"), chart(clientCounts, calls, times), StandardCharsets.UTF_8);
+    Files.writeString(
+        out.resolve("retry-storm.svg"), chart(clientCounts, calls, times), StandardCharsets.UTF_8);
     System.out.print(csv);
   }
 
   /** Two side-by-side line charts (total calls; time to finish) as a self-contained SVG. */
   static String chart(int[] x, Map<Jitter, double[]> calls, Map<Jitter, double[]> times) {
     StringBuilder svg = new StringBuilder();
-    svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"400\" font-family=\"sans-serif\""
-        + " font-size=\"12\">\n<rect width=\"960\" height=\"400\" fill=\"white\"/>\n");
+    svg.append(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" height=\"400\" font-family=\"sans-serif\""
+            + " font-size=\"12\">\n<rect width=\"960\" height=\"400\" fill=\"white\"/>\n");
     panel(svg, 0, "Total calls (all clients) vs clients, log scale", x, calls);
     panel(svg, 480, "Time until the last succeeds (ms) vs clients, log scale", x, times);
     String[] colours = {"#d62728", "#ff7f0e", "#2ca02c", "#1f77b4"};
@@ -116,20 +136,30 @@ public final class RetryStormSimulation {
     for (Jitter j : Jitter.values()) {
       int y = 370;
       int lx = 120 + i * 190;
-      svg.append(String.format(Locale.ROOT,
-          "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>"
-              + "<text x=\"%d\" y=\"%d\">%s jitter</text>%n",
-          lx, y, lx + 30, y, colours[i], lx + 36, y + 4, j == Jitter.NONE ? "no" : j.name().toLowerCase(Locale.ROOT)));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>"
+                  + "<text x=\"%d\" y=\"%d\">%s jitter</text>%n",
+              lx,
+              y,
+              lx + 30,
+              y,
+              colours[i],
+              lx + 36,
+              y + 4,
+              j == Jitter.NONE ? "no" : j.name().toLowerCase(Locale.ROOT)));
       i++;
     }
     return svg.append("</svg>\n").toString();
   }
 
   /**
-   * One line chart with a log-10 y axis: no jitter's calls grow with the square of the clients, and on a linear
-   * axis they would flatten the other three schedules into one line.
+   * One line chart with a log-10 y axis: no jitter's calls grow with the square of the clients, and
+   * on a linear axis they would flatten the other three schedules into one line.
    */
-  private static void panel(StringBuilder svg, int ox, String title, int[] x, Map<Jitter, double[]> series) {
+  private static void panel(
+      StringBuilder svg, int ox, String title, int[] x, Map<Jitter, double[]> series) {
     String[] colours = {"#d62728", "#ff7f0e", "#2ca02c", "#1f77b4"};
     double maxY = 1;
     for (double[] ys : series.values()) {
@@ -142,21 +172,49 @@ public final class RetryStormSimulation {
     int top = 40;
     int width = 390;
     int height = 280;
-    svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"24\" font-weight=\"bold\">%s</text>%n", ox + 20, title));
-    svg.append(String.format(Locale.ROOT,
-        "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>"
-            + "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>%n",
-        left, top, left, top + height, left, top + height, left + width, top + height));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<text x=\"%d\" y=\"24\" font-weight=\"bold\">%s</text>%n",
+            ox + 20,
+            title));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>"
+                + "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>%n",
+            left,
+            top,
+            left,
+            top + height,
+            left,
+            top + height,
+            left + width,
+            top + height));
     for (int d = 0; d <= decades; d++) {
       int y = top + height - (int) (height * d / (double) decades);
-      svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>"
-              + "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>%n",
-          left - 4, y + 4, String.format(Locale.ROOT, "%,d", (long) Math.pow(10, d)), left, y, left + width, y));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>"
+                  + "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>%n",
+              left - 4,
+              y + 4,
+              String.format(Locale.ROOT, "%,d", (long) Math.pow(10, d)),
+              left,
+              y,
+              left + width,
+              y));
     }
     for (int i = 0; i < x.length; i++) {
       int px = left + (int) (width * (x[i] - x[0]) / (double) (x[x.length - 1] - x[0]));
-      svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>%n",
-          px, top + height + 16, x[i]));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>%n",
+              px,
+              top + height + 16,
+              x[i]));
     }
     int c = 0;
     for (Map.Entry<Jitter, double[]> e : series.entrySet()) {
@@ -166,9 +224,12 @@ public final class RetryStormSimulation {
         double py = top + height - height * Math.log10(Math.max(1, e.getValue()[i])) / decades;
         points.add(String.format(Locale.ROOT, "%.1f,%.1f", px, py));
       }
-      svg.append(String.format(Locale.ROOT,
-          "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"/>%n",
-          colours[c++], String.join(" ", points)));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"/>%n",
+              colours[c++],
+              String.join(" ", points)));
     }
   }
 }

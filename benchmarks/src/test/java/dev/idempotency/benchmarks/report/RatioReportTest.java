@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 
 class RatioReportTest {
-  private static final String RESULTS = """
+  private static final String RESULTS =
+      """
       [
         {"benchmark": "dev.idempotency.benchmarks.ClaimBenchmark.fresh", "mode": "avgt",
          "params": {"store": "POSTGRESQL"},
@@ -24,7 +25,9 @@ class RatioReportTest {
   @Test
   void ratiosAreOfMediansAndOfTimes() {
     String md = RatioReport.markdown(RatioReport.read(RESULTS));
-    assertThat(md).contains("| ClaimBenchmark.fresh | store=POSTGRESQL | 130 us/op | 100 us/op | 1.30 | > 1.15 missed |");
+    assertThat(md)
+        .contains(
+            "| ClaimBenchmark.fresh | store=POSTGRESQL | 130 us/op | 100 us/op | 1.30 | > 1.15 missed |");
     assertThat(md).contains("| HttpPathBenchmark.fresh |  | 800 ops/s | 1000 ops/s | 1.25 | — |");
     assertThat(md).doesNotContain("baselineFresh");
   }

@@ -4,17 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** The simulation reproduces the shape of Brooker's comparison (seeded, so these are exact, not timed). */
+/**
+ * The simulation reproduces the shape of Brooker's comparison (seeded, so these are exact, not
+ * timed).
+ */
 class RetryStormSimulationTest {
   private static RetryStormSimulation.Result mean(Jitter jitter, int clients) {
     long calls = 0;
     double time = 0;
     for (int run = 0; run < RetryStormSimulation.RUNS; run++) {
-      RetryStormSimulation.Result r = RetryStormSimulation.simulate(jitter, clients, 31L * run + clients);
+      RetryStormSimulation.Result r =
+          RetryStormSimulation.simulate(jitter, clients, 31L * run + clients);
       calls += r.calls();
       time += r.millisToFinish();
     }
-    return new RetryStormSimulation.Result(calls / RetryStormSimulation.RUNS, time / RetryStormSimulation.RUNS);
+    return new RetryStormSimulation.Result(
+        calls / RetryStormSimulation.RUNS, time / RetryStormSimulation.RUNS);
   }
 
   @Test

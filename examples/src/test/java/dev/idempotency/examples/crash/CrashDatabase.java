@@ -8,26 +8,34 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The databases the crash tests run against. The servers' addresses come from the {@code IDEMPOTENCY_TEST_*}
- * environment variables that {@code eval "$(bash scripts/services.sh)"} prints (the ones {@link TestDatabases}
- * reads for store-jdbc's tests). A missing variable fails the test when {@code CI=true} and skips it, with the same
- * instruction, otherwise.
+ * The databases the crash tests run against. The servers' addresses come from the {@code
+ * IDEMPOTENCY_TEST_*} environment variables that {@code eval "$(bash scripts/services.sh)"} prints
+ * (the ones {@link TestDatabases} reads for store-jdbc's tests). A missing variable fails the test
+ * when {@code CI=true} and skips it, with the same instruction, otherwise.
  */
 enum CrashDatabase {
-  POSTGRES("PostgreSQL", "IDEMPOTENCY_TEST_PG_URL", "IDEMPOTENCY_TEST_PG_USER", "IDEMPOTENCY_TEST_PG_PASSWORD"),
+  POSTGRES(
+      "PostgreSQL",
+      "IDEMPOTENCY_TEST_PG_URL",
+      "IDEMPOTENCY_TEST_PG_USER",
+      "IDEMPOTENCY_TEST_PG_PASSWORD"),
   /** MariaDB through the MariaDB driver. */
-  MARIADB("MariaDB", "IDEMPOTENCY_TEST_MARIADB_URL", "IDEMPOTENCY_TEST_MYSQL_USER",
+  MARIADB(
+      "MariaDB",
+      "IDEMPOTENCY_TEST_MARIADB_URL",
+      "IDEMPOTENCY_TEST_MYSQL_USER",
       "IDEMPOTENCY_TEST_MYSQL_PASSWORD"),
   /**
-   * H2 in server-less file mode: each worker process opens the database file itself, one after the other.
-   * {@code WRITE_DELAY=0} is required for a crash test, not a tuning: H2 has no redo log, and by default its
-   * background writer stores committed changes up to 500 ms after the commit, so a process killed right after a
-   * commit loses that commit. Measured: without it, every test here failed, the record absent after the kill
-   * (a completed one included, whose response the client may have had) and the ledger empty; with it, each
-   * commit is written to the file before {@code commit()} returns, and the tests pass. The file lock needs
-   * nothing: H2's default
-   * ({@code FILE_LOCK=FILE}) is an operating-system lock on the {@code .mv.db} file, which the kernel drops
-   * with the killed process, so the next process opens the file at once (no {@code .lock.db} is left behind).
+   * H2 in server-less file mode: each worker process opens the database file itself, one after the
+   * other. {@code WRITE_DELAY=0} is required for a crash test, not a tuning: H2 has no redo log,
+   * and by default its background writer stores committed changes up to 500 ms after the commit, so
+   * a process killed right after a commit loses that commit. Measured: without it, every test here
+   * failed, the record absent after the kill (a completed one included, whose response the client
+   * may have had) and the ledger empty; with it, each commit is written to the file before {@code
+   * commit()} returns, and the tests pass. The file lock needs nothing: H2's default ({@code
+   * FILE_LOCK=FILE}) is an operating-system lock on the {@code .mv.db} file, which the kernel drops
+   * with the killed process, so the next process opens the file at once (no {@code .lock.db} is
+   * left behind).
    */
   H2_FILE("H2 (file mode)", null, null, null);
 
@@ -60,13 +68,16 @@ enum CrashDatabase {
   }
 
   /**
-   * The database of one test: the server's (fails or skips the test when its variables are missing), or a new
-   * H2 file under {@code tempDir}.
+   * The database of one test: the server's (fails or skips the test when its variables are
+   * missing), or a new H2 file under {@code tempDir}.
    */
   Target target(Path tempDir) {
     if (urlVar == null) {
-      return new Target(this, "jdbc:h2:file:" + tempDir.resolve("crash").toAbsolutePath() + ";WRITE_DELAY=0",
-          "sa", "");
+      return new Target(
+          this,
+          "jdbc:h2:file:" + tempDir.resolve("crash").toAbsolutePath() + ";WRITE_DELAY=0",
+          "sa",
+          "");
     }
     List<String> values = TestDatabases.require(urlVar, userVar, passwordVar);
     return new Target(this, values.get(0), values.get(1), values.get(2));

@@ -15,13 +15,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * One {@link CrashWorker} child JVM. Its stdout and stderr go to files, not pipes: a pipe nobody drains can fill
- * and stall the child, and the files keep the whole transcript for the failure message after the child is dead.
- * Failure messages come from the caller's {@code report}, which wraps what went wrong with the database, the
- * crash point and every worker's transcript.
+ * One {@link CrashWorker} child JVM. Its stdout and stderr go to files, not pipes: a pipe nobody
+ * drains can fill and stall the child, and the files keep the whole transcript for the failure
+ * message after the child is dead. Failure messages come from the caller's {@code report}, which
+ * wraps what went wrong with the database, the crash point and every worker's transcript.
  */
 final class WorkerProcess {
-  /** Signal-killed children exit with 128 + the signal's number, as the shell reports them: 137 for SIGKILL. */
+  /**
+   * Signal-killed children exit with 128 + the signal's number, as the shell reports them: 137 for
+   * SIGKILL.
+   */
   static final int KILLED_BY_SIGKILL = 128 + 9;
 
   private final String name;
@@ -39,15 +42,18 @@ final class WorkerProcess {
   }
 
   /**
-   * Starts {@code java -cp <this JVM's class path> CrashWorker args…} with the database in its environment.
+   * Starts {@code java -cp <this JVM's class path> CrashWorker args…} with the database in its
+   * environment.
    *
    * @param name how failure messages call it ("worker 1")
    * @param dir where its output files go
    */
-  static WorkerProcess start(String name, Path dir, CrashDatabase.Target db, List<String> args) throws IOException {
+  static WorkerProcess start(String name, Path dir, CrashDatabase.Target db, List<String> args)
+      throws IOException {
     List<String> command = new ArrayList<>();
     command.add(javaExecutable());
-    // a short-lived JVM: C1 only and the serial collector start it faster, which is most of a crash test's time
+    // a short-lived JVM: C1 only and the serial collector start it faster, which is most of a crash
+    // test's time
     command.add("-XX:TieredStopAtLevel=1");
     command.add("-XX:+UseSerialGC");
     command.add("-Xmx256m");
@@ -56,7 +62,8 @@ final class WorkerProcess {
       command.add("-Djava.util.logging.config.file=" + logging);
     }
     command.add("-cp");
-    // surefire runs the tests on the class path and sets java.class.path to it (the test classes, the modules',
+    // surefire runs the tests on the class path and sets java.class.path to it (the test classes,
+    // the modules',
     // the drivers, HikariCP), so the child sees the same classes as the test
     command.add(System.getProperty("java.class.path"));
     command.add(CrashWorker.class.getName());
@@ -65,10 +72,11 @@ final class WorkerProcess {
     Path out = dir.resolve(file + ".out");
     Path err = dir.resolve(file + ".err");
     Path release = dir.resolve(file + ".release");
-    ProcessBuilder builder = new ProcessBuilder(command)
-        .redirectOutput(out.toFile())
-        .redirectError(err.toFile())
-        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
     builder.environment().put("CRASH_JDBC_URL", db.url());
     builder.environment().put("CRASH_JDBC_USER", db.user());
     builder.environment().put("CRASH_JDBC_PASSWORD", db.password());
@@ -77,7 +85,9 @@ final class WorkerProcess {
   }
 
   private static String javaExecutable() {
-    return ProcessHandle.current().info().command()
+    return ProcessHandle.current()
+        .info()
+        .command()
         .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
   }
 
@@ -90,10 +100,11 @@ final class WorkerProcess {
   }
 
   /**
-   * Waits for the line {@code READY <point>}; fails, with the transcript, if the worker exits first or the
-   * timeout passes.
+   * Waits for the line {@code READY <point>}; fails, with the transcript, if the worker exits first
+   * or the timeout passes.
    */
-  void awaitMarker(String point, Duration timeout, Function<String, String> report) throws InterruptedException {
+  void awaitMarker(String point, Duration timeout, Function<String, String> report)
+      throws InterruptedException {
     String marker = "READY " + point;
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
@@ -105,7 +116,14 @@ final class WorkerProcess {
         if (stdoutLines().contains(marker)) {
           return;
         }
-        fail(report.apply(name + " exited with " + process.exitValue() + " before it printed '" + marker + "'"));
+        fail(
+            report.apply(
+                name
+                    + " exited with "
+                    + process.exitValue()
+                    + " before it printed '"
+                    + marker
+                    + "'"));
       }
       if (System.nanoTime() > deadline) {
         fail(report.apply(name + " did not print '" + marker + "' within " + timeout));
@@ -115,23 +133,25 @@ final class WorkerProcess {
   }
 
   /**
-   * Kills the worker the way an operator or the OOM killer does: {@code /bin/kill -9 <pid>}, a SIGKILL the JVM
-   * cannot catch (no shutdown hook, no finally block, no rollback from the client side). Asserts that kill
-   * succeeded and that the process died of the signal.
+   * Kills the worker the way an operator or the OOM killer does: {@code /bin/kill -9 <pid>}, a
+   * SIGKILL the JVM cannot catch (no shutdown hook, no finally block, no rollback from the client
+   * side). Asserts that kill succeeded and that the process died of the signal.
    */
   void killDashNine(Function<String, String> report) throws IOException, InterruptedException {
     signal("9", report);
-    // waitFor returns once the kernel reaped the child: its sockets are closed and its file locks released
+    // waitFor returns once the kernel reaped the child: its sockets are closed and its file locks
+    // released
     if (!process.waitFor(10, TimeUnit.SECONDS)) {
       fail(report.apply(name + " still alive 10 s after kill -9"));
     }
-    assertThat(process.exitValue()).as(() -> report.apply(name + " must have died of SIGKILL (exit code 137)"))
+    assertThat(process.exitValue())
+        .as(() -> report.apply(name + " must have died of SIGKILL (exit code 137)"))
         .isEqualTo(KILLED_BY_SIGKILL);
   }
 
   /**
-   * Stops the worker with {@code kill -STOP}: every thread of the JVM freezes, its heartbeats included, as in a
-   * long GC pause or a suspended VM, while its connections stay open.
+   * Stops the worker with {@code kill -STOP}: every thread of the JVM freezes, its heartbeats
+   * included, as in a long GC pause or a suspended VM, while its connections stay open.
    */
   void pause(Function<String, String> report) throws IOException, InterruptedException {
     signal("STOP", report);
@@ -148,16 +168,30 @@ final class WorkerProcess {
     Files.createFile(releaseFile);
   }
 
-  private void signal(String signal, Function<String, String> report) throws IOException, InterruptedException {
-    Process kill = new ProcessBuilder("/bin/kill", "-" + signal, Long.toString(process.pid()))
-        .redirectErrorStream(true).start();
+  private void signal(String signal, Function<String, String> report)
+      throws IOException, InterruptedException {
+    Process kill =
+        new ProcessBuilder("/bin/kill", "-" + signal, Long.toString(process.pid()))
+            .redirectErrorStream(true)
+            .start();
     if (!kill.waitFor(10, TimeUnit.SECONDS)) {
       kill.destroyForcibly();
-      fail(report.apply("/bin/kill -" + signal + " " + process.pid() + " did not return within 10 s"));
+      fail(
+          report.apply(
+              "/bin/kill -" + signal + " " + process.pid() + " did not return within 10 s"));
     }
     String killOutput = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(kill.exitValue())
-        .as(() -> report.apply("/bin/kill -" + signal + " " + process.pid() + " must succeed (" + killOutput + ")"))
+        .as(
+            () ->
+                report.apply(
+                    "/bin/kill -"
+                        + signal
+                        + " "
+                        + process.pid()
+                        + " must succeed ("
+                        + killOutput
+                        + ")"))
         .isZero();
   }
 
@@ -170,8 +204,8 @@ final class WorkerProcess {
   }
 
   /**
-   * Kills the worker if it still runs, and waits for it: the test's cleanup, whatever happened. SIGKILL ends a
-   * stopped process too.
+   * Kills the worker if it still runs, and waits for it: the test's cleanup, whatever happened.
+   * SIGKILL ends a stopped process too.
    */
   void destroy() throws InterruptedException {
     if (process.isAlive()) {
@@ -198,8 +232,21 @@ final class WorkerProcess {
   /** Both outputs, for failure messages. */
   String transcript() {
     String exit = process.isAlive() ? "running" : "exit code " + process.exitValue();
-    return "--- " + name + " (pid " + process.pid() + ", " + exit + ") stdout ---\n" + read(stdout)
-        + "--- " + name + " stderr ---\n" + read(stderr) + "--- end of " + name + " ---\n";
+    return "--- "
+        + name
+        + " (pid "
+        + process.pid()
+        + ", "
+        + exit
+        + ") stdout ---\n"
+        + read(stdout)
+        + "--- "
+        + name
+        + " stderr ---\n"
+        + read(stderr)
+        + "--- end of "
+        + name
+        + " ---\n";
   }
 
   private static String read(Path file) {

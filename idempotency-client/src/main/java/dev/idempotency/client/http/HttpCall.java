@@ -12,14 +12,14 @@ import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One logical call: a request, the idempotency key fixed for it, and optionally its own deadline. The key is decided
- * when the call is built ({@link RetryingHttpClient#call(HttpRequest)}): taken from the request's
- * {@code Idempotency-Key} header, or minted once for POST and PATCH. {@link #idempotencyKey(OperationKey)} may
- * replace it before the first send; after that it is fixed, and every attempt, and every later {@code send} of this
- * same call, carries it.
+ * One logical call: a request, the idempotency key fixed for it, and optionally its own deadline.
+ * The key is decided when the call is built ({@link RetryingHttpClient#call(HttpRequest)}): taken
+ * from the request's {@code Idempotency-Key} header, or minted once for POST and PATCH. {@link
+ * #idempotencyKey(OperationKey)} may replace it before the first send; after that it is fixed, and
+ * every attempt, and every later {@code send} of this same call, carries it.
  *
- * <p>Not thread-safe: build and send a call from one thread (its asynchronous attempts run wherever the client
- * runs them).
+ * <p>Not thread-safe: build and send a call from one thread (its asynchronous attempts run wherever
+ * the client runs them).
  */
 public final class HttpCall {
   private final RetryingHttpClient client;
@@ -45,8 +45,10 @@ public final class HttpCall {
   public HttpCall idempotencyKey(OperationKey key) {
     Objects.requireNonNull(key, "key");
     if (sent) {
-      throw new IllegalStateException("the idempotency key is fixed once the call was sent; it was " + this.key
-          + ". Build a new call for a new logical operation.");
+      throw new IllegalStateException(
+          "the idempotency key is fixed once the call was sent; it was "
+              + this.key
+              + ". Build a new call for a new logical operation.");
     }
     this.key = key;
     return this;
@@ -55,14 +57,16 @@ public final class HttpCall {
   /**
    * The key the call's attempts carry.
    *
-   * @return the key, or empty for a call without one (a GET, or an unsafe method the client does not key)
+   * @return the key, or empty for a call without one (a GET, or an unsafe method the client does
+   *     not key)
    */
   public Optional<OperationKey> idempotencyKey() {
     return Optional.ofNullable(key);
   }
 
   /**
-   * Sets an overall deadline for each send of this call, starting when the send starts (replacing the policy's).
+   * Sets an overall deadline for each send of this call, starting when the send starts (replacing
+   * the policy's).
    *
    * @param budget {@code > 0}
    * @return this call
@@ -79,7 +83,8 @@ public final class HttpCall {
   }
 
   /**
-   * Sets a deadline that is already running, such as the one of the inbound request this call serves.
+   * Sets a deadline that is already running, such as the one of the inbound request this call
+   * serves.
    *
    * @param deadline the deadline
    * @return this call
@@ -93,19 +98,22 @@ public final class HttpCall {
   /**
    * Sends the call, retrying by the client's policy, and blocks until the final response.
    *
-   * @param handler the body handler (called once per attempt; use a replayable request body publisher)
+   * @param handler the body handler (called once per attempt; use a replayable request body
+   *     publisher)
    * @param <T> the body type
-   * @return the final response; a response that is not retryable (a 400, a 404, a 409 for a reused key) is
-   *     returned, not thrown
-   * @throws dev.idempotency.client.RetriesExhaustedException when the call stopped without a response it could
-   *     return: it carries the stop reason, the attempts, the time and the last response or failure
+   * @return the final response; a response that is not retryable (a 400, a 404, a 409 for a reused
+   *     key) is returned, not thrown
+   * @throws dev.idempotency.client.RetriesExhaustedException when the call stopped without a
+   *     response it could return: it carries the stop reason, the attempts, the time and the last
+   *     response or failure
    * @throws IOException otherwise only when the caller's own body handler fails with one (such as
-   *     {@code BodyHandlers.ofFile} that cannot write its file): what the handler throws, or fails its body with,
-   *     propagates unchanged after that attempt, never retried; every I/O failure of the exchange itself ends in
-   *     {@code RetriesExhaustedException}
+   *     {@code BodyHandlers.ofFile} that cannot write its file): what the handler throws, or fails
+   *     its body with, propagates unchanged after that attempt, never retried; every I/O failure of
+   *     the exchange itself ends in {@code RetriesExhaustedException}
    * @throws InterruptedException if interrupted while sending or waiting
    */
-  public <T> IdempotentResponse<T> send(BodyHandler<T> handler) throws IOException, InterruptedException {
+  public <T> IdempotentResponse<T> send(BodyHandler<T> handler)
+      throws IOException, InterruptedException {
     Objects.requireNonNull(handler, "handler");
     sent = true;
     return client.execute(request, key, currentDeadline(), handler);
@@ -116,9 +124,10 @@ public final class HttpCall {
    *
    * @param handler the body handler
    * @param <T> the body type
-   * @return a future of the final response, completed exceptionally with a
-   *     {@link dev.idempotency.client.RetriesExhaustedException} when the call stopped (or, unchanged, with an
-   *     unchecked exception for a bug, or with whatever the caller's own body handler failed with)
+   * @return a future of the final response, completed exceptionally with a {@link
+   *     dev.idempotency.client.RetriesExhaustedException} when the call stopped (or, unchanged,
+   *     with an unchecked exception for a bug, or with whatever the caller's own body handler
+   *     failed with)
    */
   public <T> CompletableFuture<IdempotentResponse<T>> sendAsync(BodyHandler<T> handler) {
     Objects.requireNonNull(handler, "handler");

@@ -12,11 +12,13 @@ import java.util.Optional;
 import javax.net.ssl.SSLSession;
 
 /**
- * The final response of a logical call, with what the retries did: how many attempts ran, the idempotency key they
- * all carried, the total time, and whether the server answered with a replay of an earlier result.
+ * The final response of a logical call, with what the retries did: how many attempts ran, the
+ * idempotency key they all carried, the total time, and whether the server answered with a replay
+ * of an earlier result.
  *
- * <p>A replay ({@code Idempotent-Replayed: true}) is the normal ending of a write whose first response was lost: the
- * server executed it once and sent the stored result again. Immutable if the body is; thread-safe to read.
+ * <p>A replay ({@code Idempotent-Replayed: true}) is the normal ending of a write whose first
+ * response was lost: the server executed it once and sent the stored result again. Immutable if the
+ * body is; thread-safe to read.
  *
  * @param <T> the body type
  */
@@ -30,7 +32,8 @@ public final class IdempotentResponse<T> implements HttpResponse<T> {
   private final Optional<OperationKey> key;
   private final Duration elapsed;
 
-  IdempotentResponse(HttpResponse<?> raw, T body, int attempts, Optional<OperationKey> key, Duration elapsed) {
+  IdempotentResponse(
+      HttpResponse<?> raw, T body, int attempts, Optional<OperationKey> key, Duration elapsed) {
     this.raw = raw;
     this.body = body;
     this.attempts = attempts;
@@ -39,18 +42,21 @@ public final class IdempotentResponse<T> implements HttpResponse<T> {
   }
 
   /**
-   * Whether the server replayed a stored result ({@code Idempotent-Replayed: true}) instead of executing again.
+   * Whether the server replayed a stored result ({@code Idempotent-Replayed: true}) instead of
+   * executing again.
    *
    * @return {@code true} for a replay
    */
   public boolean replayed() {
-    return raw.headers().firstValue(REPLAYED_HEADER).map(v -> v.trim().toLowerCase(Locale.ROOT).equals("true"))
+    return raw.headers()
+        .firstValue(REPLAYED_HEADER)
+        .map(v -> v.trim().toLowerCase(Locale.ROOT).equals("true"))
         .orElse(false);
   }
 
   /**
-   * The number of attempts that went to the wire for this response, this one included. The JDK's own hidden
-   * re-sends (see the module docs) are below this count and not in it.
+   * The number of attempts that went to the wire for this response, this one included. The JDK's
+   * own hidden re-sends (see the module docs) are below this count and not in it.
    *
    * @return attempts, {@code >= 1}
    */
@@ -87,7 +93,10 @@ public final class IdempotentResponse<T> implements HttpResponse<T> {
     return raw.request();
   }
 
-  /** Always empty: redirects are followed by the wrapped client, and their responses are not kept here. */
+  /**
+   * Always empty: redirects are followed by the wrapped client, and their responses are not kept
+   * here.
+   */
   @Override
   public Optional<HttpResponse<T>> previousResponse() {
     return Optional.empty();
@@ -120,7 +129,17 @@ public final class IdempotentResponse<T> implements HttpResponse<T> {
 
   @Override
   public String toString() {
-    return "IdempotentResponse[" + request().method() + " " + uri() + " -> " + statusCode() + ", attempts="
-        + attempts + ", replayed=" + replayed() + key.map(k -> ", key=" + k).orElse("") + "]";
+    return "IdempotentResponse["
+        + request().method()
+        + " "
+        + uri()
+        + " -> "
+        + statusCode()
+        + ", attempts="
+        + attempts
+        + ", replayed="
+        + replayed()
+        + key.map(k -> ", key=" + k).orElse("")
+        + "]";
   }
 }

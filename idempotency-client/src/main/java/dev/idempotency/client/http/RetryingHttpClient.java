@@ -23,8 +23,9 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link HttpClient} with the retry half of the idempotency guarantee: the {@link RetryPolicy}'s allowlist,
- * jittered backoff, attempt bound, deadline and budget, applied to {@code send} and {@code sendAsync}.
+ * A {@link HttpClient} with the retry half of the idempotency guarantee: the {@link RetryPolicy}'s
+ * allowlist, jittered backoff, attempt bound, deadline and budget, applied to {@code send} and
+ * {@code sendAsync}.
  *
  * <pre>{@code
  * RetryingHttpClient client = RetryingHttpClient.create(HttpClient.newHttpClient());
@@ -35,21 +36,24 @@ import org.jspecify.annotations.Nullable;
  *     .send(HttpResponse.BodyHandlers.ofString());
  * }</pre>
  *
- * <p>Keys: a request that carries an {@code Idempotency-Key} header keeps it; a POST or PATCH without one gets a
- * random key minted once when the call is built ({@link #call(HttpRequest)}), kept for every attempt. Keying happens
- * even with retries off, because a lower layer (a proxy, the JDK itself) may re-send. Each attempt gets the timeout
- * {@code min(attemptTimeout, the request's own timeout, time left)}, which covers the whole exchange: the JDK
- * enforces it up to the response headers, and the adapter carries it on through the body (a body still incomplete
- * when it runs out fails with {@link ResponseBodyTimeoutException}; for a streaming body, the caller's reads after
+ * <p>Keys: a request that carries an {@code Idempotency-Key} header keeps it; a POST or PATCH
+ * without one gets a random key minted once when the call is built ({@link #call(HttpRequest)}),
+ * kept for every attempt. Keying happens even with retries off, because a lower layer (a proxy, the
+ * JDK itself) may re-send. Each attempt gets the timeout {@code min(attemptTimeout, the request's
+ * own timeout, time left)}, which covers the whole exchange: the JDK enforces it up to the response
+ * headers, and the adapter carries it on through the body (a body still incomplete when it runs out
+ * fails with {@link ResponseBodyTimeoutException}; for a streaming body, the caller's reads after
  * {@code send} returned are covered too).
  *
- * <p>The caller's body handler and subscriber are the caller's code: what they throw, or fail the body with,
- * propagates unchanged after that one attempt and is never mistaken for a lost connection (which would re-send).
+ * <p>The caller's body handler and subscriber are the caller's code: what they throw, or fail the
+ * body with, propagates unchanged after that one attempt and is never mistaken for a lost
+ * connection (which would re-send).
  *
- * <p>Hidden retries below this one: the JDK's {@code HttpClient} itself re-sends once after a failed connect, and
- * re-sends GET/HEAD once on a pooled connection found dead ({@code jdk.httpclient.enableAllMethodRetry} widens
- * that to every method; {@code jdk.httpclient.disableRetryConnect} turns the connect retry off). Those re-sends are
- * invisible to {@link IdempotentResponse#attempts()}; the idempotency key covers them too.
+ * <p>Hidden retries below this one: the JDK's {@code HttpClient} itself re-sends once after a
+ * failed connect, and re-sends GET/HEAD once on a pooled connection found dead ({@code
+ * jdk.httpclient.enableAllMethodRetry} widens that to every method; {@code
+ * jdk.httpclient.disableRetryConnect} turns the connect retry off). Those re-sends are invisible to
+ * {@link IdempotentResponse#attempts()}; the idempotency key covers them too.
  *
  * <p>Request bodies are re-sent on each attempt, so use a replayable publisher ({@code ofString},
  * {@code ofByteArray}, {@code ofFile}; not a one-shot {@code ofInputStream}). Thread-safe.
@@ -57,6 +61,7 @@ import org.jspecify.annotations.Nullable;
 public final class RetryingHttpClient {
   /** The request header that carries the key. */
   public static final String KEY_HEADER = "Idempotency-Key";
+
   /** The methods that get a key minted when the caller gave none: POST and PATCH. */
   public static final Set<String> DEFAULT_AUTO_KEY_METHODS = Set.of("POST", "PATCH");
 
@@ -97,7 +102,8 @@ public final class RetryingHttpClient {
    *
    * @param request the request
    * @return the call, to configure (key, deadline) and send
-   * @throws IllegalArgumentException if the request's {@code Idempotency-Key} header is not a valid key
+   * @throws IllegalArgumentException if the request's {@code Idempotency-Key} header is not a valid
+   *     key
    */
   public HttpCall call(HttpRequest request) {
     Objects.requireNonNull(request, "request");
@@ -118,7 +124,8 @@ public final class RetryingHttpClient {
    * @param handler the body handler
    * @param <T> the body type
    * @return the final response
-   * @throws dev.idempotency.client.RetriesExhaustedException when the call stopped (see {@link HttpCall#send})
+   * @throws dev.idempotency.client.RetriesExhaustedException when the call stopped (see {@link
+   *     HttpCall#send})
    * @throws IOException never otherwise
    * @throws InterruptedException if interrupted
    */
@@ -135,7 +142,8 @@ public final class RetryingHttpClient {
    * @param <T> the body type
    * @return a future of the final response
    */
-  public <T> CompletableFuture<IdempotentResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler) {
+  public <T> CompletableFuture<IdempotentResponse<T>> sendAsync(
+      HttpRequest request, BodyHandler<T> handler) {
     return call(request).sendAsync(handler);
   }
 
@@ -149,8 +157,12 @@ public final class RetryingHttpClient {
     return http;
   }
 
-  <T> IdempotentResponse<T> execute(HttpRequest request, @Nullable OperationKey key, @Nullable Deadline deadline,
-      BodyHandler<T> handler) throws IOException, InterruptedException {
+  <T> IdempotentResponse<T> execute(
+      HttpRequest request,
+      @Nullable OperationKey key,
+      @Nullable Deadline deadline,
+      BodyHandler<T> handler)
+      throws IOException, InterruptedException {
     RetryRun run = newRun(request, key, deadline);
     while (true) {
       Optional<Duration> timeout = run.beginAttempt(request.timeout().orElse(null));
@@ -170,7 +182,8 @@ public final class RetryingHttpClient {
       if (failure != null) {
         decision = afterFailure(run, capturing, failure);
       } else {
-        HttpResponse<Captured<T>> sent = Objects.requireNonNull(raw, "send returned neither a response nor a failure");
+        HttpResponse<Captured<T>> sent =
+            Objects.requireNonNull(raw, "send returned neither a response nor a failure");
         response = wrap(sent, run, key);
         decision = afterResponse(run, sent, response);
       }
@@ -189,8 +202,11 @@ public final class RetryingHttpClient {
     }
   }
 
-  <T> CompletableFuture<IdempotentResponse<T>> executeAsync(HttpRequest request, @Nullable OperationKey key,
-      @Nullable Deadline deadline, BodyHandler<T> handler) {
+  <T> CompletableFuture<IdempotentResponse<T>> executeAsync(
+      HttpRequest request,
+      @Nullable OperationKey key,
+      @Nullable Deadline deadline,
+      BodyHandler<T> handler) {
     CompletableFuture<IdempotentResponse<T>> result = new CompletableFuture<>();
     try {
       RetryRun run = newRun(request, key, deadline);
@@ -201,7 +217,11 @@ public final class RetryingHttpClient {
     return result;
   }
 
-  private <T> void attemptAsync(RetryRun run, HttpRequest request, @Nullable OperationKey key, BodyHandler<T> handler,
+  private <T> void attemptAsync(
+      RetryRun run,
+      HttpRequest request,
+      @Nullable OperationKey key,
+      BodyHandler<T> handler,
       CompletableFuture<IdempotentResponse<T>> result) {
     if (result.isDone()) {
       return; // cancelled by the caller: no further attempt
@@ -212,84 +232,112 @@ public final class RetryingHttpClient {
       return;
     }
     CapturingBodyHandler<T> capturing = new CapturingBodyHandler<>(handler, timeout.get());
-    // the callback completes `result` whatever happens, its own failures included: the future whenComplete returns
+    // the callback completes `result` whatever happens, its own failures included: the future
+    // whenComplete returns
     // holds nothing that is not in `result` already
-    var unused = http.sendAsync(attempt(request, key, timeout.get()), capturing).whenComplete((raw, failure) -> {
-      try {
-        IdempotentResponse<T> response = null;
-        RetryRun.Decision decision;
-        if (failure != null) {
-          decision = afterFailure(run, capturing, failure);
-        } else {
-          response = wrap(raw, run, key);
-          decision = afterResponse(run, raw, response);
-        }
-        switch (decision.action()) {
-          case RETURN:
-            result.complete(returned(response));
-            break;
-          case STOP:
-            result.completeExceptionally(decision.exception());
-            break;
-          case PROPAGATE:
-            result.completeExceptionally(decision.bug());
-            break;
-          case RETRY:
-          default:
-            discard(response);
-            policy.environment().sleeper().sleepAsync(decision.delay()).whenComplete((ignored, interrupted) -> {
-              if (interrupted != null) {
-                result.completeExceptionally(interrupted);
-                return;
-              }
-              try {
-                attemptAsync(run, request, key, handler, result);
-              } catch (RuntimeException | Error e) {
-                result.completeExceptionally(e);
-              }
-            });
-        }
-      } catch (RuntimeException | Error e) {
-        result.completeExceptionally(e);
-      }
-    });
+    var unused =
+        http.sendAsync(attempt(request, key, timeout.get()), capturing)
+            .whenComplete(
+                (raw, failure) -> {
+                  try {
+                    IdempotentResponse<T> response = null;
+                    RetryRun.Decision decision;
+                    if (failure != null) {
+                      decision = afterFailure(run, capturing, failure);
+                    } else {
+                      response = wrap(raw, run, key);
+                      decision = afterResponse(run, raw, response);
+                    }
+                    switch (decision.action()) {
+                      case RETURN:
+                        result.complete(returned(response));
+                        break;
+                      case STOP:
+                        result.completeExceptionally(decision.exception());
+                        break;
+                      case PROPAGATE:
+                        result.completeExceptionally(decision.bug());
+                        break;
+                      case RETRY:
+                      default:
+                        discard(response);
+                        policy
+                            .environment()
+                            .sleeper()
+                            .sleepAsync(decision.delay())
+                            .whenComplete(
+                                (ignored, interrupted) -> {
+                                  if (interrupted != null) {
+                                    result.completeExceptionally(interrupted);
+                                    return;
+                                  }
+                                  try {
+                                    attemptAsync(run, request, key, handler, result);
+                                  } catch (RuntimeException | Error e) {
+                                    result.completeExceptionally(e);
+                                  }
+                                });
+                    }
+                  } catch (RuntimeException | Error e) {
+                    result.completeExceptionally(e);
+                  }
+                });
   }
 
-  /** The response a RETURN decision returns: only an attempt that produced a response is returned. */
+  /**
+   * The response a RETURN decision returns: only an attempt that produced a response is returned.
+   */
   private static <T> IdempotentResponse<T> returned(@Nullable IdempotentResponse<T> response) {
     return Objects.requireNonNull(response, "a RETURN decision follows a response");
   }
 
-  private static RetryRun.Decision afterResponse(RetryRun run, HttpResponse<? extends Captured<?>> raw,
-      IdempotentResponse<?> response) {
-    return run.onResponse(raw.statusCode(), raw.headers().firstValue("Retry-After").orElse(null),
-        raw.body().problem(), response);
+  private static RetryRun.Decision afterResponse(
+      RetryRun run, HttpResponse<? extends Captured<?>> raw, IdempotentResponse<?> response) {
+    return run.onResponse(
+        raw.statusCode(),
+        raw.headers().firstValue("Retry-After").orElse(null),
+        raw.body().problem(),
+        response);
   }
 
-  /** The caller's own handler failing is its bug, never a lost connection: it propagates, and nothing is re-sent. */
-  private static RetryRun.Decision afterFailure(RetryRun run, CapturingBodyHandler<?> capturing, Throwable failure) {
+  /**
+   * The caller's own handler failing is its bug, never a lost connection: it propagates, and
+   * nothing is re-sent.
+   */
+  private static RetryRun.Decision afterFailure(
+      RetryRun run, CapturingBodyHandler<?> capturing, Throwable failure) {
     Throwable callers = capturing.callerFailure();
-    return callers != null ? run.onCallerFailure(callers) : run.onFailure(capturing.attemptFailure(failure));
+    return callers != null
+        ? run.onCallerFailure(callers)
+        : run.onFailure(capturing.attemptFailure(failure));
   }
 
-  private RetryRun newRun(HttpRequest request, @Nullable OperationKey key, @Nullable Deadline deadline) {
-    return new RetryRun(policy, request.method(), request.method() + " " + describe(request.uri()), key, deadline);
+  private RetryRun newRun(
+      HttpRequest request, @Nullable OperationKey key, @Nullable Deadline deadline) {
+    return new RetryRun(
+        policy, request.method(), request.method() + " " + describe(request.uri()), key, deadline);
   }
 
-  private static HttpRequest attempt(HttpRequest request, @Nullable OperationKey key, Duration timeout) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(request, (name, value) -> !name.equalsIgnoreCase(KEY_HEADER));
+  private static HttpRequest attempt(
+      HttpRequest request, @Nullable OperationKey key, Duration timeout) {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(request, (name, value) -> !name.equalsIgnoreCase(KEY_HEADER));
     if (key != null) {
       b.setHeader(KEY_HEADER, key.value());
     }
     return b.timeout(timeout).build();
   }
 
-  private static <T> IdempotentResponse<T> wrap(HttpResponse<Captured<T>> raw, RetryRun run,
-      @Nullable OperationKey key) {
-    return new IdempotentResponse<>(raw, raw.body().body(), run.attempts(), Optional.ofNullable(key), run.elapsed());
+  private static <T> IdempotentResponse<T> wrap(
+      HttpResponse<Captured<T>> raw, RetryRun run, @Nullable OperationKey key) {
+    return new IdempotentResponse<>(
+        raw, raw.body().body(), run.attempts(), Optional.ofNullable(key), run.elapsed());
   }
 
-  /** A retried response's body is dropped; a streaming body (an InputStream) must be closed to free the connection. */
+  /**
+   * A retried response's body is dropped; a streaming body (an InputStream) must be closed to free
+   * the connection.
+   */
   private static void discard(@Nullable IdempotentResponse<?> response) {
     if (response != null && response.body() instanceof AutoCloseable closeable) {
       try {
@@ -303,7 +351,11 @@ public final class RetryingHttpClient {
   /** The URI without query and user info: operations are logged, and queries can carry secrets. */
   private static String describe(URI uri) {
     String port = uri.getPort() >= 0 ? ":" + uri.getPort() : "";
-    return uri.getScheme() + "://" + uri.getHost() + port + (uri.getRawPath() == null ? "" : uri.getRawPath());
+    return uri.getScheme()
+        + "://"
+        + uri.getHost()
+        + port
+        + (uri.getRawPath() == null ? "" : uri.getRawPath());
   }
 
   @SuppressWarnings("unchecked")
@@ -339,8 +391,8 @@ public final class RetryingHttpClient {
     }
 
     /**
-     * Sets the methods that get a key minted when the caller gave none (default POST, PATCH). Pass none to turn
-     * automatic keys off.
+     * Sets the methods that get a key minted when the caller gave none (default POST, PATCH). Pass
+     * none to turn automatic keys off.
      *
      * @param methods HTTP methods, any case
      * @return this builder
@@ -355,8 +407,8 @@ public final class RetryingHttpClient {
     }
 
     /**
-     * Sets how automatic keys are minted (default {@link OperationKey#random()}); called once per logical call,
-     * never per attempt.
+     * Sets how automatic keys are minted (default {@link OperationKey#random()}); called once per
+     * logical call, never per attempt.
      *
      * @param keyMinter the minter
      * @return this builder

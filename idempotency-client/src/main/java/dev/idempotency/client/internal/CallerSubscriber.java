@@ -14,20 +14,30 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs the caller's {@link BodyHandler} and {@link BodySubscriber} and tells their failures apart from the
- * connection's. The JDK wraps whatever a body subscriber throws in an {@code IOException}, which the classifier
- * could not tell from a connection lost after sending; so every call into the caller's code happens here, and a
- * throwable from it (or a failed body that is not the upstream error handed to the caller) is reported to
- * {@code onCallerFailure} with its original identity, the upstream is cancelled, and the body fails with it.
+ * Runs the caller's {@link BodyHandler} and {@link BodySubscriber} and tells their failures apart
+ * from the connection's. The JDK wraps whatever a body subscriber throws in an {@code IOException},
+ * which the classifier could not tell from a connection lost after sending; so every call into the
+ * caller's code happens here, and a throwable from it (or a failed body that is not the upstream
+ * error handed to the caller) is reported to {@code onCallerFailure} with its original identity,
+ * the upstream is cancelled, and the body fails with it.
  */
 final class CallerSubscriber<T> implements BodySubscriber<T> {
   private final Consumer<Throwable> onCallerFailure;
   private final CompletableFuture<T> body = new CompletableFuture<>();
   private final AtomicBoolean failed = new AtomicBoolean();
-  /** The caller's subscriber; null only when the caller's handler failed, and then nothing signals it. */
+
+  /**
+   * The caller's subscriber; null only when the caller's handler failed, and then nothing signals
+   * it.
+   */
   private final @Nullable BodySubscriber<T> caller;
+
   private volatile Flow.@Nullable Subscription subscription;
-  /** The connection's failure, handed to the caller's subscriber; its body failing with it is not the caller's. */
+
+  /**
+   * The connection's failure, handed to the caller's subscriber; its body failing with it is not
+   * the caller's.
+   */
   private volatile @Nullable Throwable upstreamError;
 
   CallerSubscriber(BodyHandler<T> handler, ResponseInfo info, Consumer<Throwable> onCallerFailure) {
@@ -49,7 +59,9 @@ final class CallerSubscriber<T> implements BodySubscriber<T> {
     } else if (causedBy(t, upstreamError)) {
       body.completeExceptionally(t);
     } else {
-      fail(Classifier.unwrap(t)); // a mapping function's exception arrives wrapped in a CompletionException
+      fail(
+          Classifier.unwrap(
+              t)); // a mapping function's exception arrives wrapped in a CompletionException
     }
   }
 
@@ -107,13 +119,17 @@ final class CallerSubscriber<T> implements BodySubscriber<T> {
     callCaller(BodySubscriber::onComplete);
   }
 
-  /** Signals the caller's subscriber, unless its code already failed; a throwable from it is the caller's. */
+  /**
+   * Signals the caller's subscriber, unless its code already failed; a throwable from it is the
+   * caller's.
+   */
   private void callCaller(Consumer<BodySubscriber<T>> signal) {
     if (failed.get()) {
       return;
     }
     BodySubscriber<T> subscriber =
-        Objects.requireNonNull(caller, "the caller's subscriber is missing only when its handler failed");
+        Objects.requireNonNull(
+            caller, "the caller's subscriber is missing only when its handler failed");
     try {
       signal.accept(subscriber);
     } catch (Throwable t) {

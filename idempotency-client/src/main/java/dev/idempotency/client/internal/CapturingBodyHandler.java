@@ -17,16 +17,18 @@ import org.jspecify.annotations.Nullable;
 /**
  * Wraps the caller's body handler for one attempt.
  *
- * <p>For the statuses whose classification can depend on a problem body (409, 429, 500, 502, 503, 504) with a JSON
- * content type, it buffers the body, reads {@code code} and {@code retryable}, and then replays the same bytes into
- * the caller's subscriber, so the caller still gets its own body type. Every other response goes straight to the
- * caller's subscriber.
+ * <p>For the statuses whose classification can depend on a problem body (409, 429, 500, 502, 503,
+ * 504) with a JSON content type, it buffers the body, reads {@code code} and {@code retryable}, and
+ * then replays the same bytes into the caller's subscriber, so the caller still gets its own body
+ * type. Every other response goes straight to the caller's subscriber.
  *
- * <p>It also keeps the attempt's timeout running through the body ({@link DeadlineSubscriber}), and runs the
- * caller's own handler and subscriber apart ({@link CallerSubscriber}), so that after a failed attempt the adapter
- * knows whether the caller's code failed ({@link #callerFailure()}), the body timed out, or the connection failed.
+ * <p>It also keeps the attempt's timeout running through the body ({@link DeadlineSubscriber}), and
+ * runs the caller's own handler and subscriber apart ({@link CallerSubscriber}), so that after a
+ * failed attempt the adapter knows whether the caller's code failed ({@link #callerFailure()}), the
+ * body timed out, or the connection failed.
  */
-public final class CapturingBodyHandler<T> implements BodyHandler<CapturingBodyHandler.Captured<T>> {
+public final class CapturingBodyHandler<T>
+    implements BodyHandler<CapturingBodyHandler.Captured<T>> {
   /** The caller's body with the problem members read from it. */
   public static final class Captured<T> {
     private final T body;
@@ -54,7 +56,8 @@ public final class CapturingBodyHandler<T> implements BodyHandler<CapturingBodyH
 
   /**
    * @param handler the caller's handler
-   * @param timeout the attempt's timeout, from now; the same one the request carries for the time to the headers
+   * @param timeout the attempt's timeout, from now; the same one the request carries for the time
+   *     to the headers
    */
   public CapturingBodyHandler(BodyHandler<T> handler, Duration timeout) {
     this.handler = handler;
@@ -63,18 +66,27 @@ public final class CapturingBodyHandler<T> implements BodyHandler<CapturingBodyH
 
   @Override
   public BodySubscriber<Captured<T>> apply(ResponseInfo info) {
-    BodySubscriber<T> caller = new CallerSubscriber<>(handler, info, failure -> callerFailure = failure);
-    BodySubscriber<Captured<T>> captured = mayCarryVerdict(info) ? new ProblemCapturing<>(caller)
-        : BodySubscribers.mapping(caller, body -> new Captured<>(body, ProblemDetails.NONE));
-    return new DeadlineSubscriber<>(captured, startNanos, nanos(timeout), () -> {
-      ResponseBodyTimeoutException e = new ResponseBodyTimeoutException(info.statusCode(), timeout);
-      bodyTimeout = e;
-      return e;
-    });
+    BodySubscriber<T> caller =
+        new CallerSubscriber<>(handler, info, failure -> callerFailure = failure);
+    BodySubscriber<Captured<T>> captured =
+        mayCarryVerdict(info)
+            ? new ProblemCapturing<>(caller)
+            : BodySubscribers.mapping(caller, body -> new Captured<>(body, ProblemDetails.NONE));
+    return new DeadlineSubscriber<>(
+        captured,
+        startNanos,
+        nanos(timeout),
+        () -> {
+          ResponseBodyTimeoutException e =
+              new ResponseBodyTimeoutException(info.statusCode(), timeout);
+          bodyTimeout = e;
+          return e;
+        });
   }
 
   /**
-   * What the caller's own handler or subscriber threw (or failed its body with) during this attempt.
+   * What the caller's own handler or subscriber threw (or failed its body with) during this
+   * attempt.
    *
    * @return the caller's failure, unchanged, or {@code null} if its code did not fail
    */
@@ -83,8 +95,9 @@ public final class CapturingBodyHandler<T> implements BodyHandler<CapturingBodyH
   }
 
   /**
-   * The failure to classify for this attempt, which failed with {@code failure}: the body's timeout if that is what
-   * ended it (the JDK re-creates the exception, losing its type), otherwise {@code failure} itself.
+   * The failure to classify for this attempt, which failed with {@code failure}: the body's timeout
+   * if that is what ended it (the JDK re-creates the exception, losing its type), otherwise {@code
+   * failure} itself.
    *
    * @param failure what the attempt failed with
    * @return the failure to classify
@@ -105,8 +118,11 @@ public final class CapturingBodyHandler<T> implements BodyHandler<CapturingBodyH
   private static boolean mayCarryVerdict(ResponseInfo info) {
     int s = info.statusCode();
     boolean relevant = s == 409 || s == 429 || s == 500 || s == 502 || s == 503 || s == 504;
-    return relevant && info.headers().firstValue("Content-Type")
-        .map(ct -> ct.toLowerCase(Locale.ROOT).contains("json")).orElse(false);
+    return relevant
+        && info.headers()
+            .firstValue("Content-Type")
+            .map(ct -> ct.toLowerCase(Locale.ROOT).contains("json"))
+            .orElse(false);
   }
 
   private static final class ProblemCapturing<T> implements BodySubscriber<Captured<T>> {
@@ -114,11 +130,16 @@ public final class CapturingBodyHandler<T> implements BodyHandler<CapturingBodyH
     private final CompletableFuture<Captured<T>> result;
 
     ProblemCapturing(BodySubscriber<T> user) {
-      this.result = bytes.getBody().toCompletableFuture().thenCompose(b -> {
-        ProblemDetails problem = ProblemDetails.parse(b);
-        user.onSubscribe(new Replay(user, b));
-        return user.getBody().thenApply(body -> new Captured<>(body, problem));
-      });
+      this.result =
+          bytes
+              .getBody()
+              .toCompletableFuture()
+              .thenCompose(
+                  b -> {
+                    ProblemDetails problem = ProblemDetails.parse(b);
+                    user.onSubscribe(new Replay(user, b));
+                    return user.getBody().thenApply(body -> new Captured<>(body, problem));
+                  });
     }
 
     @Override

@@ -15,28 +15,30 @@ import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The retry allowlist. Anything not named here is not retried: an allowlist fails safe when a new failure mode
- * appears, a denylist retries it.
+ * The retry allowlist. Anything not named here is not retried: an allowlist fails safe when a new
+ * failure mode appears, a denylist retries it.
  */
 public final class Classifier {
   /** The problem code of the server's "same key still in flight" 409. */
   public static final String IN_FLIGHT = "idempotency_request_in_flight";
 
-  private Classifier() { }
+  private Classifier() {}
 
   /**
    * The verdict for every status below 400, built once: the hot path (a success) allocates nothing.
    */
-  private static final RetryVerdict FINAL = RetryVerdict.doNotRetry("a status below 400 is a final response");
+  private static final RetryVerdict FINAL =
+      RetryVerdict.doNotRetry("a status below 400 is a final response");
 
   /**
    * Classifies a response.
    *
-   * <p>429 and 503 are retried for any method: by convention they mean the request was not processed, and our
-   * server's 503 {@code idempotency_store_unavailable} guarantees it (it is answered before the handler runs). A
-   * 502 or 504 (and a 500 retried through {@code retryOn500} or {@code "retryable": true}) may come from a gateway
-   * that forwarded the request and lost the answer: the same uncertainty as a read timeout, so it is retried only
-   * for an idempotent method or a keyed request, as {@link #classifyFailure} does.
+   * <p>429 and 503 are retried for any method: by convention they mean the request was not
+   * processed, and our server's 503 {@code idempotency_store_unavailable} guarantees it (it is
+   * answered before the handler runs). A 502 or 504 (and a 500 retried through {@code retryOn500}
+   * or {@code "retryable": true}) may come from a gateway that forwarded the request and lost the
+   * answer: the same uncertainty as a read timeout, so it is retried only for an idempotent method
+   * or a keyed request, as {@link #classifyFailure} does.
    *
    * @param policy the policy (idempotent methods, {@code retryOn500})
    * @param method the request method
@@ -46,23 +48,31 @@ public final class Classifier {
    * @param problemRetryable the problem body's {@code retryable}, or {@code null}
    * @return the verdict; for every status below 400 one shared instance, built without allocating
    */
-  public static RetryVerdict classifyStatus(RetryPolicy policy, String method, boolean keyed, int status,
-      @Nullable String problemCode, @Nullable Boolean problemRetryable) {
+  public static RetryVerdict classifyStatus(
+      RetryPolicy policy,
+      String method,
+      boolean keyed,
+      int status,
+      @Nullable String problemCode,
+      @Nullable Boolean problemRetryable) {
     if (status < 400) {
       return FINAL;
     }
     String what = describeStatus(status, problemCode);
     if (status == 401 || status == 403) {
-      return RetryVerdict.doNotRetry(what + ": authentication and authorization failures are never retried");
+      return RetryVerdict.doNotRetry(
+          what + ": authentication and authorization failures are never retried");
     }
     if (Boolean.FALSE.equals(problemRetryable)) {
       return RetryVerdict.doNotRetry(what + ": the server marked it \"retryable\": false");
     }
     return switch (status) {
-      case 429 -> RetryVerdict.retry(RetryKind.THROTTLING, what + ": throttled, retry after Retry-After");
-      case 409 -> IN_FLIGHT.equals(problemCode)
-          ? RetryVerdict.retry(RetryKind.THROTTLING, what + ": the same key is still in flight")
-          : RetryVerdict.doNotRetry(what + " is a conflict a retry would repeat");
+      case 429 ->
+          RetryVerdict.retry(RetryKind.THROTTLING, what + ": throttled, retry after Retry-After");
+      case 409 ->
+          IN_FLIGHT.equals(problemCode)
+              ? RetryVerdict.retry(RetryKind.THROTTLING, what + ": the same key is still in flight")
+              : RetryVerdict.doNotRetry(what + " is a conflict a retry would repeat");
       case 503 -> RetryVerdict.retry(RetryKind.TRANSIENT, what + " is on the retry allowlist");
       case 502, 504 -> gated(policy, method, keyed, what, " is on the retry allowlist");
       case 500 -> {
@@ -72,26 +82,38 @@ public final class Classifier {
         if (Boolean.TRUE.equals(problemRetryable)) {
           yield gated(policy, method, keyed, what, ": the server marked it \"retryable\": true");
         }
-        yield RetryVerdict.doNotRetry(what + ": a 500 is retried only when configured or marked retryable");
+        yield RetryVerdict.doNotRetry(
+            what + ": a 500 is retried only when configured or marked retryable");
       }
       default -> RetryVerdict.doNotRetry(what + " is not on the retry allowlist");
     };
   }
 
   /**
-   * A status that may have been processed (a gateway forwarded the request and lost the answer) is retried only
-   * when re-sending is safe: an idempotent method, or a key the server collapses the duplicate by.
+   * A status that may have been processed (a gateway forwarded the request and lost the answer) is
+   * retried only when re-sending is safe: an idempotent method, or a key the server collapses the
+   * duplicate by.
    */
-  private static RetryVerdict gated(RetryPolicy policy, String method, boolean keyed, String what, String why) {
+  private static RetryVerdict gated(
+      RetryPolicy policy, String method, boolean keyed, String what, String why) {
     if (policy.isIdempotentMethod(method)) {
       return RetryVerdict.retry(RetryKind.TRANSIENT, what + why);
     }
     if (keyed) {
-      return RetryVerdict.retry(RetryKind.TRANSIENT, what + why + " (" + method
-          + " with an idempotency key: the server collapses the duplicate)");
+      return RetryVerdict.retry(
+          RetryKind.TRANSIENT,
+          what
+              + why
+              + " ("
+              + method
+              + " with an idempotency key: the server collapses the duplicate)");
     }
-    return RetryVerdict.doNotRetry(what + " on " + method + " without an idempotency key may have had its effect"
-        + " (a gateway may have forwarded it and lost the answer); it is not re-sent");
+    return RetryVerdict.doNotRetry(
+        what
+            + " on "
+            + method
+            + " without an idempotency key may have had its effect"
+            + " (a gateway may have forwarded it and lost the answer); it is not re-sent");
   }
 
   /** Returns {@code "HTTP 503"} or {@code "HTTP 503 (code)"}. */
@@ -99,61 +121,84 @@ public final class Classifier {
     return "HTTP " + status + (problemCode != null ? " (" + problemCode + ")" : "");
   }
 
-  public static RetryVerdict classifyFailure(RetryPolicy policy, String method, boolean keyed, Throwable failure) {
+  public static RetryVerdict classifyFailure(
+      RetryPolicy policy, String method, boolean keyed, Throwable failure) {
     Throwable t = unwrap(failure);
     String what = describe(t);
     if (!(t instanceof IOException)) {
       return RetryVerdict.doNotRetry(what + " is not an I/O failure (bugs are never retried)");
     }
     if (neverSent(t)) {
-      return RetryVerdict.retry(RetryKind.TRANSIENT, what + ": no connection, the request was never sent");
+      return RetryVerdict.retry(
+          RetryKind.TRANSIENT, what + ": no connection, the request was never sent");
     }
     String phase;
     if (t instanceof HttpTimeoutException) {
       phase = "a read timeout";
-    } else if (t instanceof SocketException || t instanceof EOFException || t.getClass() == IOException.class
+    } else if (t instanceof SocketException
+        || t instanceof EOFException
+        || t.getClass() == IOException.class
         || t.getClass().getName().endsWith(".ConnectionExpiredException")) {
       phase = "a connection lost after the request was sent";
     } else {
       return RetryVerdict.doNotRetry(what + " is not on the retry allowlist");
     }
     if (policy.isIdempotentMethod(method)) {
-      return RetryVerdict.retry(RetryKind.TRANSIENT, what + ": " + phase + " on idempotent " + method);
+      return RetryVerdict.retry(
+          RetryKind.TRANSIENT, what + ": " + phase + " on idempotent " + method);
     }
     if (keyed) {
-      return RetryVerdict.retry(RetryKind.TRANSIENT, what + ": " + phase + " on " + method
-          + " with an idempotency key (the server collapses the duplicate)");
+      return RetryVerdict.retry(
+          RetryKind.TRANSIENT,
+          what
+              + ": "
+              + phase
+              + " on "
+              + method
+              + " with an idempotency key (the server collapses the duplicate)");
     }
-    return RetryVerdict.doNotRetry(what + ": " + phase + " on " + method
-        + " without an idempotency key may have had its effect; it is not re-sent");
+    return RetryVerdict.doNotRetry(
+        what
+            + ": "
+            + phase
+            + " on "
+            + method
+            + " without an idempotency key may have had its effect; it is not re-sent");
   }
 
   /**
-   * Whether a request that failed with {@code failure} may have reached the server: only a failure to connect says
-   * it did not. (A response body timeout's own message says more: the server had answered.)
+   * Whether a request that failed with {@code failure} may have reached the server: only a failure
+   * to connect says it did not. (A response body timeout's own message says more: the server had
+   * answered.)
    *
    * @param failure the attempt's I/O failure
    * @return a clause for a stop message
    */
   public static String whetherSent(Throwable failure) {
-    return neverSent(unwrap(failure)) ? "the request was never sent" : "the request was sent and may have been applied";
+    return neverSent(unwrap(failure))
+        ? "the request was never sent"
+        : "the request was sent and may have been applied";
   }
 
   /** No connection was made, so the request never left. */
   private static boolean neverSent(Throwable t) {
-    return t instanceof HttpConnectTimeoutException || t instanceof ConnectException
+    return t instanceof HttpConnectTimeoutException
+        || t instanceof ConnectException
         || t instanceof NoRouteToHostException;
   }
 
   public static Throwable unwrap(Throwable failure) {
     Throwable t = failure;
-    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
       t = t.getCause();
     }
     return t;
   }
 
   public static String describe(Throwable t) {
-    return t.getMessage() == null ? t.getClass().getSimpleName() : t.getClass().getSimpleName() + ": " + t.getMessage();
+    return t.getMessage() == null
+        ? t.getClass().getSimpleName()
+        : t.getClass().getSimpleName() + ": " + t.getMessage();
   }
 }

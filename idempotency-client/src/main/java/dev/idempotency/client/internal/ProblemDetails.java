@@ -4,9 +4,9 @@ import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The two members of an RFC 9457 problem body the classifier reads: {@code code} and {@code retryable}, taken
- * from the top-level object only. A small scanner rather than a JSON library: the module has no dependencies, and
- * a body it cannot read simply yields neither member.
+ * The two members of an RFC 9457 problem body the classifier reads: {@code code} and {@code
+ * retryable}, taken from the top-level object only. A small scanner rather than a JSON library: the
+ * module has no dependencies, and a body it cannot read simply yields neither member.
  */
 public final class ProblemDetails {
   public static final ProblemDetails NONE = new ProblemDetails(null, null);
@@ -44,7 +44,10 @@ public final class ProblemDetails {
     }
   }
 
-  /** A forgiving recursive-descent walk over one JSON value; it records two members of the top-level object. */
+  /**
+   * A forgiving recursive-descent walk over one JSON value; it records two members of the top-level
+   * object.
+   */
   private static final class Scanner {
     private final String s;
     private int i;
@@ -73,7 +76,8 @@ public final class ProblemDetails {
         ws();
         if (name.equals("code") && peek() == '"') {
           code = string();
-        } else if (name.equals("retryable") && (s.startsWith("true", i) || s.startsWith("false", i))) {
+        } else if (name.equals("retryable")
+            && (s.startsWith("true", i) || s.startsWith("false", i))) {
           retryable = s.startsWith("true", i);
           i += retryable ? 4 : 5;
         } else {

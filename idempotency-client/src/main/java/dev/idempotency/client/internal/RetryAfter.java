@@ -10,14 +10,15 @@ import org.jspecify.annotations.Nullable;
 
 /** Parses {@code Retry-After}: delta-seconds or an HTTP-date (RFC 9110 section 10.2.3). */
 public final class RetryAfter {
-  private RetryAfter() { }
+  private RetryAfter() {}
 
   /**
    * The wait a {@code Retry-After} header asks for.
    *
    * @param value the header value, or {@code null}
    * @param now the wall clock's now, for dates
-   * @return the wait it asks for (a date in the past asks for zero), or empty if absent or unparseable
+   * @return the wait it asks for (a date in the past asks for zero), or empty if absent or
+   *     unparseable
    */
   public static Optional<Duration> parse(@Nullable String value, Instant now) {
     if (value == null) {
@@ -29,7 +30,8 @@ public final class RetryAfter {
     }
     if (v.chars().allMatch(c -> c >= '0' && c <= '9')) {
       // more than 12 digits is beyond any deadline; saturate rather than overflow
-      return Optional.of(Duration.ofSeconds(v.length() > 12 ? 999_999_999_999L : Long.parseLong(v)));
+      return Optional.of(
+          Duration.ofSeconds(v.length() > 12 ? 999_999_999_999L : Long.parseLong(v)));
     }
     try {
       Instant at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();

@@ -21,20 +21,25 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The server half as a user deploys it: a real Jetty 12 ({@link JettyHarness}), with a login filter that sets the
- * principal (the filter's default scope), then the real {@link IdempotencyFilter} configured with
- * {@code IdempotencyHttp.builder(engine).build()}, then {@link ConfirmServlet}, whose every execution is one counted
- * side effect.
+ * The server half as a user deploys it: a real Jetty 12 ({@link JettyHarness}), with a login filter
+ * that sets the principal (the filter's default scope), then the real {@link IdempotencyFilter}
+ * configured with {@code IdempotencyHttp.builder(engine).build()}, then {@link ConfirmServlet},
+ * whose every execution is one counted side effect.
  */
 final class FilteredConfirmApp implements AutoCloseable {
   final ConfirmServlet app = new ConfirmServlet();
+
   /** Every request that reached Jetty's filter chain (so, not those the proxy answered itself). */
   final AtomicInteger requests = new AtomicInteger();
+
   private final JettyHarness jetty;
 
   FilteredConfirmApp(IdempotencyEngine engine) throws Exception {
-    jetty = JettyHarness.start(app, new LoginFilter(requests),
-        new IdempotencyFilter(IdempotencyHttp.builder(engine).build()));
+    jetty =
+        JettyHarness.start(
+            app,
+            new LoginFilter(requests),
+            new IdempotencyFilter(IdempotencyHttp.builder(engine).build()));
   }
 
   int port() {
@@ -48,18 +53,22 @@ final class FilteredConfirmApp implements AutoCloseable {
   }
 
   /**
-   * {@code POST /orders/{id}/confirm}: counts one side effect, optionally blocks on {@link #gate} (to hold the key
-   * in flight), and answers 201 with JSON, a Location and the confirmation number.
+   * {@code POST /orders/{id}/confirm}: counts one side effect, optionally blocks on {@link #gate}
+   * (to hold the key in flight), and answers 201 with JSON, a Location and the confirmation number.
    */
   static final class ConfirmServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
     private final transient AtomicInteger effects = new AtomicInteger();
+
     /** When set, each execution blocks on it after counting its side effect. */
-    volatile transient CountDownLatch gate;
+    transient volatile CountDownLatch gate;
+
     /** Counted down when an execution has started. */
     final transient CountDownLatch entered = new CountDownLatch(1);
 
-    /** @return how many times the side effect ran */
+    /**
+     * @return how many times the side effect ran
+     */
     int effects() {
       return effects.get();
     }
@@ -71,7 +80,8 @@ final class FilteredConfirmApp implements AutoCloseable {
     }
 
     @Override
-    protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+    protected void doPost(HttpServletRequest req, HttpServletResponse resp)
+        throws ServletException, IOException {
       String body = new String(req.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       int n = effects.incrementAndGet();
       entered.countDown();
@@ -89,12 +99,23 @@ final class FilteredConfirmApp implements AutoCloseable {
       resp.setStatus(201);
       resp.setContentType("application/json");
       resp.setHeader("Location", req.getRequestURI() + "/confirmations/" + n);
-      resp.getOutputStream().write(("{\"confirmation\":" + n + ",\"user\":\"" + req.getUserPrincipal().getName()
-          + "\",\"request\":" + body + "}").getBytes(StandardCharsets.UTF_8));
+      resp.getOutputStream()
+          .write(
+              ("{\"confirmation\":"
+                      + n
+                      + ",\"user\":\""
+                      + req.getUserPrincipal().getName()
+                      + "\",\"request\":"
+                      + body
+                      + "}")
+                  .getBytes(StandardCharsets.UTF_8));
     }
   }
 
-  /** Authenticates {@code Authorization: Bearer <user>}: a stand-in for the application's real authentication. */
+  /**
+   * Authenticates {@code Authorization: Bearer <user>}: a stand-in for the application's real
+   * authentication.
+   */
   static final class LoginFilter implements Filter {
     private final AtomicInteger requests;
 
@@ -109,16 +130,19 @@ final class FilteredConfirmApp implements AutoCloseable {
       HttpServletRequest request = (HttpServletRequest) req;
       String authorization = request.getHeader("Authorization");
       if (authorization == null || !authorization.startsWith("Bearer ")) {
-        chain.doFilter(req, res); // no principal: the idempotency filter refuses guarded requests with 401
+        chain.doFilter(
+            req, res); // no principal: the idempotency filter refuses guarded requests with 401
         return;
       }
       Principal principal = () -> authorization.substring("Bearer ".length());
-      chain.doFilter(new HttpServletRequestWrapper(request) {
-        @Override
-        public Principal getUserPrincipal() {
-          return principal;
-        }
-      }, res);
+      chain.doFilter(
+          new HttpServletRequestWrapper(request) {
+            @Override
+            public Principal getUserPrincipal() {
+              return principal;
+            }
+          },
+          res);
     }
   }
 }

@@ -19,13 +19,15 @@ import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 
 /**
- * A fleet of clients against a server that is down for a while, on a simulated clock (discrete events, no real
- * waiting, seeded jitter). Every decision is the real {@link RetryRun}'s; only the network is simulated.
+ * A fleet of clients against a server that is down for a while, on a simulated clock (discrete
+ * events, no real waiting, seeded jitter). Every decision is the real {@link RetryRun}'s; only the
+ * network is simulated.
  *
- * <p>Scenario: 100 clients, each starting one logical call per second for 15 minutes; every attempt takes 20 ms;
- * the server answers 503 (no Retry-After) from minute 1 to minute 11, and 200 otherwise. Measured over the outage:
- * attempts per logical call (amplification) and the share of attempts that are retries. The numbers are written
- * in docs/client.md; this test asserts the documented bounds.
+ * <p>Scenario: 100 clients, each starting one logical call per second for 15 minutes; every attempt
+ * takes 20 ms; the server answers 503 (no Retry-After) from minute 1 to minute 11, and 200
+ * otherwise. Measured over the outage: attempts per logical call (amplification) and the share of
+ * attempts that are retries. The numbers are written in docs/client.md; this test asserts the
+ * documented bounds.
  */
 class FleetSimulationTest {
   static final int CLIENTS = 100;
@@ -45,13 +47,22 @@ class FleetSimulationTest {
 
     @Override
     public String toString() {
-      return String.format(Locale.ROOT, "calls=%d attempts=%d retries=%d amplification=%.3f retryShare=%.1f%%",
-          calls, attempts, retries, amplification(), 100 * retryShare());
+      return String.format(
+          Locale.ROOT,
+          "calls=%d attempts=%d retries=%d amplification=%.3f retryShare=%.1f%%",
+          calls,
+          attempts,
+          retries,
+          amplification(),
+          100 * retryShare());
     }
   }
 
-  /** An attempt due at {@code atNanos}: a new call's first ({@code start}), or the next attempt of {@code run}. */
-  private record DueAttempt(long atNanos, long seq, int client, RetryRun run, boolean start) { }
+  /**
+   * An attempt due at {@code atNanos}: a new call's first ({@code start}), or the next attempt of
+   * {@code run}.
+   */
+  private record DueAttempt(long atNanos, long seq, int client, RetryRun run, boolean start) {}
 
   /** Runs the scenario; {@code budgets} gives each client its budget (or the same shared one). */
   static FleetTotals simulate(IntFunction<RetryBudget> budgets) {
@@ -59,16 +70,25 @@ class FleetSimulationTest {
     RecordingLogger silent = RecordingLogger.silent();
     List<RetryPolicy> policies = new ArrayList<>();
     for (int c = 0; c < CLIENTS; c++) {
-      policies.add(RetryPolicy.builder()
-          .environment(clock.environment().withRandom(RandomSource.seeded(1000 + c)).withLogger(silent))
-          .budget(budgets.apply(c)).build());
+      policies.add(
+          RetryPolicy.builder()
+              .environment(
+                  clock.environment().withRandom(RandomSource.seeded(1000 + c)).withLogger(silent))
+              .budget(budgets.apply(c))
+              .build());
     }
-    PriorityQueue<DueAttempt> queue = new PriorityQueue<>((a, b) -> a.atNanos != b.atNanos
-        ? Long.compare(a.atNanos, b.atNanos) : Long.compare(a.seq, b.seq));
+    PriorityQueue<DueAttempt> queue =
+        new PriorityQueue<>(
+            (a, b) ->
+                a.atNanos != b.atNanos
+                    ? Long.compare(a.atNanos, b.atNanos)
+                    : Long.compare(a.seq, b.seq));
     long seq = 0;
     for (long s = 0; s < SIM_SECONDS; s++) {
       for (int c = 0; c < CLIENTS; c++) {
-        queue.add(new DueAttempt(Duration.ofSeconds(s).plusMillis(c * 10L).toNanos(), seq++, c, null, true));
+        queue.add(
+            new DueAttempt(
+                Duration.ofSeconds(s).plusMillis(c * 10L).toNanos(), seq++, c, null, true));
       }
     }
     long calls = 0;
@@ -97,15 +117,21 @@ class FleetSimulationTest {
       }
       clock.advance(Duration.ofMillis(LATENCY_MILLIS));
       boolean down = e.atNanos >= outageStart && e.atNanos < outageEnd;
-      RetryRun.Decision decision = run.onResponse(down ? 503 : 200, null, ProblemDetails.NONE, "response");
+      RetryRun.Decision decision =
+          run.onResponse(down ? 503 : 200, null, ProblemDetails.NONE, "response");
       if (decision.action() == RetryRun.Action.RETRY) {
-        queue.add(new DueAttempt(clock.nanoTime() + decision.delay().toNanos(), seq++, e.client, run, false));
+        queue.add(
+            new DueAttempt(
+                clock.nanoTime() + decision.delay().toNanos(), seq++, e.client, run, false));
       }
     }
     return new FleetTotals(calls, attempts, retries);
   }
 
-  /** Without a budget, every call during the outage makes all 3 attempts: the outage triples the load. */
+  /**
+   * Without a budget, every call during the outage makes all 3 attempts: the outage triples the
+   * load.
+   */
   @Test
   void withoutABudgetRetriesAmplifyTheOutage() {
     FleetTotals r = simulate(c -> RetryBudget.unlimited());
@@ -116,8 +142,9 @@ class FleetSimulationTest {
   }
 
   /**
-   * With the default budget per client, each client spends at most 35 transient retries (500 / 14) in the whole
-   * outage, then sends only first attempts: retries stay under 10 % of the outage's traffic (documented bound).
+   * With the default budget per client, each client spends at most 35 transient retries (500 / 14)
+   * in the whole outage, then sends only first attempts: retries stay under 10 % of the outage's
+   * traffic (documented bound).
    */
   @Test
   void withTheDefaultBudgetRetriesStayUnderTenPercent() {

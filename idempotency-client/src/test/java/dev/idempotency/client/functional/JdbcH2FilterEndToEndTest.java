@@ -7,7 +7,10 @@ import java.sql.Statement;
 import java.util.UUID;
 import org.h2.jdbcx.JdbcDataSource;
 
-/** The end-to-end scenarios with the JDBC store over an in-memory H2 database (one per test) behind the filter. */
+/**
+ * The end-to-end scenarios with the JDBC store over an in-memory H2 database (one per test) behind
+ * the filter.
+ */
 class JdbcH2FilterEndToEndTest extends FilterEndToEndContract {
   private JdbcDataSource dataSource;
 
@@ -21,7 +24,8 @@ class JdbcH2FilterEndToEndTest extends FilterEndToEndContract {
   @Override
   protected void closeStore() throws Exception {
     if (dataSource != null) {
-      try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+      try (Connection c = dataSource.getConnection();
+          Statement s = c.createStatement()) {
         s.execute("SHUTDOWN");
       }
     }

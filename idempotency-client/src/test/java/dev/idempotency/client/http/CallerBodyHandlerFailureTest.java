@@ -37,20 +37,25 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * A failure of the caller's own body handler is the caller's, not the connection's: it propagates unchanged after
- * one attempt, and a keyed POST is not sent again. A connection lost while the body is read is still retried.
- * Counted at the wire of a real server on 127.0.0.1.
+ * A failure of the caller's own body handler is the caller's, not the connection's: it propagates
+ * unchanged after one attempt, and a keyed POST is not sent again. A connection lost while the body
+ * is read is still retried. Counted at the wire of a real server on 127.0.0.1.
  */
 @Timeout(value = 20, threadMode = ThreadMode.SEPARATE_THREAD)
 class CallerBodyHandlerFailureTest {
   private final ScriptedServer server = ScriptedServer.start();
   private final HttpClient http = ScriptedServer.http11Client();
   private final FakeTime time = new FakeTime();
-  private final RetryingHttpClient client = RetryingHttpClient.builder(http).policy(RetryPolicy.builder()
-      .environment(time.environment().withRandom(() -> 0.5).withLogger(new RecordingLogger())).build()).build();
+  private final RetryingHttpClient client =
+      RetryingHttpClient.builder(http)
+          .policy(
+              RetryPolicy.builder()
+                  .environment(
+                      time.environment().withRandom(() -> 0.5).withLogger(new RecordingLogger()))
+                  .build())
+          .build();
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
 
   @AfterEach
   void stop() {
@@ -58,8 +63,12 @@ class CallerBodyHandlerFailureTest {
   }
 
   private HttpCall keyedPost() {
-    return client.call(HttpRequest.newBuilder(server.uri("/orders")).POST(HttpRequest.BodyPublishers.ofString("{}"))
-        .build()).idempotencyKey(OperationKey.forEvent("order", "4711"));
+    return client
+        .call(
+            HttpRequest.newBuilder(server.uri("/orders"))
+                .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                .build())
+        .idempotencyKey(OperationKey.forEvent("order", "4711"));
   }
 
   /** A way for the caller's handler to fail, and the throwable the caller must get back. */
@@ -71,19 +80,31 @@ class CallerBodyHandlerFailureTest {
   }
 
   static Stream<Failing> failingHandlers() {
-    IllegalStateException inApply = new IllegalStateException("the caller's handler rejects the response");
-    IllegalStateException inOnNext = new IllegalStateException("the caller's subscriber fails on a body part");
-    IllegalArgumentException inMapping = new IllegalArgumentException("the caller's mapping cannot parse the body");
+    IllegalStateException inApply =
+        new IllegalStateException("the caller's handler rejects the response");
+    IllegalStateException inOnNext =
+        new IllegalStateException("the caller's subscriber fails on a body part");
+    IllegalArgumentException inMapping =
+        new IllegalArgumentException("the caller's mapping cannot parse the body");
     AssertionError error = new AssertionError("the caller's subscriber throws an Error");
     return Stream.of(
-        new Failing("BodyHandler.apply throws", info -> {
-          throw inApply;
-        }, inApply),
+        new Failing(
+            "BodyHandler.apply throws",
+            info -> {
+              throw inApply;
+            },
+            inApply),
         new Failing("BodySubscriber.onNext throws", info -> new ThrowingOnNext(inOnNext), inOnNext),
-        new Failing("a mapping function throws", info -> BodySubscribers.mapping(BodySubscribers.ofString(
-            StandardCharsets.UTF_8), (Function<String, String>) s -> {
-              throw inMapping;
-            }), inMapping),
+        new Failing(
+            "a mapping function throws",
+            info ->
+                BodySubscribers.mapping(
+                    BodySubscribers.ofString(StandardCharsets.UTF_8),
+                    (Function<String, String>)
+                        s -> {
+                          throw inMapping;
+                        }),
+            inMapping),
         new Failing("an Error in onNext", info -> new ThrowingOnNext(error), error));
   }
 
@@ -92,57 +113,77 @@ class CallerBodyHandlerFailureTest {
   void aFailingHandlerPropagatesUnchangedAfterOneAttempt(Failing failing) {
     server.then(respond(201, "created"));
     Throwable thrown = catchThrowable(() -> keyedPost().send(failing.handler()));
-    assertThat(thrown).as("the caller's own exception, unchanged (not wrapped, not a RetriesExhaustedException)")
+    assertThat(thrown)
+        .as("the caller's own exception, unchanged (not wrapped, not a RetriesExhaustedException)")
         .isSameAs(failing.expected());
-    assertThat(server.wireCount()).as("a bug in the caller's handler must not re-send the POST").isEqualTo(1);
+    assertThat(server.wireCount())
+        .as("a bug in the caller's handler must not re-send the POST")
+        .isEqualTo(1);
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("failingHandlers")
   void aFailingHandlerFailsTheAsyncFutureUnchangedAfterOneAttempt(Failing failing) {
     server.then(respond(201, "created"));
-    ExecutionException e = catchThrowableOfType(() -> keyedPost().sendAsync(failing.handler())
-        .get(15, TimeUnit.SECONDS), ExecutionException.class);
+    ExecutionException e =
+        catchThrowableOfType(
+            () -> keyedPost().sendAsync(failing.handler()).get(15, TimeUnit.SECONDS),
+            ExecutionException.class);
     assertThat(e).as("the future must fail with the caller's exception").isNotNull();
     assertThat(e.getCause()).isSameAs(failing.expected());
     assertThat(server.wireCount()).isEqualTo(1);
   }
 
-  /** The body of a retryable 503 is replayed into the caller's subscriber; its failure there still ends the call. */
+  /**
+   * The body of a retryable 503 is replayed into the caller's subscriber; its failure there still
+   * ends the call.
+   */
   @Test
   void aHandlerFailingOnAReplayedProblemBodyIsNotRetried() {
     server.then(problem(503, "idempotency_store_unavailable", true, null), respond(201, "created"));
-    IllegalStateException boom = new IllegalStateException("the caller's subscriber fails on the problem body");
+    IllegalStateException boom =
+        new IllegalStateException("the caller's subscriber fails on the problem body");
     Throwable thrown = catchThrowable(() -> keyedPost().send(info -> new ThrowingOnNext(boom)));
     assertThat(thrown).isSameAs(boom);
     assertThat(server.wireCount()).isEqualTo(1);
   }
 
   /**
-   * A handler's own I/O failure (here: the JDK's file handler writing into a directory that does not exist) is the
-   * caller's too: it propagates as it is, not as a lost connection that re-sends the POST.
+   * A handler's own I/O failure (here: the JDK's file handler writing into a directory that does
+   * not exist) is the caller's too: it propagates as it is, not as a lost connection that re-sends
+   * the POST.
    */
   @Test
   void aHandlersOwnIoFailureIsNotMistakenForALostConnection() {
     server.then(respond(201, "created"));
-    Throwable thrown = catchThrowable(() -> keyedPost().send(BodyHandlers.ofFile(dir.resolve("missing/body.txt"))));
+    Throwable thrown =
+        catchThrowable(
+            () -> keyedPost().send(BodyHandlers.ofFile(dir.resolve("missing/body.txt"))));
     assertThat(thrown).isInstanceOf(NoSuchFileException.class);
     assertThat(server.wireCount()).isEqualTo(1);
   }
 
-  /** A connection cut mid-body is still a lost connection, whatever handler reads it: retried with the same key. */
+  /**
+   * A connection cut mid-body is still a lost connection, whatever handler reads it: retried with
+   * the same key.
+   */
   @Test
   void aConnectionLostMidBodyIsStillRetriedThroughTheCallersHandler() throws Exception {
     server.then(respondThenAbort(), respond(201, "created"));
-    IdempotentResponse<String> response = keyedPost().send(info -> BodySubscribers.mapping(
-        BodySubscribers.ofString(StandardCharsets.UTF_8), String::trim));
+    IdempotentResponse<String> response =
+        keyedPost()
+            .send(
+                info ->
+                    BodySubscribers.mapping(
+                        BodySubscribers.ofString(StandardCharsets.UTF_8), String::trim));
     assertThat(response.body()).isEqualTo("created");
     assertThat(server.wireCount()).isEqualTo(2);
   }
 
   /** A subscriber that throws from onNext. */
   private static final class ThrowingOnNext implements BodySubscriber<String> {
-    private final BodySubscriber<String> delegate = BodySubscribers.ofString(StandardCharsets.UTF_8);
+    private final BodySubscriber<String> delegate =
+        BodySubscribers.ofString(StandardCharsets.UTF_8);
     private final Throwable failure;
 
     ThrowingOnNext(Throwable failure) {

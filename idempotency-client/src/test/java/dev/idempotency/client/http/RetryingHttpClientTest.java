@@ -40,9 +40,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The adapter against a real HTTP server on 127.0.0.1 that fails on purpose. Waits go through a fake sleeper (so
- * a Retry-After of seconds costs nothing) except where a test says it uses real time; attempts are counted at the
- * server, at the wire.
+ * The adapter against a real HTTP server on 127.0.0.1 that fails on purpose. Waits go through a
+ * fake sleeper (so a Retry-After of seconds costs nothing) except where a test says it uses real
+ * time; attempts are counted at the server, at the wire.
  */
 class RetryingHttpClientTest {
   private final ScriptedServer server = ScriptedServer.start();
@@ -55,11 +55,13 @@ class RetryingHttpClientTest {
   }
 
   private RetryPolicy.Builder fakeTimePolicy() {
-    return RetryPolicy.builder().environment(time.environment().withRandom(() -> 0.5)
-        .withLogger(new RecordingLogger()));
+    return RetryPolicy.builder()
+        .environment(time.environment().withRandom(() -> 0.5).withLogger(new RecordingLogger()));
   }
 
-  /** Real time, for the tests that measure waits at the server; the log goes to a recording logger. */
+  /**
+   * Real time, for the tests that measure waits at the server; the log goes to a recording logger.
+   */
   private static RetryEnvironment realTimeEnvironment() {
     return RetryEnvironment.system().withLogger(new RecordingLogger());
   }
@@ -69,21 +71,28 @@ class RetryingHttpClientTest {
   }
 
   private HttpRequest post(String path, String body) {
-    return HttpRequest.newBuilder(server.uri(path)).POST(HttpRequest.BodyPublishers.ofString(body))
-        .header("Content-Type", "application/json").build();
+    return HttpRequest.newBuilder(server.uri(path))
+        .POST(HttpRequest.BodyPublishers.ofString(body))
+        .header("Content-Type", "application/json")
+        .build();
   }
 
   private HttpRequest get(String path) {
     return HttpRequest.newBuilder(server.uri(path)).GET().build();
   }
 
-  /** A POST without a key gets one minted once; 503s with Retry-After are waited out; every attempt has the key. */
+  /**
+   * A POST without a key gets one minted once; 503s with Retry-After are waited out; every attempt
+   * has the key.
+   */
   @Test
   void retries503WithRetryAfterAndReusesTheMintedKey() throws Exception {
-    server.then(problem(503, "idempotency_store_unavailable", true, "2"), respond(503, Map.of("Retry-After", "1"), ""),
+    server.then(
+        problem(503, "idempotency_store_unavailable", true, "2"),
+        respond(503, Map.of("Retry-After", "1"), ""),
         respond(201, "created"));
-    IdempotentResponse<String> response = client(fakeTimePolicy().build()).send(post("/orders", "{}"),
-        BodyHandlers.ofString());
+    IdempotentResponse<String> response =
+        client(fakeTimePolicy().build()).send(post("/orders", "{}"), BodyHandlers.ofString());
 
     assertThat(response.statusCode()).isEqualTo(201);
     assertThat(response.body()).isEqualTo("created");
@@ -91,8 +100,11 @@ class RetryingHttpClientTest {
     assertThat(response.replayed()).isFalse();
     assertThat(server.wireCount()).isEqualTo(3);
     String key = response.idempotencyKey().orElseThrow().value();
-    assertThat(response.idempotencyKey().orElseThrow().derivation()).isEqualTo(OperationKey.Derivation.RANDOM);
-    assertThat(server.received()).extracting(ScriptedServer.Received::idempotencyKey).containsOnly(key);
+    assertThat(response.idempotencyKey().orElseThrow().derivation())
+        .isEqualTo(OperationKey.Derivation.RANDOM);
+    assertThat(server.received())
+        .extracting(ScriptedServer.Received::idempotencyKey)
+        .containsOnly(key);
     assertThat(server.received()).extracting(ScriptedServer.Received::bodyText).containsOnly("{}");
     // Retry-After (2 s, 1 s) extended the backoff (0.25 s, 0.5 s)
     assertThat(time.sleeps()).containsExactly(Duration.ofSeconds(2), Duration.ofSeconds(1));
@@ -101,21 +113,30 @@ class RetryingHttpClientTest {
   /** An HTTP-date Retry-After is read against the injected wall clock. */
   @Test
   void honoursAnHttpDateRetryAfterOn429() throws Exception {
-    String at = DateTimeFormatter.RFC_1123_DATE_TIME.format(FakeTime.EPOCH.plusSeconds(5).atOffset(ZoneOffset.UTC));
+    String at =
+        DateTimeFormatter.RFC_1123_DATE_TIME.format(
+            FakeTime.EPOCH.plusSeconds(5).atOffset(ZoneOffset.UTC));
     server.then(respond(429, Map.of("Retry-After", at), "slow down"), respond(200, "ok"));
-    IdempotentResponse<String> response = client(fakeTimePolicy().build()).send(get("/r"), BodyHandlers.ofString());
+    IdempotentResponse<String> response =
+        client(fakeTimePolicy().build()).send(get("/r"), BodyHandlers.ofString());
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(time.sleeps()).containsExactly(Duration.ofSeconds(5));
     assertThat(server.wireCount()).isEqualTo(2);
   }
 
-  /** Retry-After beyond the time left: stop at once, no wait, with the last response in the exception. */
+  /**
+   * Retry-After beyond the time left: stop at once, no wait, with the last response in the
+   * exception.
+   */
   @Test
   void retryAfterBeyondTheDeadlineStopsAtOnce() {
     server.then(problem(503, "idempotency_store_unavailable", true, "120"));
-    RetriesExhaustedException e = catchThrowableOfType(
-        () -> client(fakeTimePolicy().build()).send(post("/orders", "{}"), BodyHandlers.ofString()),
-        RetriesExhaustedException.class);
+    RetriesExhaustedException e =
+        catchThrowableOfType(
+            () ->
+                client(fakeTimePolicy().build())
+                    .send(post("/orders", "{}"), BodyHandlers.ofString()),
+            RetriesExhaustedException.class);
     assertThat(e.reason()).isEqualTo(StopReason.RETRY_AFTER_BEYOND_DEADLINE);
     assertThat(e.attempts()).isEqualTo(1);
     IdempotentResponse<?> last = e.lastResponse(IdempotentResponse.class).orElseThrow();
@@ -129,19 +150,23 @@ class RetryingHttpClientTest {
   @Test
   void theInFlight409IsRetriedAfterItsRetryAfter() throws Exception {
     server.then(problem(409, "idempotency_request_in_flight", true, "1"), respond(201, "done"));
-    IdempotentResponse<String> response = client(fakeTimePolicy().build()).send(post("/orders", "{}"),
-        BodyHandlers.ofString());
+    IdempotentResponse<String> response =
+        client(fakeTimePolicy().build()).send(post("/orders", "{}"), BodyHandlers.ofString());
     assertThat(response.statusCode()).isEqualTo(201);
     assertThat(time.sleeps()).containsExactly(Duration.ofSeconds(1));
-    assertThat(server.received().get(0).idempotencyKey()).isEqualTo(server.received().get(1).idempotencyKey());
+    assertThat(server.received().get(0).idempotencyKey())
+        .isEqualTo(server.received().get(1).idempotencyKey());
   }
 
-  /** A 409 for a reused key is a client bug: returned, not retried, and its problem body still reaches the caller. */
+  /**
+   * A 409 for a reused key is a client bug: returned, not retried, and its problem body still
+   * reaches the caller.
+   */
   @Test
   void theKeyReused409IsReturnedNotRetried() throws Exception {
     server.then(problem(409, "idempotency_key_reused", false, null));
-    IdempotentResponse<String> response = client(fakeTimePolicy().build()).send(post("/orders", "{}"),
-        BodyHandlers.ofString());
+    IdempotentResponse<String> response =
+        client(fakeTimePolicy().build()).send(post("/orders", "{}"), BodyHandlers.ofString());
     assertThat(response.statusCode()).isEqualTo(409);
     assertThat(response.body()).contains("\"code\":\"idempotency_key_reused\"");
     assertThat(response.attempts()).isEqualTo(1);
@@ -152,7 +177,8 @@ class RetryingHttpClientTest {
   @ValueSource(ints = {400, 401, 403, 404, 422, 500, 501})
   void nonRetryableStatusesAreReturnedAfterOneAttempt(int status) throws Exception {
     server.then(respond(status, "no"));
-    IdempotentResponse<String> response = client(fakeTimePolicy().build()).send(get("/x"), BodyHandlers.ofString());
+    IdempotentResponse<String> response =
+        client(fakeTimePolicy().build()).send(get("/x"), BodyHandlers.ofString());
     assertThat(response.statusCode()).isEqualTo(status);
     assertThat(server.wireCount()).isEqualTo(1);
   }
@@ -161,7 +187,9 @@ class RetryingHttpClientTest {
   @Test
   void a500MarkedRetryableIsRetried() throws Exception {
     server.then(problem(500, "transient_glitch", true, null), respond(200, "ok"));
-    assertThat(client(fakeTimePolicy().build()).send(get("/x"), BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+    assertThat(
+            client(fakeTimePolicy().build()).send(get("/x"), BodyHandlers.ofString()).statusCode())
+        .isEqualTo(200);
     assertThat(server.wireCount()).isEqualTo(2);
   }
 
@@ -169,10 +197,12 @@ class RetryingHttpClientTest {
   @Test
   void aDroppedPostWithoutAKeyIsNotResent() {
     server.then(dropConnection(), respond(201, "created"));
-    RetryingHttpClient client = RetryingHttpClient.builder(http).policy(fakeTimePolicy().build()).autoKeyMethods()
-        .build();
-    RetriesExhaustedException e = catchThrowableOfType(() -> client.send(post("/orders", "{}"),
-        BodyHandlers.ofString()), RetriesExhaustedException.class);
+    RetryingHttpClient client =
+        RetryingHttpClient.builder(http).policy(fakeTimePolicy().build()).autoKeyMethods().build();
+    RetriesExhaustedException e =
+        catchThrowableOfType(
+            () -> client.send(post("/orders", "{}"), BodyHandlers.ofString()),
+            RetriesExhaustedException.class);
     assertThat(e.reason()).isEqualTo(StopReason.NOT_RETRYABLE);
     assertThat(e.getCause()).isInstanceOf(IOException.class);
     assertThat(e.getMessage()).contains("without an idempotency key");
@@ -181,15 +211,16 @@ class RetryingHttpClientTest {
   }
 
   /**
-   * A 504 on a POST without a key may mean a gateway forwarded it and lost the answer: like a read timeout, it is
-   * not re-sent. The 504 is returned to the caller after one attempt at the wire.
+   * A 504 on a POST without a key may mean a gateway forwarded it and lost the answer: like a read
+   * timeout, it is not re-sent. The 504 is returned to the caller after one attempt at the wire.
    */
   @Test
   void a504OnAPostWithoutAKeyIsNotResent() throws Exception {
     server.then(respond(504, "gateway timeout"), respond(201, "created"));
-    RetryingHttpClient client = RetryingHttpClient.builder(http).policy(fakeTimePolicy().build()).autoKeyMethods()
-        .build();
-    IdempotentResponse<String> response = client.send(post("/orders", "{}"), BodyHandlers.ofString());
+    RetryingHttpClient client =
+        RetryingHttpClient.builder(http).policy(fakeTimePolicy().build()).autoKeyMethods().build();
+    IdempotentResponse<String> response =
+        client.send(post("/orders", "{}"), BodyHandlers.ofString());
     assertThat(response.statusCode()).isEqualTo(504);
     assertThat(response.attempts()).isEqualTo(1);
     assertThat(response.idempotencyKey()).isEmpty();
@@ -199,18 +230,21 @@ class RetryingHttpClientTest {
   }
 
   /**
-   * A dropped connection on a GET is retried, and the JDK's HttpClient re-sends a GET once by itself when the
-   * connection closes before any response byte (its hidden retry, below ours): two drops cost one of our attempts
-   * and two requests at the wire. This is why every test here counts at the wire, and why a POST must carry a key
-   * even with retries off.
+   * A dropped connection on a GET is retried, and the JDK's HttpClient re-sends a GET once by
+   * itself when the connection closes before any response byte (its hidden retry, below ours): two
+   * drops cost one of our attempts and two requests at the wire. This is why every test here counts
+   * at the wire, and why a POST must carry a key even with retries off.
    */
   @Test
   void aDroppedGetIsRetriedAndTheJdkAddsItsOwnHiddenResend() throws Exception {
     server.then(dropConnection(), dropConnection(), dropConnection(), respond(200, "ok"));
-    IdempotentResponse<String> response = client(fakeTimePolicy().build()).send(get("/x"), BodyHandlers.ofString());
+    IdempotentResponse<String> response =
+        client(fakeTimePolicy().build()).send(get("/x"), BodyHandlers.ofString());
     assertThat(response.body()).isEqualTo("ok");
     assertThat(response.attempts()).isEqualTo(2);
-    assertThat(server.wireCount()).as("2 attempts of ours, each re-sent once by the JDK").isEqualTo(4);
+    assertThat(server.wireCount())
+        .as("2 attempts of ours, each re-sent once by the JDK")
+        .isEqualTo(4);
     assertThat(response.idempotencyKey()).isEmpty();
   }
 
@@ -218,11 +252,12 @@ class RetryingHttpClientTest {
   @Test
   void aResponseAbortedMidBodyIsRetriedWithTheSameKey() throws Exception {
     server.then(respondThenAbort(), respond(201, "created"));
-    IdempotentResponse<String> response = client(fakeTimePolicy().build()).send(post("/orders", "{}"),
-        BodyHandlers.ofString());
+    IdempotentResponse<String> response =
+        client(fakeTimePolicy().build()).send(post("/orders", "{}"), BodyHandlers.ofString());
     assertThat(response.body()).isEqualTo("created");
     assertThat(server.wireCount()).isEqualTo(2);
-    assertThat(server.received().get(1).idempotencyKey()).isEqualTo(server.received().get(0).idempotencyKey())
+    assertThat(server.received().get(1).idempotencyKey())
+        .isEqualTo(server.received().get(0).idempotencyKey())
         .isNotNull();
   }
 
@@ -231,38 +266,53 @@ class RetryingHttpClientTest {
   void anAttemptStalledPastItsTimeoutIsRetried() throws Exception {
     server.then(stall(10_000), respond(200, "ok"));
     RetryPolicy policy = fakeTimePolicy().attemptTimeout(Duration.ofMillis(300)).build();
-    IdempotentResponse<String> response = client(policy).send(get("/slow"), BodyHandlers.ofString());
+    IdempotentResponse<String> response =
+        client(policy).send(get("/slow"), BodyHandlers.ofString());
     assertThat(response.body()).isEqualTo("ok");
     assertThat(response.attempts()).isEqualTo(2);
     assertThat(server.wireCount()).isEqualTo(2);
     assertThat(response.request().timeout()).contains(Duration.ofMillis(300));
   }
 
-  /** A stalled POST without a key is not re-sent: the read timeout says nothing about whether it ran. */
+  /**
+   * A stalled POST without a key is not re-sent: the read timeout says nothing about whether it
+   * ran.
+   */
   @Test
   void aStalledPostWithoutAKeyIsNotResent() {
     server.then(stall(10_000));
-    RetryingHttpClient client = RetryingHttpClient.builder(http)
-        .policy(fakeTimePolicy().attemptTimeout(Duration.ofMillis(300)).build()).autoKeyMethods().build();
-    RetriesExhaustedException e = catchThrowableOfType(() -> client.send(post("/orders", "{}"),
-        BodyHandlers.ofString()), RetriesExhaustedException.class);
+    RetryingHttpClient client =
+        RetryingHttpClient.builder(http)
+            .policy(fakeTimePolicy().attemptTimeout(Duration.ofMillis(300)).build())
+            .autoKeyMethods()
+            .build();
+    RetriesExhaustedException e =
+        catchThrowableOfType(
+            () -> client.send(post("/orders", "{}"), BodyHandlers.ofString()),
+            RetriesExhaustedException.class);
     assertThat(e.reason()).isEqualTo(StopReason.NOT_RETRYABLE);
     assertThat(e.getCause()).isInstanceOf(HttpTimeoutException.class);
     assertThat(server.wireCount()).isEqualTo(1);
   }
 
   /**
-   * Real time: with a 1 s deadline and a 10 s attempt timeout, the one attempt gets 1 s and the call stops at the
-   * deadline instead of waiting 10 s. Bounds are generous: at least 1 s, well under 10 s.
+   * Real time: with a 1 s deadline and a 10 s attempt timeout, the one attempt gets 1 s and the
+   * call stops at the deadline instead of waiting 10 s. Bounds are generous: at least 1 s, well
+   * under 10 s.
    */
   @Test
   void theDeadlineClampsTheAttemptTimeout() {
     server.then(stall(20_000));
-    RetryPolicy policy = RetryPolicy.builder().deadline(Duration.ofSeconds(1)).environment(realTimeEnvironment())
-        .build();
+    RetryPolicy policy =
+        RetryPolicy.builder()
+            .deadline(Duration.ofSeconds(1))
+            .environment(realTimeEnvironment())
+            .build();
     long start = System.nanoTime();
-    RetriesExhaustedException e = catchThrowableOfType(() -> client(policy).send(get("/slow"), BodyHandlers.ofString()),
-        RetriesExhaustedException.class);
+    RetriesExhaustedException e =
+        catchThrowableOfType(
+            () -> client(policy).send(get("/slow"), BodyHandlers.ofString()),
+            RetriesExhaustedException.class);
     long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     assertThat(e.reason()).isEqualTo(StopReason.DEADLINE);
     assertThat(e.attempts()).isEqualTo(1);
@@ -277,10 +327,14 @@ class RetryingHttpClientTest {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
     }
-    HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/x"))
-        .POST(HttpRequest.BodyPublishers.ofString("{}")).build();
-    RetriesExhaustedException e = catchThrowableOfType(() -> client(fakeTimePolicy().build()).send(request,
-        BodyHandlers.ofString()), RetriesExhaustedException.class);
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/x"))
+            .POST(HttpRequest.BodyPublishers.ofString("{}"))
+            .build();
+    RetriesExhaustedException e =
+        catchThrowableOfType(
+            () -> client(fakeTimePolicy().build()).send(request, BodyHandlers.ofString()),
+            RetriesExhaustedException.class);
     assertThat(e.reason()).isEqualTo(StopReason.ATTEMPTS);
     assertThat(e.attempts()).isEqualTo(3);
     assertThat(e.getCause()).isInstanceOf(ConnectException.class);
@@ -291,42 +345,62 @@ class RetryingHttpClientTest {
   @Test
   void anEmptyBudgetStopsTheCall() {
     server.then(respond(503, ""));
-    RetryPolicy policy = fakeTimePolicy().budget(TokenBucketRetryBudget.builder().capacity(14).build()).build();
-    RetriesExhaustedException e = catchThrowableOfType(() -> client(policy).send(get("/x"), BodyHandlers.ofString()),
-        RetriesExhaustedException.class);
+    RetryPolicy policy =
+        fakeTimePolicy().budget(TokenBucketRetryBudget.builder().capacity(14).build()).build();
+    RetriesExhaustedException e =
+        catchThrowableOfType(
+            () -> client(policy).send(get("/x"), BodyHandlers.ofString()),
+            RetriesExhaustedException.class);
     assertThat(e.reason()).isEqualTo(StopReason.BUDGET);
     assertThat(e.attempts()).isEqualTo(2);
     assertThat(server.wireCount()).isEqualTo(2);
   }
 
-  /** sendAsync retries the same way and never blocks; failures complete the future with the same exception. */
+  /**
+   * sendAsync retries the same way and never blocks; failures complete the future with the same
+   * exception.
+   */
   @Test
   void sendAsyncRetriesWithTheSameKey() throws Exception {
     server.then(respond(502, ""), dropConnection(), respond(201, "created"));
-    IdempotentResponse<String> response = client(fakeTimePolicy().build())
-        .sendAsync(post("/orders", "{}"), BodyHandlers.ofString()).get(30, TimeUnit.SECONDS);
+    IdempotentResponse<String> response =
+        client(fakeTimePolicy().build())
+            .sendAsync(post("/orders", "{}"), BodyHandlers.ofString())
+            .get(30, TimeUnit.SECONDS);
     assertThat(response.statusCode()).isEqualTo(201);
     assertThat(response.attempts()).isEqualTo(3);
-    assertThat(server.received()).extracting(ScriptedServer.Received::idempotencyKey)
+    assertThat(server.received())
+        .extracting(ScriptedServer.Received::idempotencyKey)
         .containsOnly(response.idempotencyKey().orElseThrow().value());
 
     server.then(respond(503, ""));
-    ExecutionException failed = catchThrowableOfType(() -> client(fakeTimePolicy().build())
-        .sendAsync(get("/x"), BodyHandlers.ofString()).get(30, TimeUnit.SECONDS), ExecutionException.class);
-    assertThat(failed.getCause()).isInstanceOfSatisfying(RetriesExhaustedException.class,
-        e -> assertThat(e.reason()).isEqualTo(StopReason.ATTEMPTS));
+    ExecutionException failed =
+        catchThrowableOfType(
+            () ->
+                client(fakeTimePolicy().build())
+                    .sendAsync(get("/x"), BodyHandlers.ofString())
+                    .get(30, TimeUnit.SECONDS),
+            ExecutionException.class);
+    assertThat(failed.getCause())
+        .isInstanceOfSatisfying(
+            RetriesExhaustedException.class,
+            e -> assertThat(e.reason()).isEqualTo(StopReason.ATTEMPTS));
   }
 
-  /** sendAsync with the real sleeper waits on the delayed executor, and still honours Retry-After. */
+  /**
+   * sendAsync with the real sleeper waits on the delayed executor, and still honours Retry-After.
+   */
   @Test
   void sendAsyncWaitsWithoutBlockingInRealTime() throws Exception {
     server.then(respond(429, Map.of("Retry-After", "1"), ""), respond(200, "ok"));
     RetryPolicy policy = RetryPolicy.builder().environment(realTimeEnvironment()).build();
-    IdempotentResponse<String> response = client(policy).sendAsync(get("/x"), BodyHandlers.ofString())
-        .get(30, TimeUnit.SECONDS);
+    IdempotentResponse<String> response =
+        client(policy).sendAsync(get("/x"), BodyHandlers.ofString()).get(30, TimeUnit.SECONDS);
     assertThat(response.body()).isEqualTo("ok");
     long gap = server.received().get(1).arrivalNanos() - server.received().get(0).arrivalNanos();
-    assertThat(gap).as("the retry never fires before Retry-After").isGreaterThanOrEqualTo(TimeUnit.SECONDS.toNanos(1));
+    assertThat(gap)
+        .as("the retry never fires before Retry-After")
+        .isGreaterThanOrEqualTo(TimeUnit.SECONDS.toNanos(1));
   }
 
   /** Real time, blocking: the retry arrives at the server no earlier than Retry-After asked. */
@@ -339,31 +413,50 @@ class RetryingHttpClientTest {
     assertThat(gap).isGreaterThanOrEqualTo(TimeUnit.SECONDS.toNanos(1));
   }
 
-  /** The key is fixed when the call is built: an explicit or header key is sent as is, and cannot change later. */
+  /**
+   * The key is fixed when the call is built: an explicit or header key is sent as is, and cannot
+   * change later.
+   */
   @Test
   void theKeyIsFixedWhenTheCallIsBuilt() throws Exception {
     server.then(respond(200, "ok"));
     RetryingHttpClient client = client(fakeTimePolicy().build());
-    HttpCall call = client.call(post("/orders/4711/confirm", "{}"))
-        .idempotencyKey(OperationKey.forEvent("order-confirm", "4711"));
+    HttpCall call =
+        client
+            .call(post("/orders/4711/confirm", "{}"))
+            .idempotencyKey(OperationKey.forEvent("order-confirm", "4711"));
     call.send(BodyHandlers.ofString());
     call.send(BodyHandlers.ofString());
-    assertThat(server.received()).extracting(ScriptedServer.Received::idempotencyKey)
+    assertThat(server.received())
+        .extracting(ScriptedServer.Received::idempotencyKey)
         .containsExactly("order-confirm-4711", "order-confirm-4711");
-    assertThatThrownBy(() -> call.idempotencyKey(OperationKey.random())).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(() -> call.idempotencyKey(OperationKey.random()))
+        .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("fixed once the call was sent");
 
-    HttpRequest withHeader = HttpRequest.newBuilder(server.uri("/p")).header("Idempotency-Key", "caller-key-1")
-        .method("PATCH", HttpRequest.BodyPublishers.ofString("{}")).build();
+    HttpRequest withHeader =
+        HttpRequest.newBuilder(server.uri("/p"))
+            .header("Idempotency-Key", "caller-key-1")
+            .method("PATCH", HttpRequest.BodyPublishers.ofString("{}"))
+            .build();
     assertThat(client.call(withHeader).idempotencyKey()).contains(OperationKey.of("caller-key-1"));
     client.send(withHeader, BodyHandlers.ofString());
     assertThat(server.received().get(2).idempotencyKey()).isEqualTo("caller-key-1");
     assertThat(client.call(get("/x")).idempotencyKey()).isEmpty();
-    assertThatThrownBy(() -> client.call(HttpRequest.newBuilder(server.uri("/p")).header("Idempotency-Key", "a b")
-        .POST(HttpRequest.BodyPublishers.noBody()).build())).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(
+            () ->
+                client.call(
+                    HttpRequest.newBuilder(server.uri("/p"))
+                        .header("Idempotency-Key", "a b")
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .build()))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
-  /** Two logical calls of the same request get two keys: minting is per call, never per attempt or per client. */
+  /**
+   * Two logical calls of the same request get two keys: minting is per call, never per attempt or
+   * per client.
+   */
   @Test
   void eachLogicalCallGetsItsOwnKey() throws Exception {
     server.then(respond(503, ""), respond(200, "ok"));
@@ -381,17 +474,24 @@ class RetryingHttpClientTest {
   @Test
   void aPerCallDeadlineBoundsTheAttemptTimeout() throws Exception {
     server.then(respond(200, "ok"));
-    IdempotentResponse<String> response = client(fakeTimePolicy().build()).call(get("/x"))
-        .deadline(Duration.ofSeconds(2)).send(BodyHandlers.ofString());
+    IdempotentResponse<String> response =
+        client(fakeTimePolicy().build())
+            .call(get("/x"))
+            .deadline(Duration.ofSeconds(2))
+            .send(BodyHandlers.ofString());
     assertThat(response.request().timeout()).contains(Duration.ofSeconds(2));
   }
 
-  /** A streaming body of a retried response is closed (freeing its connection); the final one reaches the caller. */
+  /**
+   * A streaming body of a retried response is closed (freeing its connection); the final one
+   * reaches the caller.
+   */
   @Test
   void streamingBodiesWork() throws Exception {
-    server.then(problem(503, "idempotency_store_unavailable", true, null), respond(200, "streamed"));
-    IdempotentResponse<InputStream> response = client(fakeTimePolicy().build()).send(get("/s"),
-        BodyHandlers.ofInputStream());
+    server.then(
+        problem(503, "idempotency_store_unavailable", true, null), respond(200, "streamed"));
+    IdempotentResponse<InputStream> response =
+        client(fakeTimePolicy().build()).send(get("/s"), BodyHandlers.ofInputStream());
     try (InputStream in = response.body()) {
       assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("streamed");
     }

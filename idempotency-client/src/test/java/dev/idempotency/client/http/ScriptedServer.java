@@ -22,9 +22,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * A real HTTP server on 127.0.0.1 (port 0) that fails on purpose, following a script of behaviours, one per request
- * as it arrives at the wire (the last behaviour repeats). It records every request it received, so tests count
- * attempts at the wire, below every retry layer (ours and the JDK's).
+ * A real HTTP server on 127.0.0.1 (port 0) that fails on purpose, following a script of behaviours,
+ * one per request as it arrives at the wire (the last behaviour repeats). It records every request
+ * it received, so tests count attempts at the wire, below every retry layer (ours and the JDK's).
  */
 public final class ScriptedServer implements AutoCloseable {
   /** What the server does with one request. */
@@ -34,15 +34,22 @@ public final class ScriptedServer implements AutoCloseable {
   }
 
   /** One request as it arrived. */
-  public record Received(String method, String path, String idempotencyKey, byte[] body, long arrivalNanos) {
+  public record Received(
+      String method, String path, String idempotencyKey, byte[] body, long arrivalNanos) {
     public String bodyText() {
       return new String(body, StandardCharsets.UTF_8);
     }
   }
 
   private final HttpServer server;
-  /** Not daemons: one left running is a leak that {@link ThreadLeakGuard} reports for the test that left it. */
-  private final ExecutorService executor = Executors.newCachedThreadPool(r -> new Thread(r, "scripted-server"));
+
+  /**
+   * Not daemons: one left running is a leak that {@link ThreadLeakGuard} reports for the test that
+   * left it.
+   */
+  private final ExecutorService executor =
+      Executors.newCachedThreadPool(r -> new Thread(r, "scripted-server"));
+
   private final Deque<Behaviour> script = new ArrayDeque<>();
   private Behaviour last = respond(200, "ok");
   private final List<Received> received = new CopyOnWriteArrayList<>();
@@ -67,9 +74,14 @@ public final class ScriptedServer implements AutoCloseable {
     }
   }
 
-  /** @return an HTTP/1.1 client (the server speaks only that) with a 5 s connect timeout */
+  /**
+   * @return an HTTP/1.1 client (the server speaks only that) with a 5 s connect timeout
+   */
   public static HttpClient http11Client() {
-    return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(5))
+        .build();
   }
 
   /** Appends behaviours; the last one repeats once the script runs out. */
@@ -91,8 +103,13 @@ public final class ScriptedServer implements AutoCloseable {
   private void dispatch(HttpExchange exchange) {
     try {
       byte[] body = exchange.getRequestBody().readAllBytes();
-      Received r = new Received(exchange.getRequestMethod(), exchange.getRequestURI().getPath(),
-          exchange.getRequestHeaders().getFirst("Idempotency-Key"), body, System.nanoTime());
+      Received r =
+          new Received(
+              exchange.getRequestMethod(),
+              exchange.getRequestURI().getPath(),
+              exchange.getRequestHeaders().getFirst("Idempotency-Key"),
+              body,
+              System.nanoTime());
       received.add(r);
       next().handle(exchange, r);
     } catch (InterruptedException e) {
@@ -116,10 +133,11 @@ public final class ScriptedServer implements AutoCloseable {
   }
 
   /**
-   * Stops the server (closing its connections and ending its dispatcher thread), then interrupts the behaviours
-   * still running and waits for them to end.
+   * Stops the server (closing its connections and ending its dispatcher thread), then interrupts
+   * the behaviours still running and waits for them to end.
    *
-   * @throws IllegalStateException if a thread of the server is still running after {@link ThreadLeakGuard#GRACE}
+   * @throws IllegalStateException if a thread of the server is still running after {@link
+   *     ThreadLeakGuard#GRACE}
    */
   @Override
   public void close() {
@@ -134,22 +152,40 @@ public final class ScriptedServer implements AutoCloseable {
   }
 
   public static Behaviour respond(int status, Map<String, String> headers, String body) {
-    return (exchange, request) -> send(exchange, status, headers, body.getBytes(StandardCharsets.UTF_8));
+    return (exchange, request) ->
+        send(exchange, status, headers, body.getBytes(StandardCharsets.UTF_8));
   }
 
   /** A problem+json response with {@code code}, {@code retryable} and optionally Retry-After. */
   public static Behaviour problem(int status, String code, boolean retryable, String retryAfter) {
-    String json = "{\"type\":\"https://idempotency.dev/problems/" + code + "\",\"title\":\"" + code + "\",\"status\":"
-        + status + ",\"detail\":\"scripted\",\"code\":\"" + code + "\",\"retryable\":" + retryable + "}";
+    String json =
+        "{\"type\":\"https://idempotency.dev/problems/"
+            + code
+            + "\",\"title\":\""
+            + code
+            + "\",\"status\":"
+            + status
+            + ",\"detail\":\"scripted\",\"code\":\""
+            + code
+            + "\",\"retryable\":"
+            + retryable
+            + "}";
     return (exchange, request) -> {
       if (retryAfter != null) {
         exchange.getResponseHeaders().set("Retry-After", retryAfter);
       }
-      send(exchange, status, Map.of("Content-Type", "application/problem+json"), json.getBytes(StandardCharsets.UTF_8));
+      send(
+          exchange,
+          status,
+          Map.of("Content-Type", "application/problem+json"),
+          json.getBytes(StandardCharsets.UTF_8));
     };
   }
 
-  /** Closes the connection without a response: the request was received (and maybe processed), the answer lost. */
+  /**
+   * Closes the connection without a response: the request was received (and maybe processed), the
+   * answer lost.
+   */
   public static Behaviour dropConnection() {
     return (exchange, request) -> exchange.close();
   }
@@ -167,8 +203,9 @@ public final class ScriptedServer implements AutoCloseable {
   }
 
   /**
-   * Sends a 200 with its headers and the first bytes of a chunked body, signals {@code headersSent}, then never
-   * finishes the body: it holds the connection until the client goes away or the server is closed.
+   * Sends a 200 with its headers and the first bytes of a chunked body, signals {@code
+   * headersSent}, then never finishes the body: it holds the connection until the client goes away
+   * or the server is closed.
    */
   public static Behaviour headersThenStall(CountDownLatch headersSent) {
     return (exchange, request) -> {
@@ -180,8 +217,8 @@ public final class ScriptedServer implements AutoCloseable {
   }
 
   /**
-   * Sends a 200 with its headers, then one body byte every {@code intervalMillis}, without end, until the client
-   * goes away (the write fails) or the server is closed.
+   * Sends a 200 with its headers, then one body byte every {@code intervalMillis}, without end,
+   * until the client goes away (the write fails) or the server is closed.
    */
   public static Behaviour trickle(long intervalMillis) {
     return (exchange, request) -> {
@@ -203,7 +240,10 @@ public final class ScriptedServer implements AutoCloseable {
     return out;
   }
 
-  /** Holds the request longer than any attempt timeout of the test, then answers (if still connected). */
+  /**
+   * Holds the request longer than any attempt timeout of the test, then answers (if still
+   * connected).
+   */
   public static Behaviour stall(long millis) {
     return (exchange, request) -> {
       Thread.sleep(millis);
@@ -211,7 +251,8 @@ public final class ScriptedServer implements AutoCloseable {
     };
   }
 
-  static void send(HttpExchange exchange, int status, Map<String, String> headers, byte[] body) throws IOException {
+  static void send(HttpExchange exchange, int status, Map<String, String> headers, byte[] body)
+      throws IOException {
     headers.forEach((k, v) -> exchange.getResponseHeaders().set(k, v));
     exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
     try (OutputStream out = exchange.getResponseBody()) {

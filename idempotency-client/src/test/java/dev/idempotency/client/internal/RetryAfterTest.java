@@ -13,13 +13,15 @@ class RetryAfterTest {
   void deltaSeconds() {
     assertThat(RetryAfter.parse("0", NOW)).contains(Duration.ZERO);
     assertThat(RetryAfter.parse(" 120 ", NOW)).contains(Duration.ofSeconds(120));
-    assertThat(RetryAfter.parse("99999999999999999999", NOW).orElseThrow()).isGreaterThan(Duration.ofDays(3650));
+    assertThat(RetryAfter.parse("99999999999999999999", NOW).orElseThrow())
+        .isGreaterThan(Duration.ofDays(3650));
   }
 
   /** An HTTP-date is measured against the injected wall clock; a date in the past means "now". */
   @Test
   void httpDate() {
-    assertThat(RetryAfter.parse("Thu, 01 Jan 2026 00:00:07 GMT", NOW)).contains(Duration.ofSeconds(7));
+    assertThat(RetryAfter.parse("Thu, 01 Jan 2026 00:00:07 GMT", NOW))
+        .contains(Duration.ofSeconds(7));
     assertThat(RetryAfter.parse("Wed, 31 Dec 2025 23:59:00 GMT", NOW)).contains(Duration.ZERO);
   }
 

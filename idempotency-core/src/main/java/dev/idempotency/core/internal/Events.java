@@ -9,7 +9,10 @@ public final class Events {
 
   private Events() {}
 
-  /** Sends {@code event} to {@code listener}, logging (not propagating) anything the listener throws. */
+  /**
+   * Sends {@code event} to {@code listener}, logging (not propagating) anything the listener
+   * throws.
+   */
   public static void publish(IdempotencyListener listener, IdempotencyEvent event) {
     if (listener == IdempotencyListener.NONE) {
       return;
@@ -17,7 +20,8 @@ public final class Events {
     try {
       listener.onEvent(event);
     } catch (RuntimeException e) {
-      LOG.log(System.Logger.Level.WARNING, "idempotency listener threw on " + event + "; ignored", e);
+      LOG.log(
+          System.Logger.Level.WARNING, "idempotency listener threw on " + event + "; ignored", e);
     }
   }
 }

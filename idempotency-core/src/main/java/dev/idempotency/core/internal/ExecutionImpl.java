@@ -34,17 +34,22 @@ public final class ExecutionImpl implements Execution, TransactionCallbacks {
   private final Duration lease;
   private final Heartbeats heartbeats;
   private final Instant startedAt;
-  // written by the operation's thread (or a store it called), read by the engine after the operation returned
+  // written by the operation's thread (or a store it called), read by the engine after the
+  // operation returned
   private volatile @Nullable RecoveryPoint committedPoint;
   private volatile @Nullable StoredResponse committedResponse;
-  // set by the heartbeat threads or a refused checkpoint, read by the operation: told to stop (sticky)
+  // set by the heartbeat threads or a refused checkpoint, read by the operation: told to stop
+  // (sticky)
   private volatile boolean leaseLost;
-  // a fenced write under this fence was refused: another owner has the record, renewing is pointless
+  // a fenced write under this fence was refused: another owner has the record, renewing is
+  // pointless
   private volatile boolean refused;
-  // the end of the lease as last confirmed by the store, by the lease clock (Heartbeats.leaseTime) read before the
+  // the end of the lease as last confirmed by the store, by the lease clock (Heartbeats.leaseTime)
+  // read before the
   // confirming call
   private volatile Instant confirmedUntil;
-  // transactional phases open now (normally 0 or 1): their fenced write renews the lease, renewals stay away
+  // transactional phases open now (normally 0 or 1): their fenced write renews the lease, renewals
+  // stay away
   private final AtomicInteger openPhases = new AtomicInteger();
   // when the last phase opened, by the lease clock: its fenced write renewed the lease no earlier
   private volatile @Nullable Instant phaseOpenedAt;
@@ -52,11 +57,17 @@ public final class ExecutionImpl implements Execution, TransactionCallbacks {
   /**
    * Creates the execution of one won claim.
    *
-   * @param claimedAt the lease clock's time ({@link Heartbeats#leaseTime}) read before the claim: the lease it won
-   *     ends no earlier than this plus the lease
+   * @param claimedAt the lease clock's time ({@link Heartbeats#leaseTime}) read before the claim:
+   *     the lease it won ends no earlier than this plus the lease
    */
-  public ExecutionImpl(KeyStore store, RecordId id, ClaimOutcome.Claimed won, InstantSource clock, Duration lease,
-      Instant claimedAt, Heartbeats heartbeats) {
+  public ExecutionImpl(
+      KeyStore store,
+      RecordId id,
+      ClaimOutcome.Claimed won,
+      InstantSource clock,
+      Duration lease,
+      Instant claimedAt,
+      Heartbeats heartbeats) {
     this.store = store;
     this.id = id;
     this.fence = won.fence();
@@ -134,7 +145,10 @@ public final class ExecutionImpl implements Execution, TransactionCallbacks {
     return first;
   }
 
-  /** Tells the owner to stop before its next call out, without knowing that another owner has the record. */
+  /**
+   * Tells the owner to stop before its next call out, without knowing that another owner has the
+   * record.
+   */
   void tell() {
     leaseLost = true;
   }
@@ -183,15 +197,21 @@ public final class ExecutionImpl implements Execution, TransactionCallbacks {
   public IdempotencyKey downstreamKey(String purpose) {
     Objects.requireNonNull(purpose, "purpose");
     if (purpose.isEmpty() || purpose.length() > 64) {
-      throw new IllegalArgumentException("purpose must be 1 to 64 characters, but had " + purpose.length());
+      throw new IllegalArgumentException(
+          "purpose must be 1 to 64 characters, but had " + purpose.length());
     }
     try {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      // length-prefixed parts, so that ("a/b", "c") and ("a", "b/c") cannot produce the same input. The generation
-      // (the fence of the claim that began this request, kept across takeovers) tells this request from an earlier
-      // one under the same key: a key reused after a release or past the window is a new request, and must not get
+      // length-prefixed parts, so that ("a/b", "c") and ("a", "b/c") cannot produce the same input.
+      // The generation
+      // (the fence of the claim that began this request, kept across takeovers) tells this request
+      // from an earlier
+      // one under the same key: a key reused after a release or past the window is a new request,
+      // and must not get
       // the old request's downstream key (a payment provider would answer with the old charge).
-      String[] parts = {id.scope().value(), id.key().value(), purpose, Long.toString(generation.value())};
+      String[] parts = {
+        id.scope().value(), id.key().value(), purpose, Long.toString(generation.value())
+      };
       for (String part : parts) {
         byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
         sha.update((byte) (bytes.length >>> 8));

@@ -22,22 +22,25 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Keeps the leases of an engine's running operations: one renewal per heartbeat interval for all of them, and a
- * watch that tells an owner before its lease can lapse unconfirmed.
+ * Keeps the leases of an engine's running operations: one renewal per heartbeat interval for all of
+ * them, and a watch that tells an owner before its lease can lapse unconfirmed.
  *
  * <ul>
- *   <li><b>Renewal</b>: every {@code interval}, one {@link KeyStore#heartbeatAll} call renews every operation's
- *       lease, so the cost of a tick does not grow with the number of operations in flight (one statement on a
- *       relational store) and one slow store call cannot starve the leases queued behind it. A lease is confirmed
- *       until the time read <em>before</em> the call plus the lease: the store's lease can only end later.
- *       Refused fences mark their owners lost. Operations whose transactional phase is open are left out (the
- *       phase's fenced write renews the lease; a renewal racing it would make it fail at REPEATABLE READ).
- *   <li><b>Watch</b>: on a second thread, so that a renewal blocked on a starved connection pool or a stalled
- *       store cannot silence it, every quarter of the
- *       {@linkplain dev.idempotency.core.IdempotencyConfig#leaseSafetyMargin safety margin}, it tells each owner whose confirmed lease ends within that margin
- *       ({@code Execution.leaseLost()}, event {@code LeaseUnconfirmed}): before the lapse, never after.
- *   <li><b>Bound</b>: an operation running past {@code maxOperationTime} is no longer renewed, and its owner is told
- *       ({@code OperationTimedOut}): a hung operation cannot hold its key in flight forever.
+ *   <li><b>Renewal</b>: every {@code interval}, one {@link KeyStore#heartbeatAll} call renews every
+ *       operation's lease, so the cost of a tick does not grow with the number of operations in
+ *       flight (one statement on a relational store) and one slow store call cannot starve the
+ *       leases queued behind it. A lease is confirmed until the time read <em>before</em> the call
+ *       plus the lease: the store's lease can only end later. Refused fences mark their owners
+ *       lost. Operations whose transactional phase is open are left out (the phase's fenced write
+ *       renews the lease; a renewal racing it would make it fail at REPEATABLE READ).
+ *   <li><b>Watch</b>: on a second thread, so that a renewal blocked on a starved connection pool or
+ *       a stalled store cannot silence it, every quarter of the {@linkplain
+ *       dev.idempotency.core.IdempotencyConfig#leaseSafetyMargin safety margin}, it tells each
+ *       owner whose confirmed lease ends within that margin ({@code Execution.leaseLost()}, event
+ *       {@code LeaseUnconfirmed}): before the lapse, never after.
+ *   <li><b>Bound</b>: an operation running past {@code maxOperationTime} is no longer renewed, and
+ *       its owner is told ({@code OperationTimedOut}): a hung operation cannot hold its key in
+ *       flight forever.
  * </ul>
  *
  * <p>Registering is one concurrent-set insert on the request's hot path; the ticks do the rest.
@@ -47,18 +50,29 @@ public final class Heartbeats implements AutoCloseable {
 
   private final KeyStore store;
   private final InstantSource clock;
-  /** What leases are measured by here: the engine's clock, or a monotonic one when the store judges by its own. */
+
+  /**
+   * What leases are measured by here: the engine's clock, or a monotonic one when the store judges
+   * by its own.
+   */
   private final boolean monotonic;
+
   private final Duration lease;
   private final Duration margin;
   private final Duration maxOperationTime;
   private final Duration interval;
   private final Consumer<IdempotencyEvent> publish;
   private final Set<ExecutionImpl> running = ConcurrentHashMap.newKeySet();
-  /** Held while a renewal is built and sent, so that a phase can wait for it before its transaction opens. */
+
+  /**
+   * Held while a renewal is built and sent, so that a phase can wait for it before its transaction
+   * opens.
+   */
   private final ReentrantLock renewing = new ReentrantLock();
+
   /** The operations of the renewal under way; {@code null} while it is being built. */
   private volatile @Nullable Set<ExecutionImpl> renewingNow = Set.of();
+
   private final ScheduledThreadPoolExecutor scheduler;
 
   /**
@@ -66,12 +80,20 @@ public final class Heartbeats implements AutoCloseable {
    *
    * @param margin how long before a confirmed lease's end an unconfirmed owner is told
    */
-  public Heartbeats(KeyStore store, InstantSource clock, Duration interval, Duration lease, Duration margin,
-      Duration maxOperationTime, Consumer<IdempotencyEvent> publish) {
+  public Heartbeats(
+      KeyStore store,
+      InstantSource clock,
+      Duration interval,
+      Duration lease,
+      Duration margin,
+      Duration maxOperationTime,
+      Consumer<IdempotencyEvent> publish) {
     this.store = store;
     this.clock = clock;
-    // A store on its server's clock judges leases by that clock, not the engine's: measuring them here by the
-    // engine's wall clock would let a step of it (NTP) tell owners late, or time every operation out at once.
+    // A store on its server's clock judges leases by that clock, not the engine's: measuring them
+    // here by the
+    // engine's wall clock would let a step of it (NTP) tell owners late, or time every operation
+    // out at once.
     this.monotonic = store.capabilities().contains(StoreCapability.SERVER_CLOCK);
     this.interval = interval;
     this.lease = lease;
@@ -79,22 +101,31 @@ public final class Heartbeats implements AutoCloseable {
     this.maxOperationTime = maxOperationTime;
     this.publish = publish;
     AtomicInteger threads = new AtomicInteger();
-    scheduler = new ScheduledThreadPoolExecutor(2, r -> {
-      Thread t = new Thread(r, "idempotency-heartbeat-" + threads.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
-    // the periodic tasks end with the scheduler (close); guarded() logs what they throw, so no future is read
-    Future<?> unused = scheduler.scheduleWithFixedDelay(guarded("renewal", this::renew), interval.toNanos(),
-        interval.toNanos(), TimeUnit.NANOSECONDS);
+    scheduler =
+        new ScheduledThreadPoolExecutor(
+            2,
+            r -> {
+              Thread t = new Thread(r, "idempotency-heartbeat-" + threads.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    // the periodic tasks end with the scheduler (close); guarded() logs what they throw, so no
+    // future is read
+    Future<?> unused =
+        scheduler.scheduleWithFixedDelay(
+            guarded("renewal", this::renew),
+            interval.toNanos(),
+            interval.toNanos(),
+            TimeUnit.NANOSECONDS);
     long watchNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), margin.toNanos() / 4);
-    unused = scheduler.scheduleAtFixedRate(guarded("lease watch", this::watch), watchNanos, watchNanos,
-        TimeUnit.NANOSECONDS);
+    unused =
+        scheduler.scheduleAtFixedRate(
+            guarded("lease watch", this::watch), watchNanos, watchNanos, TimeUnit.NANOSECONDS);
   }
 
   /**
-   * The time leases are measured by, for an engine time {@code engineNow} just read: {@code engineNow} itself, or
-   * the monotonic clock when the store judges time by its server's clock.
+   * The time leases are measured by, for an engine time {@code engineNow} just read: {@code
+   * engineNow} itself, or the monotonic clock when the store judges time by its server's clock.
    */
   public Instant leaseTime(Instant engineNow) {
     return monotonic ? Instant.EPOCH.plusNanos(System.nanoTime()) : engineNow;
@@ -123,10 +154,11 @@ public final class Heartbeats implements AutoCloseable {
   }
 
   /**
-   * Waits, at most a second (or one interval, if shorter), while a renewal that includes {@code execution}, or is
-   * still being built, is under way: called after the execution marked its phase open, so that no renewal that
-   * includes it commits inside the phase's transaction. A renewal stuck longer (a starved pool) is not waited for:
-   * the phase then risks one serialization failure, which its store retries.
+   * Waits, at most a second (or one interval, if shorter), while a renewal that includes {@code
+   * execution}, or is still being built, is under way: called after the execution marked its phase
+   * open, so that no renewal that includes it commits inside the phase's transaction. A renewal
+   * stuck longer (a starved pool) is not waited for: the phase then risks one serialization
+   * failure, which its store retries.
    */
   void awaitRenewal(ExecutionImpl execution) {
     if (!renewing.isLocked()) {
@@ -152,7 +184,8 @@ public final class Heartbeats implements AutoCloseable {
       renewingNow = null;
       Instant now = clock.instant();
       Instant leaseNow = leaseTime(now);
-      // built under the lock: a phase that opens now either is seen open here, or waits for this renewal to end
+      // built under the lock: a phase that opens now either is seen open here, or waits for this
+      // renewal to end
       Map<RecordId, ExecutionImpl> batch = batch(now, leaseNow);
       renewingNow = Set.copyOf(batch.values());
       if (batch.isEmpty()) {
@@ -164,23 +197,26 @@ public final class Heartbeats implements AutoCloseable {
       try {
         refused = store.heartbeatAll(leases, now, lease);
       } catch (RuntimeException e) {
-        // not fatal: the lease is longer than two intervals, and the watch tells owners whose lease runs short
+        // not fatal: the lease is longer than two intervals, and the watch tells owners whose lease
+        // runs short
         LOG.log(System.Logger.Level.WARNING, "renewing " + leases.size() + " leases failed", e);
         return;
       }
       Instant confirmedUntil = leaseNow.plus(lease);
-      batch.forEach((id, e) -> {
-        if (!running.contains(e)) {
-          // finished while the renewal was under way: a completed or released record refuses the renewal, which
-          // says nothing about its owner
-          return;
-        }
-        if (refused.contains(id)) {
-          refuse(e, now);
-        } else {
-          e.confirmUntil(confirmedUntil);
-        }
-      });
+      batch.forEach(
+          (id, e) -> {
+            if (!running.contains(e)) {
+              // finished while the renewal was under way: a completed or released record refuses
+              // the renewal, which
+              // says nothing about its owner
+              return;
+            }
+            if (refused.contains(id)) {
+              refuse(e, now);
+            } else {
+              e.confirmUntil(confirmedUntil);
+            }
+          });
     } finally {
       renewingNow = Set.of();
       renewing.unlock();
@@ -202,7 +238,8 @@ public final class Heartbeats implements AutoCloseable {
         publish.accept(new IdempotencyEvent.OperationTimedOut(e.recordId(), now, e.fence(), ran));
         continue;
       }
-      // Two owners of one record in this engine: the older one lost it to the newer (fences grow per record).
+      // Two owners of one record in this engine: the older one lost it to the newer (fences grow
+      // per record).
       ExecutionImpl other = batch.putIfAbsent(e.recordId(), e);
       if (other != null) {
         ExecutionImpl older = other.fence().compareTo(e.fence()) < 0 ? other : e;
@@ -226,7 +263,8 @@ public final class Heartbeats implements AutoCloseable {
       Instant confirmed = e.confirmedUntil();
       if (!e.leaseLost() && !deadline.isBefore(confirmed)) {
         e.tell();
-        publish.accept(new IdempotencyEvent.LeaseUnconfirmed(e.recordId(), now, e.fence(), confirmed));
+        publish.accept(
+            new IdempotencyEvent.LeaseUnconfirmed(e.recordId(), now, e.fence(), confirmed));
       }
     }
   }

@@ -11,18 +11,20 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * A small strict JSON (RFC 8259) reader into maps, lists, strings, {@link Num numbers}, booleans and a null marker,
- * and a canonical writer; only for fingerprints, never for output. Depth is bounded so hostile bodies cannot
- * overflow the stack, and every step is linear in the body: the reader runs before the claim, on every request.
+ * A small strict JSON (RFC 8259) reader into maps, lists, strings, {@link Num numbers}, booleans
+ * and a null marker, and a canonical writer; only for fingerprints, never for output. Depth is
+ * bounded so hostile bodies cannot overflow the stack, and every step is linear in the body: the
+ * reader runs before the claim, on every request.
  *
- * <p>Strict means that a text it cannot represent exactly is refused (the caller then fingerprints the raw bytes)
- * rather than read as a value another text also has: a <code>&#92;u</code> escape takes exactly four hex digits, and an
- * escaped surrogate must be half of a pair (a lone one has no code point, so it could only be replaced, and two
- * different lone surrogates would read the same).
+ * <p>Strict means that a text it cannot represent exactly is refused (the caller then fingerprints
+ * the raw bytes) rather than read as a value another text also has: a <code>&#92;u</code> escape
+ * takes exactly four hex digits, and an escaped surrogate must be half of a pair (a lone one has no
+ * code point, so it could only be replaced, and two different lone surrogates would read the same).
  */
 final class CanonicalJson {
   /** Stands for JSON {@code null} (maps cannot hold Java nulls usefully). */
   static final Object NULL = new Object();
+
   private static final int MAX_DEPTH = 64;
 
   private final String s;
@@ -32,12 +34,19 @@ final class CanonicalJson {
     this.s = s;
   }
 
-  /** Parses one JSON value; empty when the bytes are not UTF-8 or not exactly one well-formed value. */
+  /**
+   * Parses one JSON value; empty when the bytes are not UTF-8 or not exactly one well-formed value.
+   */
   static Optional<Object> parse(byte[] utf8) {
     String text;
     try {
-      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(utf8)).toString();
+      text =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(utf8))
+              .toString();
     } catch (CharacterCodingException e) {
       return Optional.empty();
     }
@@ -86,7 +95,8 @@ final class CanonicalJson {
       expect(':');
       ws();
       if (m.put(name, value(depth + 1)) != null) {
-        throw new IllegalArgumentException("duplicate member " + name); // ambiguous: fingerprint the bytes
+        throw new IllegalArgumentException(
+            "duplicate member " + name); // ambiguous: fingerprint the bytes
       }
       ws();
       char c = s.charAt(i++);
@@ -172,8 +182,10 @@ final class CanonicalJson {
     int v = 0;
     for (int end = i + 4; i < end; i++) {
       char c = s.charAt(i);
-      int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10
-          : -1;
+      int d =
+          c >= '0' && c <= '9'
+              ? c - '0'
+              : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
       if (d < 0) {
         throw new IllegalArgumentException("four hex digits expected after \\u");
       }
@@ -191,8 +203,9 @@ final class CanonicalJson {
   }
 
   /**
-   * A number, normalised as it is read: its digits without leading and trailing zeros and its decimal exponent. The
-   * text is scanned once; {@code BigDecimal.stripTrailingZeros} would take time quadratic in the digits.
+   * A number, normalised as it is read: its digits without leading and trailing zeros and its
+   * decimal exponent. The text is scanned once; {@code BigDecimal.stripTrailingZeros} would take
+   * time quadratic in the digits.
    */
   private Num number() {
     boolean negative = s.charAt(i) == '-';
@@ -227,7 +240,8 @@ final class CanonicalJson {
       while (significant < i - 1 && s.charAt(significant) == '0') {
         significant++;
       }
-      if (i - significant > 15) { // beyond any exponent a decimal value can usefully have; keeps the sums exact
+      if (i - significant
+          > 15) { // beyond any exponent a decimal value can usefully have; keeps the sums exact
         throw new IllegalArgumentException("exponent out of range");
       }
       exponent = Long.parseLong(s, significant, i, 10);
@@ -235,8 +249,10 @@ final class CanonicalJson {
         exponent = -exponent;
       }
     }
-    // the digits are s[intStart, intEnd) + s[fracStart, fracEnd); the value is digits * 10^(exponent - fraction)
-    StringBuilder digits = new StringBuilder().append(s, intStart, intEnd).append(s, fracStart, fracEnd);
+    // the digits are s[intStart, intEnd) + s[fracStart, fracEnd); the value is digits *
+    // 10^(exponent - fraction)
+    StringBuilder digits =
+        new StringBuilder().append(s, intStart, intEnd).append(s, fracStart, fracEnd);
     int first = 0;
     while (first < digits.length() && digits.charAt(first) == '0') {
       first++;
@@ -274,7 +290,10 @@ final class CanonicalJson {
     }
   }
 
-  /** The canonical text of a parsed value: sorted members, no whitespace, normalised numbers, minimal escapes. */
+  /**
+   * The canonical text of a parsed value: sorted members, no whitespace, normalised numbers,
+   * minimal escapes.
+   */
   static String text(Object v) {
     StringBuilder sb = new StringBuilder();
     write(sb, v);
@@ -318,16 +337,18 @@ final class CanonicalJson {
   }
 
   /**
-   * A JSON number as a decimal value: {@code (negative ? -1 : 1) * digits * 10^exponent}, with {@code digits}
-   * free of leading and trailing zeros (empty for zero), so that equal values are equal numbers.
+   * A JSON number as a decimal value: {@code (negative ? -1 : 1) * digits * 10^exponent}, with
+   * {@code digits} free of leading and trailing zeros (empty for zero), so that equal values are
+   * equal numbers.
    */
   record Num(boolean negative, String digits, long exponent) {
     static final Num ZERO = new Num(false, "", 0);
 
     /**
-     * Writes the value as {@code BigDecimal.stripTrailingZeros().toString()} writes it (zero as {@code 0}): plain
-     * notation when the exponent is at most 0 and the adjusted exponent at least -6, else one digit, the rest
-     * after a point, and {@code E} with a signed exponent. Stored fingerprints depend on this spelling, so it stays.
+     * Writes the value as {@code BigDecimal.stripTrailingZeros().toString()} writes it (zero as
+     * {@code 0}): plain notation when the exponent is at most 0 and the adjusted exponent at least
+     * -6, else one digit, the rest after a point, and {@code E} with a signed exponent. Stored
+     * fingerprints depend on this spelling, so it stays.
      */
     void writeTo(StringBuilder sb) {
       if (digits.isEmpty()) {

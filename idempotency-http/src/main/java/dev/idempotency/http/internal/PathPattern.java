@@ -6,15 +6,16 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A path pattern of endpoint rules: literal segments, {@code *} for exactly one segment, and {@code **} as the last
- * segment for any rest (also none). {@code /payments/**} matches {@code /payments} and {@code /payments/1/refunds};
- * {@code /payments/*} matches {@code /payments/1} only. Immutable.
+ * A path pattern of endpoint rules: literal segments, {@code *} for exactly one segment, and {@code
+ * **} as the last segment for any rest (also none). {@code /payments/**} matches {@code /payments}
+ * and {@code /payments/1/refunds}; {@code /payments/*} matches {@code /payments/1} only. Immutable.
  *
- * <p>A path is matched by its segments as a router would see them, so that no spelling that reaches a guarded
- * handler slips past a rule that requires a key: empty segments are skipped (a trailing slash, {@code //}),
- * {@code .} is skipped and {@code ..} drops the segment before it, a path parameter ({@code ;jsessionid=...}) is cut
- * off its segment, and letters are compared ignoring case. Matching more spellings than the application routes
- * costs at most a key on a request that did not need one; matching fewer lets a request run unguarded.
+ * <p>A path is matched by its segments as a router would see them, so that no spelling that reaches
+ * a guarded handler slips past a rule that requires a key: empty segments are skipped (a trailing
+ * slash, {@code //}), {@code .} is skipped and {@code ..} drops the segment before it, a path
+ * parameter ({@code ;jsessionid=...}) is cut off its segment, and letters are compared ignoring
+ * case. Matching more spellings than the application routes costs at most a key on a request that
+ * did not need one; matching fewer lets a request run unguarded.
  */
 public final class PathPattern {
   private final String pattern;
@@ -28,19 +29,21 @@ public final class PathPattern {
   /**
    * Parses a pattern.
    *
-   * @throws IllegalArgumentException if it does not start with {@code /}, has an empty segment, or uses {@code **}
-   *     other than as the whole last segment
+   * @throws IllegalArgumentException if it does not start with {@code /}, has an empty segment, or
+   *     uses {@code **} other than as the whole last segment
    */
   public static PathPattern of(String pattern) {
     Objects.requireNonNull(pattern, "pattern");
     if (!pattern.startsWith("/")) {
-      throw new IllegalArgumentException("endpoint path pattern must start with '/', but was \"" + pattern + "\"");
+      throw new IllegalArgumentException(
+          "endpoint path pattern must start with '/', but was \"" + pattern + "\"");
     }
     String[] segments = pattern.equals("/") ? new String[0] : pattern.substring(1).split("/", -1);
     for (int k = 0; k < segments.length; k++) {
       String seg = segments[k];
       if (seg.isEmpty() && !(k == segments.length - 1 && k > 0)) {
-        throw new IllegalArgumentException("endpoint path pattern has an empty segment: \"" + pattern + "\"");
+        throw new IllegalArgumentException(
+            "endpoint path pattern has an empty segment: \"" + pattern + "\"");
       }
       if (seg.contains("**") && (!seg.equals("**") || k != segments.length - 1)) {
         throw new IllegalArgumentException(
@@ -48,7 +51,9 @@ public final class PathPattern {
       }
     }
     if (segments.length > 0 && segments[segments.length - 1].isEmpty()) {
-      segments = Arrays.copyOf(segments, segments.length - 1); // a trailing slash adds no segment to a path either
+      segments =
+          Arrays.copyOf(
+              segments, segments.length - 1); // a trailing slash adds no segment to a path either
     }
     return new PathPattern(pattern, segments);
   }
@@ -72,7 +77,10 @@ public final class PathPattern {
     return k == parts.size();
   }
 
-  /** The segments of {@code path} a router resolves: no empty ones, no dot segments, no path parameters. */
+  /**
+   * The segments of {@code path} a router resolves: no empty ones, no dot segments, no path
+   * parameters.
+   */
   private static List<String> segments(String path) {
     List<String> parts = new ArrayList<>();
     for (String part : path.split("/", -1)) {

@@ -3,8 +3,9 @@ package dev.idempotency.http.internal;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Writes RFC 9457 problem bodies (and other small JSON objects) by hand: members in a fixed order, strings escaped
- * per RFC 8259 (quote, backslash, every control character; everything else as UTF-8).
+ * Writes RFC 9457 problem bodies (and other small JSON objects) by hand: members in a fixed order,
+ * strings escaped per RFC 8259 (quote, backslash, every control character; everything else as
+ * UTF-8).
  */
 public final class ProblemJson {
   private final StringBuilder sb = new StringBuilder("{");
@@ -53,7 +54,10 @@ public final class ProblemJson {
     return sb + "}";
   }
 
-  /** Appends {@code s} as a JSON string literal. Lone surrogates are replaced, so the output is always valid UTF-8. */
+  /**
+   * Appends {@code s} as a JSON string literal. Lone surrogates are replaced, so the output is
+   * always valid UTF-8.
+   */
   public static void quote(StringBuilder out, String s) {
     out.append('"');
     for (int k = 0; k < s.length(); k++) {
@@ -70,8 +74,10 @@ public final class ProblemJson {
           if (c < 0x20 || c == 0x7F || c == '\u2028' || c == '\u2029') {
             out.append(String.format("\\u%04x", (int) c));
           } else if (Character.isSurrogate(c)) {
-            boolean paired = Character.isHighSurrogate(c) && k + 1 < s.length()
-                && Character.isLowSurrogate(s.charAt(k + 1));
+            boolean paired =
+                Character.isHighSurrogate(c)
+                    && k + 1 < s.length()
+                    && Character.isLowSurrogate(s.charAt(k + 1));
             if (paired) {
               out.append(c).append(s.charAt(++k));
             } else {

@@ -21,11 +21,12 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The status endpoint of {@code InFlightResponse.ACCEPTED}: the {@code 202} a request gets while its key is in
- * flight, pointing at {@code statusPath + "?key=" + key}, and the GET there, which answers {@code 202} while the
- * request runs, its stored response once it completed within the replay window, else {@code 404}. The key travels
- * percent-encoded in the query, because servers refuse an encoded {@code /} in a path. A caller sees only the keys
- * of its own scope. Immutable and thread-safe.
+ * The status endpoint of {@code InFlightResponse.ACCEPTED}: the {@code 202} a request gets while
+ * its key is in flight, pointing at {@code statusPath + "?key=" + key}, and the GET there, which
+ * answers {@code 202} while the request runs, its stored response once it completed within the
+ * replay window, else {@code 404}. The key travels percent-encoded in the query, because servers
+ * refuse an encoded {@code /} in a path. A caller sees only the keys of its own scope. Immutable
+ * and thread-safe.
  */
 public final class StatusEndpoint {
   private static final System.Logger LOG = System.getLogger(StatusEndpoint.class.getName());
@@ -41,7 +42,8 @@ public final class StatusEndpoint {
    * @param callerScope the scope of the caller, the anonymous scope included when one is configured
    * @param problems the refusals
    */
-  public StatusEndpoint(IdempotencyEngine engine, String path, ScopeResolver callerScope, Problems problems) {
+  public StatusEndpoint(
+      IdempotencyEngine engine, String path, ScopeResolver callerScope, Problems problems) {
     this.engine = engine;
     this.path = path;
     this.callerScope = callerScope;
@@ -59,14 +61,17 @@ public final class StatusEndpoint {
     for (String pair : request.query().orElse("").split("&", -1)) {
       if (pair.startsWith("key=")) {
         if (encodedKey != null) {
-          return reject(problems.invalidKey("multiple_values", "the status URL must have exactly one key parameter"));
+          return reject(
+              problems.invalidKey(
+                  "multiple_values", "the status URL must have exactly one key parameter"));
         }
         encodedKey = pair.substring(4);
       }
     }
     if (encodedKey == null) {
-      return reject(problems.keyMissing("the status endpoint needs the key as its query parameter: " + path
-          + "?key=..."));
+      return reject(
+          problems.keyMissing(
+              "the status endpoint needs the key as its query parameter: " + path + "?key=..."));
     }
     IdempotencyKey key;
     try {
@@ -74,7 +79,9 @@ public final class StatusEndpoint {
     } catch (InvalidIdempotencyKeyException e) {
       return reject(problems.invalidKey(e));
     } catch (IllegalArgumentException e) {
-      return reject(problems.invalidKey("malformed_percent_encoding", "the status URL's key is not percent-encoded"));
+      return reject(
+          problems.invalidKey(
+              "malformed_percent_encoding", "the status URL's key is not percent-encoded"));
     }
     Optional<Scope> scope = callerScope.resolve(request);
     if (scope.isEmpty()) {
@@ -84,7 +91,10 @@ public final class StatusEndpoint {
     try {
       record = engine.store().lookup(new RecordId(scope.get(), key));
     } catch (StoreUnavailableException e) {
-      LOG.log(System.Logger.Level.WARNING, "idempotency store unavailable for a status lookup; answered 503", e);
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "idempotency store unavailable for a status lookup; answered 503",
+          e);
       return reject(problems.storeUnavailable());
     }
     Instant now = engine.config().clock().instant();
@@ -93,15 +103,16 @@ public final class StatusEndpoint {
       return status(accepted(request, key, left));
     }
     if (record.isPresent()
-        && now.isBefore(record.get().completedAt().orElseThrow().plus(engine.config().replayWindow()))) {
+        && now.isBefore(
+            record.get().completedAt().orElseThrow().plus(engine.config().replayWindow()))) {
       return status(StoringRules.replayed(record.get().response().orElseThrow()));
     }
     return status(problems.notFound());
   }
 
   /**
-   * The {@code 202} for {@code key}, in flight: {@code Location} and the body's {@code statusUrl} point at this
-   * endpoint under the request's base path, {@code Retry-After} says when to look.
+   * The {@code 202} for {@code key}, in flight: {@code Location} and the body's {@code statusUrl}
+   * point at this endpoint under the request's base path, {@code Retry-After} says when to look.
    */
   public StoredResponse accepted(HttpRequestView request, IdempotencyKey key, Duration retryAfter) {
     String url = request.basePath() + path + "?key=" + percentEncode(key.value());
@@ -127,10 +138,14 @@ public final class StatusEndpoint {
     StringBuilder sb = new StringBuilder();
     for (byte b : key.getBytes(StandardCharsets.US_ASCII)) {
       char c = (char) b;
-      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "-._~".indexOf(c) >= 0) {
+      if ((c >= 'a' && c <= 'z')
+          || (c >= 'A' && c <= 'Z')
+          || (c >= '0' && c <= '9')
+          || "-._~".indexOf(c) >= 0) {
         sb.append(c);
       } else {
-        sb.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+        sb.append('%')
+            .append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
             .append(Character.toUpperCase(Character.forDigit(c & 0xF, 16)));
       }
     }
@@ -138,9 +153,9 @@ public final class StatusEndpoint {
   }
 
   /**
-   * Decodes {@code %XX} escapes, each to one character (a key is ASCII: a byte over 0x7F makes the key invalid).
-   * Each escape takes exactly two ASCII hex digits ({@code Integer.parseInt} would also take a sign, and
-   * {@code Character.digit} other scripts' digits).
+   * Decodes {@code %XX} escapes, each to one character (a key is ASCII: a byte over 0x7F makes the
+   * key invalid). Each escape takes exactly two ASCII hex digits ({@code Integer.parseInt} would
+   * also take a sign, and {@code Character.digit} other scripts' digits).
    *
    * @throws IllegalArgumentException if an escape is truncated or not hexadecimal
    */
@@ -164,7 +179,8 @@ public final class StatusEndpoint {
   }
 
   private static int hexDigit(char c) {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-        : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    return c >= '0' && c <= '9'
+        ? c - '0'
+        : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
   }
 }

@@ -11,10 +11,10 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * What of a live response the handler stores for replay: the allowlisted headers ({@code storedHeaders}, matched
- * ignoring case), the body as the {@code bodyRedactor} rewrites it, and in place of a body over
- * {@code maxStoredResponseBytes} the not-stored marker; and how a stored response is replayed. Immutable and
- * thread-safe.
+ * What of a live response the handler stores for replay: the allowlisted headers ({@code
+ * storedHeaders}, matched ignoring case), the body as the {@code bodyRedactor} rewrites it, and in
+ * place of a body over {@code maxStoredResponseBytes} the not-stored marker; and how a stored
+ * response is replayed. Immutable and thread-safe.
  */
 public final class StoringRules {
   private final Set<String> storedHeaders;
@@ -28,7 +28,10 @@ public final class StoringRules {
    * @param maxStoredResponseBytes the largest body stored
    * @param problems the source of the not-stored marker
    */
-  public StoringRules(Set<String> storedHeaders, BodyRedactor bodyRedactor, int maxStoredResponseBytes,
+  public StoringRules(
+      Set<String> storedHeaders,
+      BodyRedactor bodyRedactor,
+      int maxStoredResponseBytes,
       Problems problems) {
     this.storedHeaders = storedHeaders;
     this.bodyRedactor = bodyRedactor;
@@ -36,46 +39,65 @@ public final class StoringRules {
     this.problems = problems;
   }
 
-  /** {@code live} with only the allowlisted headers and the redacted body; its size is not checked. */
+  /**
+   * {@code live} with only the allowlisted headers and the redacted body; its size is not checked.
+   */
   public StoredResponse filtered(StoredResponse live) {
     Map<String, List<String>> kept = new LinkedHashMap<>();
-    live.headers().forEach((name, values) -> {
-      if (storedHeaders.contains(name)) {
-        kept.put(name, values);
-      }
-    });
-    byte[] redacted = Objects.requireNonNull(bodyRedactor.redact(StoredResponse.of(live.status(), kept,
-        live.body())), "bodyRedactor returned null");
+    live.headers()
+        .forEach(
+            (name, values) -> {
+              if (storedHeaders.contains(name)) {
+                kept.put(name, values);
+              }
+            });
+    byte[] redacted =
+        Objects.requireNonNull(
+            bodyRedactor.redact(StoredResponse.of(live.status(), kept, live.body())),
+            "bodyRedactor returned null");
     return StoredResponse.of(live.status(), kept, redacted);
   }
 
-  /** Whether {@code filtered}, a response as {@link #filtered} returns it, is small enough to store. */
+  /**
+   * Whether {@code filtered}, a response as {@link #filtered} returns it, is small enough to store.
+   */
   public boolean fits(StoredResponse filtered) {
     return filtered.bodyLength() <= maxStoredResponseBytes;
   }
 
-  /** The marker stored in place of {@code filtered}, too large to store, of a response with {@code liveStatus}. */
+  /**
+   * The marker stored in place of {@code filtered}, too large to store, of a response with {@code
+   * liveStatus}.
+   */
   public StoredResponse notStoredMarker(int liveStatus, StoredResponse filtered) {
     return problems.notStored(liveStatus, filtered.bodyLength(), maxStoredResponseBytes);
   }
 
-  /** What is stored for {@code live}: {@link #filtered}, or the not-stored marker when that is too large. */
+  /**
+   * What is stored for {@code live}: {@link #filtered}, or the not-stored marker when that is too
+   * large.
+   */
   public StoredResponse storedForm(StoredResponse live) {
     StoredResponse filtered = filtered(live);
     return fits(filtered) ? filtered : notStoredMarker(live.status(), filtered);
   }
 
   /**
-   * The rules {@code committed}, a response a transactional store committed as it was given, breaks: each a
-   * sentence for the log; empty when it could have been stored by them.
+   * The rules {@code committed}, a response a transactional store committed as it was given,
+   * breaks: each a sentence for the log; empty when it could have been stored by them.
    */
   public List<String> brokenBy(StoredResponse committed) {
     List<String> broken = new ArrayList<>();
-    committed.headers().keySet().stream().filter(name -> !storedHeaders.contains(name))
+    committed.headers().keySet().stream()
+        .filter(name -> !storedHeaders.contains(name))
         .forEach(name -> broken.add("header " + name + " is not in storedHeaders"));
     if (committed.bodyLength() > maxStoredResponseBytes) {
-      broken.add("its body (" + committed.bodyLength() + " bytes) exceeds maxStoredResponseBytes ("
-          + maxStoredResponseBytes + ")");
+      broken.add(
+          "its body ("
+              + committed.bodyLength()
+              + " bytes) exceeds maxStoredResponseBytes ("
+              + maxStoredResponseBytes
+              + ")");
     }
     return broken;
   }

@@ -20,24 +20,44 @@ class PathPatternTest {
   }
 
   /**
-   * Every spelling a framework may route to the same handler matches: a trailing slash, empty segments, dot
-   * segments, path parameters, and letters in another case (Jersey and Spring route {@code /payments/} to the
-   * handler of {@code /payments}; some deployments match paths ignoring case).
+   * Every spelling a framework may route to the same handler matches: a trailing slash, empty
+   * segments, dot segments, path parameters, and letters in another case (Jersey and Spring route
+   * {@code /payments/} to the handler of {@code /payments}; some deployments match paths ignoring
+   * case).
    */
   @Test
   void spellingsThatRouteToTheSameHandlerMatch() {
-    for (String path : List.of("/payments", "/payments/", "//payments", "/payments//", "/./payments",
-        "/payments/.", "/x/../payments", "/../payments", "/payments;jsessionid=1", "/payments;a=b/", "/PAYMENTS",
-        "/Payments/")) {
-      assertThat(PathPattern.of("/payments").matches(path)).as(path + " against /payments").isTrue();
+    for (String path :
+        List.of(
+            "/payments",
+            "/payments/",
+            "//payments",
+            "/payments//",
+            "/./payments",
+            "/payments/.",
+            "/x/../payments",
+            "/../payments",
+            "/payments;jsessionid=1",
+            "/payments;a=b/",
+            "/PAYMENTS",
+            "/Payments/")) {
+      assertThat(PathPattern.of("/payments").matches(path))
+          .as(path + " against /payments")
+          .isTrue();
     }
     for (String path : List.of("/payments/1/", "/payments//1", "/payments/1;v=2", "/PAYMENTS/1")) {
-      assertThat(PathPattern.of("/payments/*").matches(path)).as(path + " against /payments/*").isTrue();
+      assertThat(PathPattern.of("/payments/*").matches(path))
+          .as(path + " against /payments/*")
+          .isTrue();
     }
-    assertThat(PathPattern.of("/payments/*").matches("/payments/")).as("/payments/ has no id segment").isFalse();
+    assertThat(PathPattern.of("/payments/*").matches("/payments/"))
+        .as("/payments/ has no id segment")
+        .isFalse();
     assertThat(PathPattern.of("/payments").matches("/payments/1")).isFalse();
     assertThat(PathPattern.of("/payments").matches("/paymentsx")).isFalse();
-    assertThat(PathPattern.of("/payments").matches("/payments/..")).as("/payments/.. is the root").isFalse();
+    assertThat(PathPattern.of("/payments").matches("/payments/.."))
+        .as("/payments/.. is the root")
+        .isFalse();
     assertThat(PathPattern.of("/").matches("/")).isTrue();
     assertThat(PathPattern.of("/").matches("//")).isTrue();
   }

@@ -9,10 +9,15 @@ import org.junit.jupiter.api.Test;
 class ProblemJsonTest {
   @Test
   void escapesQuotesBackslashesAndControlCharacters() {
-    String json = new ProblemJson().put("detail", "a\"b\\c\nd\te\u0001f\u007fg\u2028h").put("status", 409)
-        .put("retryable", true).toString();
-    assertThat(json).isEqualTo(
-        "{\"detail\":\"a\\\"b\\\\c\\nd\\te\\u0001f\\u007fg\\u2028h\",\"status\":409,\"retryable\":true}");
+    String json =
+        new ProblemJson()
+            .put("detail", "a\"b\\c\nd\te\u0001f\u007fg\u2028h")
+            .put("status", 409)
+            .put("retryable", true)
+            .toString();
+    assertThat(json)
+        .isEqualTo(
+            "{\"detail\":\"a\\\"b\\\\c\\nd\\te\\u0001f\\u007fg\\u2028h\",\"status\":409,\"retryable\":true}");
   }
 
   @Test

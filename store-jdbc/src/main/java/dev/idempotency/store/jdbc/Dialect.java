@@ -6,22 +6,27 @@ import java.sql.SQLException;
 import java.util.Locale;
 
 /**
- * The SQL dialects the JDBC store speaks. The builder picks one from the connection's
- * {@link DatabaseMetaData#getDatabaseProductName() product name} unless one is named explicitly.
+ * The SQL dialects the JDBC store speaks. The builder picks one from the connection's {@link
+ * DatabaseMetaData#getDatabaseProductName() product name} unless one is named explicitly.
  */
 public enum Dialect {
   /**
-   * PostgreSQL 15 and later: one statement of three CTEs (the existing row, {@code INSERT … ON CONFLICT DO NOTHING}
-   * when there is none, a conditional {@code UPDATE} when it is claimable); the first attempt reads the existing row
-   * without a lock, a later attempt reads it {@code FOR UPDATE}. A sequence for fences.
+   * PostgreSQL 15 and later: one statement of three CTEs (the existing row, {@code INSERT … ON
+   * CONFLICT DO NOTHING} when there is none, a conditional {@code UPDATE} when it is claimable);
+   * the first attempt reads the existing row without a lock, a later attempt reads it {@code FOR
+   * UPDATE}. A sequence for fences.
    */
   POSTGRESQL("postgresql"),
   /**
-   * MySQL 8 and MariaDB 10.11 (either driver): {@code INSERT … ON DUPLICATE KEY UPDATE} with conditional
-   * assignments; fences from the database clock in microseconds, floored by the record's previous fence.
+   * MySQL 8 and MariaDB 10.11 (either driver): {@code INSERT … ON DUPLICATE KEY UPDATE} with
+   * conditional assignments; fences from the database clock in microseconds, floored by the
+   * record's previous fence.
    */
   MYSQL("mysql"),
-  /** H2 2.x, in any compatibility mode: {@code SELECT … FROM FINAL TABLE (MERGE INTO … USING …)}, a sequence for fences. */
+  /**
+   * H2 2.x, in any compatibility mode: {@code SELECT … FROM FINAL TABLE (MERGE INTO … USING …)}, a
+   * sequence for fences.
+   */
   H2("h2");
 
   private final String directory;
@@ -34,7 +39,8 @@ public enum Dialect {
    * The class-path location of this dialect's schema, version 1, written for the default table name
    * {@code idempotency_records}: plain DDL to hand to Flyway or Liquibase.
    *
-   * @return a resource name such as {@code dev/idempotency/store/jdbc/schema/postgresql/V1__idempotency_records.sql}
+   * @return a resource name such as {@code
+   *     dev/idempotency/store/jdbc/schema/postgresql/V1__idempotency_records.sql}
    */
   public String schemaResource() {
     return "dev/idempotency/store/jdbc/schema/" + directory + "/V1__idempotency_records.sql";
@@ -60,8 +66,11 @@ public enum Dialect {
     if (p.equals("h2")) {
       return H2;
     }
-    throw new KeyStoreException("The JDBC key store does not support the database \"" + product + "\". Supported: "
-        + "PostgreSQL 15+, MySQL 8, MariaDB 10.11, H2 2.x. If the database speaks one of these dialects, name it "
-        + "with JdbcKeyStore.builder(dataSource).dialect(Dialect.POSTGRESQL) (or MYSQL, H2).");
+    throw new KeyStoreException(
+        "The JDBC key store does not support the database \""
+            + product
+            + "\". Supported: "
+            + "PostgreSQL 15+, MySQL 8, MariaDB 10.11, H2 2.x. If the database speaks one of these dialects, name it "
+            + "with JdbcKeyStore.builder(dataSource).dialect(Dialect.POSTGRESQL) (or MYSQL, H2).");
   }
 }

@@ -39,9 +39,10 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@link dev.idempotency.spi.KeyStore} on a relational database: a unique constraint on {@code (scope, key)}
- * picks the single winner of a claim, and {@link #inPhase} / {@link #completeWith} commit the caller's business
- * writes in the same transaction as the fenced checkpoint or completion.
+ * The {@link dev.idempotency.spi.KeyStore} on a relational database: a unique constraint on {@code
+ * (scope, key)} picks the single winner of a claim, and {@link #inPhase} / {@link #completeWith}
+ * commit the caller's business writes in the same transaction as the fenced checkpoint or
+ * completion.
  *
  * <pre>{@code
  * JdbcKeyStore store = JdbcKeyStore.builder(dataSource)   // the application's pool
@@ -49,11 +50,11 @@ import org.jspecify.annotations.Nullable;
  *     .build();                                          // detects the dialect, checks the table
  * }</pre>
  *
- * <p>Every claim is one statement the database arbitrates (see {@code docs/stores-jdbc.md} for each dialect's);
- * every later write is an {@code UPDATE … WHERE fence = ? AND state = 'I'}. Each SPI call takes a connection from
- * the {@code DataSource}, runs in its own transaction (committing itself if the pool hands out connections without
- * auto-commit) and returns it. Times are judged by the database clock unless
- * {@link Builder#clockSource(ClockSource) clockSource(ENGINE)} is set.
+ * <p>Every claim is one statement the database arbitrates (see {@code docs/stores-jdbc.md} for each
+ * dialect's); every later write is an {@code UPDATE … WHERE fence = ? AND state = 'I'}. Each SPI
+ * call takes a connection from the {@code DataSource}, runs in its own transaction (committing
+ * itself if the pool hands out connections without auto-commit) and returns it. Times are judged by
+ * the database clock unless {@link Builder#clockSource(ClockSource) clockSource(ENGINE)} is set.
  *
  * <p>Thread-safe and immutable; share one instance per table.
  */
@@ -76,10 +77,15 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     this.dialect = dialect;
     this.clockSource = b.clockSource;
     this.names = b.names;
-    this.sql = SqlDialect.of(dialect.name(), names, clockSource == ClockSource.DATABASE,
-        (int) b.statementTimeout.toSeconds());
+    this.sql =
+        SqlDialect.of(
+            dialect.name(),
+            names,
+            clockSource == ClockSource.DATABASE,
+            (int) b.statementTimeout.toSeconds());
     this.transactions = new Transactions(sql, names.table(), b.maxTransactionAttempts);
-    EnumSet<StoreCapability> caps = EnumSet.of(StoreCapability.SHARED, StoreCapability.TRANSACTIONAL);
+    EnumSet<StoreCapability> caps =
+        EnumSet.of(StoreCapability.SHARED, StoreCapability.TRANSACTIONAL);
     if (clockSource == ClockSource.DATABASE) {
       caps.add(StoreCapability.SERVER_CLOCK);
     }
@@ -96,11 +102,12 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   }
 
   /**
-   * The schema DDL of {@code dialect}, rewritten for {@code tableName}: the statements
-   * {@link Builder#createSchemaIfMissing()} runs, for a migration tool when the table is not called
-   * {@code idempotency_records}.
+   * The schema DDL of {@code dialect}, rewritten for {@code tableName}: the statements {@link
+   * Builder#createSchemaIfMissing()} runs, for a migration tool when the table is not called {@code
+   * idempotency_records}.
    *
-   * @throws IllegalArgumentException if the table name is not {@code [schema.]name} of letters, digits, underscores
+   * @throws IllegalArgumentException if the table name is not {@code [schema.]name} of letters,
+   *     digits, underscores
    */
   public static String schemaDdl(Dialect dialect, String tableName) {
     return Schema.ddl(dialect.schemaResource(), Names.of(tableName));
@@ -129,14 +136,22 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   @Override
   public ClaimOutcome claim(ClaimRequest request) {
     Objects.requireNonNull(request, "request");
-    ParamValues p = sql.values(request.now()).record(request.id()).fingerprint(request.fingerprint().bytes())
-        .lease(Nanos.of(request.lease())).window(Nanos.of(request.replayWindow()));
-    ClaimOutcome outcome = transactions.run(dataSource, "claim of " + request.id(),
-        (c, autoCommit) -> sql.claim(c, autoCommit, p));
-    // With the database clock each statement judges by its own start time; a claim that started before the
-    // owner's claim and waited for its row lock would report more lease left than the lease. It is a hint:
+    ParamValues p =
+        sql.values(request.now())
+            .record(request.id())
+            .fingerprint(request.fingerprint().bytes())
+            .lease(Nanos.of(request.lease()))
+            .window(Nanos.of(request.replayWindow()));
+    ClaimOutcome outcome =
+        transactions.run(
+            dataSource, "claim of " + request.id(), (c, autoCommit) -> sql.claim(c, autoCommit, p));
+    // With the database clock each statement judges by its own start time; a claim that started
+    // before the
+    // owner's claim and waited for its row lock would report more lease left than the lease. It is
+    // a hint:
     // never more than the asking claim's lease.
-    if (clockSource == ClockSource.DATABASE && outcome instanceof ClaimOutcome.InFlight f
+    if (clockSource == ClockSource.DATABASE
+        && outcome instanceof ClaimOutcome.InFlight f
         && f.leaseRemaining().compareTo(request.lease()) > 0) {
       return new ClaimOutcome.InFlight(request.lease());
     }
@@ -150,9 +165,9 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   }
 
   /**
-   * One {@code UPDATE … WHERE state = 'I' AND (scope, idem_key, fence) IN (…)} per 256 leases, on the
-   * {@linkplain Builder#renewalDataSource renewal pool}; only when it renews fewer rows than it names, one read of
-   * the renewed rows tells which fences were refused.
+   * One {@code UPDATE … WHERE state = 'I' AND (scope, idem_key, fence) IN (…)} per 256 leases, on
+   * the {@linkplain Builder#renewalDataSource renewal pool}; only when it renews fewer rows than it
+   * names, one read of the renewed rows tells which fences were refused.
    */
   @Override
   public Set<RecordId> heartbeatAll(Map<RecordId, FenceToken> leases, Instant now, Duration lease) {
@@ -160,33 +175,40 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     ParamValues p = sql.values(now).lease(positive(lease, "lease"));
     List<RecordId> ids = new ArrayList<>(leases.size());
     List<SqlDialect.OwnedLease> owned = new ArrayList<>(leases.size());
-    leases.forEach((id, fence) -> {
-      Objects.requireNonNull(id, "leases: a record id");
-      Objects.requireNonNull(fence, "leases: the fence of " + id);
-      ids.add(id);
-      owned.add(new SqlDialect.OwnedLease(id.scope().value(), id.key().value(), fence.value()));
-    });
+    leases.forEach(
+        (id, fence) -> {
+          Objects.requireNonNull(id, "leases: a record id");
+          Objects.requireNonNull(fence, "leases: the fence of " + id);
+          ids.add(id);
+          owned.add(new SqlDialect.OwnedLease(id.scope().value(), id.key().value(), fence.value()));
+        });
     if (owned.isEmpty()) {
       return Set.of();
     }
-    Set<Integer> refused = transactions.run(renewalDataSource, "renewal of " + owned.size() + " leases",
-        (c, a) -> sql.renewAll(c, owned, p));
+    Set<Integer> refused =
+        transactions.run(
+            renewalDataSource,
+            "renewal of " + owned.size() + " leases",
+            (c, a) -> sql.renewAll(c, owned, p));
     Set<RecordId> lost = new HashSet<>();
     refused.forEach(i -> lost.add(ids.get(i)));
     return lost;
   }
 
   @Override
-  public void checkpoint(RecordId id, FenceToken fence, RecoveryPoint point, Instant now, Duration lease) {
+  public void checkpoint(
+      RecordId id, FenceToken fence, RecoveryPoint point, Instant now, Duration lease) {
     Objects.requireNonNull(point, "point");
-    ParamValues p = fencedValues(id, fence, now).lease(positive(lease, "lease")).recoveryPoint(point);
+    ParamValues p =
+        fencedValues(id, fence, now).lease(positive(lease, "lease")).recoveryPoint(point);
     fenced(dataSource, "checkpoint", id, p, sql::checkpoint);
   }
 
   @Override
   public void complete(RecordId id, FenceToken fence, StoredResponse response, Instant now) {
     Objects.requireNonNull(response, "response");
-    fenced(dataSource, "complete", id, fencedValues(id, fence, now).response(response), sql::complete);
+    fenced(
+        dataSource, "complete", id, fencedValues(id, fence, now).response(response), sql::complete);
   }
 
   @Override
@@ -211,38 +233,57 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   @Override
   public int deleteExpired(Instant now, Duration retention, int limit) {
     Objects.requireNonNull(now, "now");
-    ParamValues p = sql.values(now).limit(positiveLimit(limit)).retention(positive(retention, "retention"));
+    ParamValues p =
+        sql.values(now).limit(positiveLimit(limit)).retention(positive(retention, "retention"));
     return transactions.run(dataSource, "deleteExpired", (c, a) -> sql.deleteExpired(c, p));
   }
 
   /**
-   * Runs {@code work} and the checkpoint to {@code next} in one transaction on one connection, then tells the
-   * execution. The connection's isolation level is left as the pool configured it: the fenced {@code UPDATE}
-   * reads the latest committed row in every dialect at {@code READ COMMITTED} or above. A serialization failure
-   * or deadlock (SQLState 40001, 40P01) rolls back and runs the work again, up to
-   * {@link Builder#maxTransactionAttempts(int)} times; the work must therefore touch only this connection.
+   * Runs {@code work} and the checkpoint to {@code next} in one transaction on one connection, then
+   * tells the execution. The connection's isolation level is left as the pool configured it: the
+   * fenced {@code UPDATE} reads the latest committed row in every dialect at {@code READ COMMITTED}
+   * or above. A serialization failure or deadlock (SQLState 40001, 40P01) rolls back and runs the
+   * work again, up to {@link Builder#maxTransactionAttempts(int)} times; the work must therefore
+   * touch only this connection.
    *
-   * <p>The work's connection is a view of the pool's that sets the {@linkplain Builder#statementTimeout statement
-   * timeout} on every statement the work creates; it implements {@link Connection} only, so reach a driver's own
-   * interface (PostgreSQL's {@code PGConnection}, say) through {@link Connection#unwrap}, not a cast. On H2, which
-   * has no statement timeout here (its lock timeout bounds a wait), the work gets the pool's connection itself.
+   * <p>The work's connection is a view of the pool's that sets the {@linkplain
+   * Builder#statementTimeout statement timeout} on every statement the work creates; it implements
+   * {@link Connection} only, so reach a driver's own interface (PostgreSQL's {@code PGConnection},
+   * say) through {@link Connection#unwrap}, not a cast. On H2, which has no statement timeout here
+   * (its lock timeout bounds a wait), the work gets the pool's connection itself.
    */
   @Override
-  public <R> R inPhase(Execution execution, RecoveryPoint next, TransactionalWork<Connection, R> work)
+  public <R> R inPhase(
+      Execution execution, RecoveryPoint next, TransactionalWork<Connection, R> work)
       throws Exception {
     Objects.requireNonNull(next, "next");
-    R result = phase("phase " + next.name(), execution, work, r -> fencedValues(execution)
-        .lease(positive(execution.lease(), "lease")).recoveryPoint(next), sql::checkpoint);
+    R result =
+        phase(
+            "phase " + next.name(),
+            execution,
+            work,
+            r ->
+                fencedValues(execution)
+                    .lease(positive(execution.lease(), "lease"))
+                    .recoveryPoint(next),
+            sql::checkpoint);
     TransactionCallbacks.of(execution).phaseCommitted(next);
     return result;
   }
 
-  /** Runs {@code work} and the completion with its response in one transaction; as {@link #inPhase}. */
+  /**
+   * Runs {@code work} and the completion with its response in one transaction; as {@link #inPhase}.
+   */
   @Override
-  public StoredResponse completeWith(Execution execution, TransactionalWork<Connection, StoredResponse> work)
-      throws Exception {
-    StoredResponse response = phase("completion", execution, work,
-        r -> fencedValues(execution).response(Objects.requireNonNull(r, "the work's response")), sql::complete);
+  public StoredResponse completeWith(
+      Execution execution, TransactionalWork<Connection, StoredResponse> work) throws Exception {
+    StoredResponse response =
+        phase(
+            "completion",
+            execution,
+            work,
+            r -> fencedValues(execution).response(Objects.requireNonNull(r, "the work's response")),
+            sql::complete);
     TransactionCallbacks.of(execution).completionCommitted(response);
     return response;
   }
@@ -253,16 +294,24 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   }
 
   /** A transaction of {@code execution}'s, announced to the engine while it is open. */
-  private <R> R phase(String what, Execution execution, TransactionalWork<Connection, R> work,
-      Function<R, ParamValues> valuesFor, Transactions.FencedWrite write) throws Exception {
+  private <R> R phase(
+      String what,
+      Execution execution,
+      TransactionalWork<Connection, R> work,
+      Function<R, ParamValues> valuesFor,
+      Transactions.FencedWrite write)
+      throws Exception {
     Objects.requireNonNull(execution, "execution");
     Objects.requireNonNull(work, "work");
     TransactionCallbacks callbacks = TransactionCallbacks.of(execution);
-    // the engine stops renewing this lease until the phase closes: a renewal committed while the transaction is
-    // open would make its fenced write fail at REPEATABLE READ and SERIALIZABLE (a concurrent update of the row)
+    // the engine stops renewing this lease until the phase closes: a renewal committed while the
+    // transaction is
+    // open would make its fenced write fail at REPEATABLE READ and SERIALIZABLE (a concurrent
+    // update of the row)
     callbacks.phaseOpening();
     try {
-      return transactions.inTransaction(dataSource, what + " of " + execution.recordId(), work, valuesFor, write);
+      return transactions.inTransaction(
+          dataSource, what + " of " + execution.recordId(), work, valuesFor, write);
     } finally {
       callbacks.phaseClosed();
     }
@@ -277,11 +326,15 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     return fencedValues(execution.recordId(), execution.fence(), execution.now());
   }
 
-  private void fenced(DataSource from, String op, RecordId id, ParamValues p, Transactions.FencedWrite write) {
-    transactions.run(from, op + " of " + id, (c, a) -> {
-      write.run(c, p);
-      return Boolean.TRUE; // the write succeeded: a fence that no longer holds throws instead
-    });
+  private void fenced(
+      DataSource from, String op, RecordId id, ParamValues p, Transactions.FencedWrite write) {
+    transactions.run(
+        from,
+        op + " of " + id,
+        (c, a) -> {
+          write.run(c, p);
+          return Boolean.TRUE; // the write succeeded: a fence that no longer holds throws instead
+        });
   }
 
   private static long positive(Duration d, String name) {
@@ -318,10 +371,11 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     }
 
     /**
-     * The records table, optionally schema-qualified; default {@code idempotency_records}. Its fence sequence is
-     * {@code <table>_fence_seq}.
+     * The records table, optionally schema-qualified; default {@code idempotency_records}. Its
+     * fence sequence is {@code <table>_fence_seq}.
      *
-     * @throws IllegalArgumentException if it is not {@code [schema.]name} of letters, digits and underscores
+     * @throws IllegalArgumentException if it is not {@code [schema.]name} of letters, digits and
+     *     underscores
      */
     public Builder tableName(String tableName) {
       this.names = Names.of(Objects.requireNonNull(tableName, "tableName"));
@@ -329,12 +383,13 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     }
 
     /**
-     * A pool of its own for lease renewals ({@link JdbcKeyStore#heartbeatAll}, {@link JdbcKeyStore#heartbeat});
-     * default: the application's {@code DataSource}. The engine renews all of an instance's leases in one
-     * statement per heartbeat interval, so one connection is enough. Give renewals their own pool when the
-     * application's can run dry under load: renewals waiting for a connection (HikariCP waits up to its
-     * {@code connectionTimeout}, 30 s by default) leave every lease of the instance unconfirmed, and the engine
-     * then tells each owner through {@code Execution.leaseLost()} to stop before its lease lapses. Keep that pool's
+     * A pool of its own for lease renewals ({@link JdbcKeyStore#heartbeatAll}, {@link
+     * JdbcKeyStore#heartbeat}); default: the application's {@code DataSource}. The engine renews
+     * all of an instance's leases in one statement per heartbeat interval, so one connection is
+     * enough. Give renewals their own pool when the application's can run dry under load: renewals
+     * waiting for a connection (HikariCP waits up to its {@code connectionTimeout}, 30 s by
+     * default) leave every lease of the instance unconfirmed, and the engine then tells each owner
+     * through {@code Execution.leaseLost()} to stop before its lease lapses. Keep that pool's
      * connection timeout well below the engine's {@code leaseSafetyMargin()}.
      */
     public Builder renewalDataSource(DataSource renewalDataSource) {
@@ -355,8 +410,8 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     }
 
     /**
-     * Opt-in, for development and tests: {@link #build()} runs the dialect's DDL ({@code CREATE … IF NOT EXISTS})
-     * before it checks the schema. Production schemas belong to a migration tool.
+     * Opt-in, for development and tests: {@link #build()} runs the dialect's DDL ({@code CREATE …
+     * IF NOT EXISTS}) before it checks the schema. Production schemas belong to a migration tool.
      */
     public Builder createSchemaIfMissing() {
       this.createSchema = true;
@@ -364,8 +419,9 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     }
 
     /**
-     * Whether {@link #build()} checks that the table, its columns and its sequence exist; default {@code true}.
-     * Off, {@code build()} needs no connection when the dialect is named, and a missing table shows on first use.
+     * Whether {@link #build()} checks that the table, its columns and its sequence exist; default
+     * {@code true}. Off, {@code build()} needs no connection when the dialect is named, and a
+     * missing table shows on first use.
      */
     public Builder validateSchema(boolean validate) {
       this.validateSchema = validate;
@@ -373,55 +429,65 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     }
 
     /**
-     * How often a call runs a transaction that failed with a serialization failure or deadlock; default 3. It
-     * applies to every call: {@link JdbcKeyStore#inPhase} and {@link JdbcKeyStore#completeWith}, and each SPI call
-     * (whose claim also re-runs its statement after a same-key insert race, a deadlock or a row that changed
-     * meanwhile, up to 16 statements per transaction).
+     * How often a call runs a transaction that failed with a serialization failure or deadlock;
+     * default 3. It applies to every call: {@link JdbcKeyStore#inPhase} and {@link
+     * JdbcKeyStore#completeWith}, and each SPI call (whose claim also re-runs its statement after a
+     * same-key insert race, a deadlock or a row that changed meanwhile, up to 16 statements per
+     * transaction).
      *
      * @throws IllegalArgumentException if not positive
      */
     public Builder maxTransactionAttempts(int attempts) {
       if (attempts <= 0) {
-        throw new IllegalArgumentException("maxTransactionAttempts must be > 0, but was " + attempts);
+        throw new IllegalArgumentException(
+            "maxTransactionAttempts must be > 0, but was " + attempts);
       }
       this.maxTransactionAttempts = attempts;
       return this;
     }
 
     /**
-     * The query timeout of each of the store's own statements ({@link Statement#setQueryTimeout}); default 5 s.
-     * A statement that waits longer, on a row lock held by a stalled transaction or on a database that stopped
-     * answering, is cancelled and the call throws {@link StoreUnavailableException}, which changes nothing.
-     * Without it such a wait has no end on PostgreSQL (no lock timeout by default) and lasts 50 s on MySQL and
-     * MariaDB ({@code innodb_lock_wait_timeout}), holding the caller: the engine's one heartbeat thread, say, and
-     * with it the renewal of every lease of the instance. Keep it well below the engine's lease (default 30 s).
-     * Every statement the work of {@link JdbcKeyStore#inPhase} or {@link JdbcKeyStore#completeWith} creates on the
-     * connection it is given gets the same timeout (the work may set its own on a statement): work blocked on a lock
-     * its own caller holds in another transaction then fails with the driver's {@code SQLException}, the phase
-     * rolls back, instead of holding the record forever. A dead network is the driver's socket
-     * timeout's to detect (for example {@code socketTimeout} on PostgreSQL and MySQL), and waiting for a
-     * connection is the pool's. H2 is left to its own {@code LOCK_TIMEOUT} (2 s by default): its driver runs a
-     * command for each statement that sets a query timeout, which would multiply the cost of a claim by 20.
+     * The query timeout of each of the store's own statements ({@link Statement#setQueryTimeout});
+     * default 5 s. A statement that waits longer, on a row lock held by a stalled transaction or on
+     * a database that stopped answering, is cancelled and the call throws {@link
+     * StoreUnavailableException}, which changes nothing. Without it such a wait has no end on
+     * PostgreSQL (no lock timeout by default) and lasts 50 s on MySQL and MariaDB ({@code
+     * innodb_lock_wait_timeout}), holding the caller: the engine's one heartbeat thread, say, and
+     * with it the renewal of every lease of the instance. Keep it well below the engine's lease
+     * (default 30 s). Every statement the work of {@link JdbcKeyStore#inPhase} or {@link
+     * JdbcKeyStore#completeWith} creates on the connection it is given gets the same timeout (the
+     * work may set its own on a statement): work blocked on a lock its own caller holds in another
+     * transaction then fails with the driver's {@code SQLException}, the phase rolls back, instead
+     * of holding the record forever. A dead network is the driver's socket timeout's to detect (for
+     * example {@code socketTimeout} on PostgreSQL and MySQL), and waiting for a connection is the
+     * pool's. H2 is left to its own {@code LOCK_TIMEOUT} (2 s by default): its driver runs a
+     * command for each statement that sets a query timeout, which would multiply the cost of a
+     * claim by 20.
      *
-     * @throws IllegalArgumentException if it is not a whole number of seconds of at least 1 (JDBC counts whole
-     *     seconds)
+     * @throws IllegalArgumentException if it is not a whole number of seconds of at least 1 (JDBC
+     *     counts whole seconds)
      */
     public Builder statementTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "statementTimeout");
-      if (timeout.getNano() != 0 || timeout.getSeconds() < 1 || timeout.getSeconds() > Integer.MAX_VALUE) {
-        throw new IllegalArgumentException("statementTimeout must be a whole number of seconds, at least 1"
-            + " (JDBC's Statement.setQueryTimeout counts whole seconds), but was " + timeout);
+      if (timeout.getNano() != 0
+          || timeout.getSeconds() < 1
+          || timeout.getSeconds() > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(
+            "statementTimeout must be a whole number of seconds, at least 1"
+                + " (JDBC's Statement.setQueryTimeout counts whole seconds), but was "
+                + timeout);
       }
       this.statementTimeout = timeout;
       return this;
     }
 
     /**
-     * Builds the store: detects the dialect if none was named, creates the schema if asked, and checks it.
+     * Builds the store: detects the dialect if none was named, creates the schema if asked, and
+     * checks it.
      *
      * @throws StoreUnavailableException if the database cannot be reached
-     * @throws KeyStoreException if the schema is missing or incomplete (the message says how to fix it), or the
-     *     database is not supported
+     * @throws KeyStoreException if the schema is missing or incomplete (the message says how to fix
+     *     it), or the database is not supported
      */
     public JdbcKeyStore build() {
       Dialect d = dialect;

@@ -14,12 +14,18 @@ import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
- * Wraps a {@code DataSource} and counts the round trips its connections make: every statement execution and
- * every explicit commit or rollback. Thread-safe.
+ * Wraps a {@code DataSource} and counts the round trips its connections make: every statement
+ * execution and every explicit commit or rollback. Thread-safe.
  */
 final class CountingDataSource implements DataSource {
   private static final Set<String> EXECUTIONS =
-      Set.of("execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "executeBatch", "executeLargeBatch");
+      Set.of(
+          "execute",
+          "executeQuery",
+          "executeUpdate",
+          "executeLargeUpdate",
+          "executeBatch",
+          "executeLargeBatch");
 
   private final DataSource delegate;
   private final AtomicInteger roundTrips = new AtomicInteger();
@@ -47,31 +53,36 @@ final class CountingDataSource implements DataSource {
   }
 
   private Connection wrap(Connection c) {
-    InvocationHandler h = (proxy, method, args) -> {
-      String name = method.getName();
-      if (name.equals("commit") || name.equals("rollback")) {
-        roundTrips.incrementAndGet();
-      }
-      Object result = invoke(c, method, args);
-      if (result instanceof Statement s && (name.equals("prepareStatement") || name.equals("createStatement"))) {
-        return wrapStatement(s, method.getReturnType());
-      }
-      return result;
-    };
-    return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class}, h);
+    InvocationHandler h =
+        (proxy, method, args) -> {
+          String name = method.getName();
+          if (name.equals("commit") || name.equals("rollback")) {
+            roundTrips.incrementAndGet();
+          }
+          Object result = invoke(c, method, args);
+          if (result instanceof Statement s
+              && (name.equals("prepareStatement") || name.equals("createStatement"))) {
+            return wrapStatement(s, method.getReturnType());
+          }
+          return result;
+        };
+    return (Connection)
+        Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class}, h);
   }
 
   private Object wrapStatement(Statement s, Class<?> type) {
-    InvocationHandler h = (proxy, method, args) -> {
-      if (EXECUTIONS.contains(method.getName())) {
-        roundTrips.incrementAndGet();
-      }
-      return invoke(s, method, args);
-    };
+    InvocationHandler h =
+        (proxy, method, args) -> {
+          if (EXECUTIONS.contains(method.getName())) {
+            roundTrips.incrementAndGet();
+          }
+          return invoke(s, method, args);
+        };
     return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {type}, h);
   }
 
-  private static Object invoke(Object target, java.lang.reflect.Method m, Object[] args) throws Throwable {
+  private static Object invoke(Object target, java.lang.reflect.Method m, Object[] args)
+      throws Throwable {
     try {
       return m.invoke(target, args);
     } catch (InvocationTargetException e) {

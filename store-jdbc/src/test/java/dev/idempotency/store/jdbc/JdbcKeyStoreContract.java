@@ -12,16 +12,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterAll;
 
 /**
- * The TCK against one database: a fresh table per test (named from the test, dropped after it), so that nothing a
- * previous test left running can touch this test's records; the store and each peer (another application
- * instance) have their own connection pool, shared by the tests of one class.
+ * The TCK against one database: a fresh table per test (named from the test, dropped after it), so
+ * that nothing a previous test left running can touch this test's records; the store and each peer
+ * (another application instance) have their own connection pool, shared by the tests of one class.
  */
 abstract class JdbcKeyStoreContract extends KeyStoreContract {
   private static final Map<Class<?>, Fixture> FIXTURES = new ConcurrentHashMap<>();
 
   private record Fixture(String prefix, List<HikariDataSource> pools) {}
 
-  private static final java.util.concurrent.atomic.AtomicInteger TABLES = new java.util.concurrent.atomic.AtomicInteger();
+  private static final java.util.concurrent.atomic.AtomicInteger TABLES =
+      new java.util.concurrent.atomic.AtomicInteger();
   private int peers;
   private String table;
 
@@ -37,7 +38,8 @@ abstract class JdbcKeyStoreContract extends KeyStoreContract {
     if (f == null) {
       String url = db().url();
       String prefix = "tck_" + (clockSource() == ClockSource.DATABASE ? "c" : "e") + "_";
-      List<HikariDataSource> pools = List.of(db().pool(url, 12), db().pool(url, 12), db().pool(url, 12));
+      List<HikariDataSource> pools =
+          List.of(db().pool(url, 12), db().pool(url, 12), db().pool(url, 12));
       f = new Fixture(prefix, pools);
       FIXTURES.put(getClass(), f);
     }
@@ -51,13 +53,21 @@ abstract class JdbcKeyStoreContract extends KeyStoreContract {
   @Override
   protected KeyStore newStore(TckContext context) throws Exception {
     Fixture f = fixture();
-    table = f.prefix() + Integer.toHexString(context.testName().hashCode()) + "_" + TABLES.incrementAndGet();
+    table =
+        f.prefix()
+            + Integer.toHexString(context.testName().hashCode())
+            + "_"
+            + TABLES.incrementAndGet();
     HikariDataSource main = f.pools().get(0);
     AbstractJdbcKeyStoreTest.dropTables(main, table);
     String t = table;
     context.onClose(() -> AbstractJdbcKeyStoreTest.dropTables(main, t));
     peers = 0;
-    return JdbcKeyStore.builder(main).tableName(table).clockSource(clockSource()).createSchemaIfMissing().build();
+    return JdbcKeyStore.builder(main)
+        .tableName(table)
+        .clockSource(clockSource())
+        .createSchemaIfMissing()
+        .build();
   }
 
   @Override

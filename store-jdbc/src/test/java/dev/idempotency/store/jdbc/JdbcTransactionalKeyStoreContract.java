@@ -18,10 +18,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 
 /**
- * The TCK's transactional rules (10.x) against one database: a fresh store table and a business table of markers
- * per test (named from the test, dropped after it), one connection pool per test class. The work's business write
- * is an {@code INSERT} of the marker on the connection the store gives it; a retryable abort is the serialization
- * failure a database reports (SQLState 40001), thrown by the work.
+ * The TCK's transactional rules (10.x) against one database: a fresh store table and a business
+ * table of markers per test (named from the test, dropped after it), one connection pool per test
+ * class. The work's business write is an {@code INSERT} of the marker on the connection the store
+ * gives it; a retryable abort is the serialization failure a database reports (SQLState 40001),
+ * thrown by the work.
  */
 abstract class JdbcTransactionalKeyStoreContract extends TransactionalKeyStoreContract<Connection> {
   private static final Map<Class<?>, HikariDataSource> POOLS = new ConcurrentHashMap<>();
@@ -39,21 +40,33 @@ abstract class JdbcTransactionalKeyStoreContract extends TransactionalKeyStoreCo
 
   @Override
   protected TransactionalKeyStore<Connection> newStore(TckContext context) throws SQLException {
-    // a connection for the work's transaction, one for a claim made while it is open, one for the reads
+    // a connection for the work's transaction, one for a claim made while it is open, one for the
+    // reads
     pool = POOLS.computeIfAbsent(getClass(), c -> db().pool(db().url(), 4));
-    String table = "tck_tx" + (clockSource() == ClockSource.DATABASE ? "c" : "e") + "_"
-        + Integer.toHexString(context.testName().hashCode()) + "_" + TABLES.incrementAndGet();
+    String table =
+        "tck_tx"
+            + (clockSource() == ClockSource.DATABASE ? "c" : "e")
+            + "_"
+            + Integer.toHexString(context.testName().hashCode())
+            + "_"
+            + TABLES.incrementAndGet();
     markers = table + "_m";
     HikariDataSource owner = pool;
     AbstractJdbcKeyStoreTest.dropTables(owner, table, markers);
     context.onClose(() -> AbstractJdbcKeyStoreTest.dropTables(owner, table, markers));
-    AbstractJdbcKeyStoreTest.exec(owner, "CREATE TABLE " + markers + " (marker VARCHAR(200) NOT NULL)");
-    return JdbcKeyStore.builder(owner).tableName(table).clockSource(clockSource()).createSchemaIfMissing().build();
+    AbstractJdbcKeyStoreTest.exec(
+        owner, "CREATE TABLE " + markers + " (marker VARCHAR(200) NOT NULL)");
+    return JdbcKeyStore.builder(owner)
+        .tableName(table)
+        .clockSource(clockSource())
+        .createSchemaIfMissing()
+        .build();
   }
 
   @Override
   protected void write(Connection tx, String marker) throws SQLException {
-    try (PreparedStatement ps = tx.prepareStatement("INSERT INTO " + markers + " (marker) VALUES (?)")) {
+    try (PreparedStatement ps =
+        tx.prepareStatement("INSERT INTO " + markers + " (marker) VALUES (?)")) {
       ps.setString(1, marker);
       ps.executeUpdate();
     }

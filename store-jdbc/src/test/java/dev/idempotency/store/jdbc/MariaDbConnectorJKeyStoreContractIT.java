@@ -2,7 +2,10 @@ package dev.idempotency.store.jdbc;
 
 import dev.idempotency.testing.TestDatabases;
 
-/** The TCK against {@link TestDatabases#MARIADB_CONNECTOR_J}, time judged by the TCK's controlled clock. */
+/**
+ * The TCK against {@link TestDatabases#MARIADB_CONNECTOR_J}, time judged by the TCK's controlled
+ * clock.
+ */
 class MariaDbConnectorJKeyStoreContractIT extends JdbcKeyStoreContract {
   @Override
   TestDatabases db() {

@@ -2,7 +2,10 @@ package dev.idempotency.store.jdbc;
 
 import dev.idempotency.testing.TestDatabases;
 
-/** The TCK against {@link TestDatabases#POSTGRES}, time judged by the database clock with short real leases. */
+/**
+ * The TCK against {@link TestDatabases#POSTGRES}, time judged by the database clock with short real
+ * leases.
+ */
 class PostgresDatabaseClockKeyStoreContractIT extends JdbcKeyStoreContract {
   @Override
   TestDatabases db() {

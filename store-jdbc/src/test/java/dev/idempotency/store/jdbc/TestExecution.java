@@ -24,7 +24,8 @@ final class TestExecution implements Execution, TransactionCallbacks {
   final Duration lease;
   final List<Object> committed = new CopyOnWriteArrayList<>();
 
-  TestExecution(KeyStore store, RecordId id, ClaimOutcome.Claimed claimed, Instant now, Duration lease) {
+  TestExecution(
+      KeyStore store, RecordId id, ClaimOutcome.Claimed claimed, Instant now, Duration lease) {
     this.store = store;
     this.id = id;
     this.claimed = claimed;
@@ -83,8 +84,7 @@ final class TestExecution implements Execution, TransactionCallbacks {
   }
 
   @Override
-  public void phaseClosed() {
-  }
+  public void phaseClosed() {}
 
   @Override
   public void phaseCommitted(RecoveryPoint point) {

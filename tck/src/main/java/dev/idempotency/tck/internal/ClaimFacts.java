@@ -7,9 +7,10 @@ import dev.idempotency.RecoveryPoint;
 import dev.idempotency.spi.ClaimOutcome;
 
 /**
- * What a rule requires of one won claim, one AssertJ assertion per fact, so that a failure says which fact broke:
- * "Rule 4.2 violated: the takeover after the lease expired, resumeFrom of Claimed(…): expected …". Made by
- * {@link Verifier#won}; each method checks one fact at once and returns this for the next.
+ * What a rule requires of one won claim, one AssertJ assertion per fact, so that a failure says
+ * which fact broke: "Rule 4.2 violated: the takeover after the lease expired, resumeFrom of
+ * Claimed(…): expected …". Made by {@link Verifier#won}; each method checks one fact at once and
+ * returns this for the next.
  */
 public final class ClaimFacts {
   private final Verifier verifier;
@@ -53,19 +54,22 @@ public final class ClaimFacts {
 
   /** The claim resumes from {@code expected}. */
   public ClaimFacts resumesFrom(RecoveryPoint expected) {
-    verifier.fact(rule, the("resumeFrom"), () -> assertThat(claimed.resumeFrom()).contains(expected));
+    verifier.fact(
+        rule, the("resumeFrom"), () -> assertThat(claimed.resumeFrom()).contains(expected));
     return this;
   }
 
   /** The claim's fence is greater than {@code previous}, a fence issued before for the record. */
   public ClaimFacts fenceAbove(FenceToken previous) {
-    verifier.fact(rule, the("the fence"), () -> assertThat(claimed.fence()).isGreaterThan(previous));
+    verifier.fact(
+        rule, the("the fence"), () -> assertThat(claimed.fence()).isGreaterThan(previous));
     return this;
   }
 
   /** The claim's generation is {@code expected}. */
   public ClaimFacts generation(FenceToken expected) {
-    verifier.fact(rule, the("the generation"), () -> assertThat(claimed.generation()).isEqualTo(expected));
+    verifier.fact(
+        rule, the("the generation"), () -> assertThat(claimed.generation()).isEqualTo(expected));
     return this;
   }
 }

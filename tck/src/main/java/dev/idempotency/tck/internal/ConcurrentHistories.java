@@ -17,22 +17,28 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Rules 2.1 and 2.6 under concurrency: a few threads, each running a seeded random program on one to three
- * records through its own instance (the store or a peer), released together behind a start latch. A program
- * claims, and when it wins it performs a counted side effect and then heartbeats, checkpoints, completes or
- * releases, sometimes with a fence it held earlier; it also moves the controlled clock, looks records up and
- * reaps. The recorded history is checked against {@link HistoryInvariants} and, when it is small, against the
- * {@link ReferenceModel} by a {@link Linearizability} search.
+ * Rules 2.1 and 2.6 under concurrency: a few threads, each running a seeded random program on one
+ * to three records through its own instance (the store or a peer), released together behind a start
+ * latch. A program claims, and when it wins it performs a counted side effect and then heartbeats,
+ * checkpoints, completes or releases, sometimes with a fence it held earlier; it also moves the
+ * controlled clock, looks records up and reaps. The recorded history is checked against {@link
+ * HistoryInvariants} and, when it is small, against the {@link ReferenceModel} by a {@link
+ * Linearizability} search.
  *
- * <p>The seed fixes every program's choices, not the interleaving the scheduler picks, so replaying a seed
- * replays the programs and usually, not always, the failure.
+ * <p>The seed fixes every program's choices, not the interleaving the scheduler picks, so replaying
+ * a seed replays the programs and usually, not always, the failure.
  */
 public final class ConcurrentHistories {
   private static final Duration LEASE = Duration.ofSeconds(10);
   private static final Duration WINDOW = Duration.ofSeconds(60);
   private static final Duration RETENTION = Duration.ofSeconds(90);
-  private static final Duration[] MOVES = {Duration.ofMillis(1), Duration.ofSeconds(5), Duration.ofSeconds(10),
-      Duration.ofSeconds(30), Duration.ofSeconds(61)};
+  private static final Duration[] MOVES = {
+    Duration.ofMillis(1),
+    Duration.ofSeconds(5),
+    Duration.ofSeconds(10),
+    Duration.ofSeconds(30),
+    Duration.ofSeconds(61)
+  };
 
   private final List<KeyStore> stores;
   private final TckClock clock;
@@ -40,7 +46,8 @@ public final class ConcurrentHistories {
   private final Verifier verifier;
 
   /** A runner over {@code stores} (the store first, then its peers). */
-  public ConcurrentHistories(List<KeyStore> stores, TckClock clock, Timing timing, Verifier verifier) {
+  public ConcurrentHistories(
+      List<KeyStore> stores, TckClock clock, Timing timing, Verifier verifier) {
     this.stores = List.copyOf(stores);
     this.clock = clock;
     this.timing = timing;
@@ -48,9 +55,9 @@ public final class ConcurrentHistories {
   }
 
   /**
-   * Runs and checks the history of {@code seed}. A {@code small} history (2 threads x 3-4 calls or 3 threads x 2
-   * calls, on one or two records) is also searched for a linearization; a large one (4 threads x 10-15 calls, one
-   * to three records) is checked by the invariants only.
+   * Runs and checks the history of {@code seed}. A {@code small} history (2 threads x 3-4 calls or
+   * 3 threads x 2 calls, on one or two records) is also searched for a linearization; a large one
+   * (4 threads x 10-15 calls, one to three records) is checked by the invariants only.
    */
   public void run(long seed, boolean small) {
     SplittableRandom rnd = new SplittableRandom(seed);
@@ -70,16 +77,19 @@ public final class ConcurrentHistories {
     for (int t = 0; t < threads; t++) {
       SplittableRandom own = rnd.split();
       int thread = t;
-      Thread worker = new Thread(() -> {
-        ready.countDown();
-        try {
-          if (start.await(30, TimeUnit.SECONDS)) {
-            program(thread, own, calls, ids, history);
-          }
-        } catch (Throwable e) {
-          harnessError.compareAndSet(null, e);
-        }
-      }, "tck-history-" + seed + "-T" + t);
+      Thread worker =
+          new Thread(
+              () -> {
+                ready.countDown();
+                try {
+                  if (start.await(30, TimeUnit.SECONDS)) {
+                    program(thread, own, calls, ids, history);
+                  }
+                } catch (Throwable e) {
+                  harnessError.compareAndSet(null, e);
+                }
+              },
+              "tck-history-" + seed + "-T" + t);
       worker.setDaemon(true);
       workers.add(worker);
       worker.start();
@@ -91,8 +101,14 @@ public final class ConcurrentHistories {
       for (Thread w : workers) {
         w.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
         if (w.isAlive()) {
-          throw verifier.violation(Rule.R2_1, "a concurrent history did not finish within 60 s: " + w.getName()
-              + " is stuck (a deadlock or a lost wake-up in the store?)\n" + history.print(), null, seed);
+          throw verifier.violation(
+              Rule.R2_1,
+              "a concurrent history did not finish within 60 s: "
+                  + w.getName()
+                  + " is stuck (a deadlock or a lost wake-up in the store?)\n"
+                  + history.print(),
+              null,
+              seed);
         }
       }
     } catch (InterruptedException e) {
@@ -100,13 +116,21 @@ public final class ConcurrentHistories {
       throw new IllegalStateException("interrupted while running a history", e);
     }
     if (harnessError.get() != null) {
-      throw new IllegalStateException("the TCK's history harness failed (a TCK bug)\n" + history.print(),
-          harnessError.get());
+      throw new IllegalStateException(
+          "the TCK's history harness failed (a TCK bug)\n" + history.print(), harnessError.get());
     }
     for (History.Event e : history.calls()) {
       if (e.callResult() instanceof Result.Threw t) {
-        throw verifier.violation(Rule.R2_1, "a call threw an exception no rule allows: "
-            + e.call().describe(history.base()) + " threw " + t.error() + "\n" + history.print(), t.error(), seed);
+        throw verifier.violation(
+            Rule.R2_1,
+            "a call threw an exception no rule allows: "
+                + e.call().describe(history.base())
+                + " threw "
+                + t.error()
+                + "\n"
+                + history.print(),
+            t.error(),
+            seed);
       }
     }
     HistoryInvariants.check(history, ids, verifier);
@@ -118,7 +142,8 @@ public final class ConcurrentHistories {
     }
   }
 
-  private void program(int thread, SplittableRandom rnd, int calls, List<RecordId> ids, History history) {
+  private void program(
+      int thread, SplittableRandom rnd, int calls, List<RecordId> ids, History history) {
     int via = thread % stores.size();
     KeyStore store = stores.get(via);
     Fingerprint[] fps = {Samples.fingerprint("PUT /x {1}"), Samples.fingerprint("PUT /x {2}")};
@@ -154,7 +179,9 @@ public final class ConcurrentHistories {
         if (which < 15) {
           op = new Op.Heartbeat(via, id, fence, now, lease);
         } else if (which < 30) {
-          op = new Op.Checkpoint(via, id, fence, Samples.point("T" + thread + "-" + done), now, lease);
+          op =
+              new Op.Checkpoint(
+                  via, id, fence, Samples.point("T" + thread + "-" + done), now, lease);
         } else if (which < 80) {
           op = new Op.Complete(via, id, fence, Samples.response(label), now);
         } else {
@@ -165,10 +192,15 @@ public final class ConcurrentHistories {
       }
       History.Event e = history.record(thread, op, store);
       done++;
-      if (e.callResult() instanceof Result.Outcome o && o.outcome() instanceof ClaimOutcome.Claimed c) {
-        owned.put(id, c.fence()); // the side effect of this ownership is the later complete, counted by the invariants
+      if (e.callResult() instanceof Result.Outcome o
+          && o.outcome() instanceof ClaimOutcome.Claimed c) {
+        owned.put(
+            id, c.fence()); // the side effect of this ownership is the later complete, counted by
+        // the invariants
         held.computeIfAbsent(id, k -> new ArrayList<>()).add(c.fence());
-      } else if (op instanceof Op.Complete || op instanceof Op.Release || e.callResult() instanceof Result.Lost) {
+      } else if (op instanceof Op.Complete
+          || op instanceof Op.Release
+          || e.callResult() instanceof Result.Lost) {
         owned.remove(id);
       }
     }
@@ -183,8 +215,17 @@ public final class ConcurrentHistories {
     }
     for (RecordId id : ids) {
       if (stores.get(0).lookup(id).isPresent()) {
-        throw verifier.violation(Rule.R7_3, "30 days past every lease and completion, the reaper's deleteExpired"
-            + " left " + id + ": " + Describe.snapshot(stores.get(0).lookup(id)) + "\n" + history.print(), null, seed);
+        throw verifier.violation(
+            Rule.R7_3,
+            "30 days past every lease and completion, the reaper's deleteExpired"
+                + " left "
+                + id
+                + ": "
+                + Describe.snapshot(stores.get(0).lookup(id))
+                + "\n"
+                + history.print(),
+            null,
+            seed);
       }
     }
   }

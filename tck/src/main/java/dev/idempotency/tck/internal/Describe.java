@@ -21,8 +21,13 @@ public final class Describe {
       return "null";
     }
     if (outcome instanceof ClaimOutcome.Claimed c) {
-      return "Claimed(" + c.fence() + ", takeover=" + c.takeover() + ", resumeFrom="
-          + c.resumeFrom().map(Describe::point).orElse("none") + ")";
+      return "Claimed("
+          + c.fence()
+          + ", takeover="
+          + c.takeover()
+          + ", resumeFrom="
+          + c.resumeFrom().map(Describe::point).orElse("none")
+          + ")";
     }
     if (outcome instanceof ClaimOutcome.InFlight f) {
       return "InFlight(leaseRemaining=" + f.leaseRemaining() + ")";
@@ -36,7 +41,10 @@ public final class Describe {
     return outcome.toString();
   }
 
-  /** A response: status, headers with values in order, and the body (text when printable, else its size). */
+  /**
+   * A response: status, headers with values in order, and the body (text when printable, else its
+   * size).
+   */
   public static String response(@Nullable StoredResponse r) {
     if (r == null) {
       return "null";
@@ -76,11 +84,19 @@ public final class Describe {
     if (s == null) {
       return "null";
     }
-    return "{" + s.id() + " " + s.state() + " " + fingerprint(s.fingerprint()) + " " + s.fence()
+    return "{"
+        + s.id()
+        + " "
+        + s.state()
+        + " "
+        + fingerprint(s.fingerprint())
+        + " "
+        + s.fence()
         + s.leaseExpiresAt().map(t -> " lease→" + t).orElse("")
         + s.recoveryPoint().map(p -> " point=" + p.name()).orElse("")
         + s.response().map(r -> " response=" + response(r)).orElse("")
-        + s.completedAt().map(t -> " completedAt=" + t).orElse("") + "}";
+        + s.completedAt().map(t -> " completedAt=" + t).orElse("")
+        + "}";
   }
 
   /** An optional snapshot: "absent" when empty. */
@@ -100,9 +116,17 @@ public final class Describe {
     return sb.append("]").toString();
   }
 
-  /** An instant relative to a base, e.g. {@code t+30.001s}, which reads better in histories than the date. */
+  /**
+   * An instant relative to a base, e.g. {@code t+30.001s}, which reads better in histories than the
+   * date.
+   */
   public static String relative(Instant t, Instant base) {
     long ms = t.toEpochMilli() - base.toEpochMilli();
-    return "t" + (ms >= 0 ? "+" : "-") + Math.abs(ms) / 1000 + "." + String.format("%03d", Math.abs(ms) % 1000) + "s";
+    return "t"
+        + (ms >= 0 ? "+" : "-")
+        + Math.abs(ms) / 1000
+        + "."
+        + String.format("%03d", Math.abs(ms) % 1000)
+        + "s";
   }
 }

@@ -9,17 +9,22 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The record of one generated history: every call with its result and the logical times of its invocation and
- * response (ticks of one shared counter, so "a returned before b was invoked" is exact), plus notes such as
- * clock moves. Printed in full when a history fails. Thread-safe.
+ * The record of one generated history: every call with its result and the logical times of its
+ * invocation and response (ticks of one shared counter, so "a returned before b was invoked" is
+ * exact), plus notes such as clock moves. Printed in full when a history fails. Thread-safe.
  */
 public final class History {
 
   /**
-   * One call by {@code thread}, with its {@code op} and {@code result} and no {@code note}; or a note, with neither
-   * {@code op} nor {@code result}.
+   * One call by {@code thread}, with its {@code op} and {@code result} and no {@code note}; or a
+   * note, with neither {@code op} nor {@code result}.
    */
-  public record Event(int thread, @Nullable Op op, @Nullable Result result, long invoke, long response,
+  public record Event(
+      int thread,
+      @Nullable Op op,
+      @Nullable Result result,
+      long invoke,
+      long response,
       @Nullable String note) {
     /** Whether this event happened entirely before {@code other} began. */
     public boolean precedes(Event other) {
@@ -28,12 +33,14 @@ public final class History {
 
     /** The call of an event that is one, as every event of {@link History#calls()} is. */
     public Op call() {
-      return Objects.requireNonNull(op, "a note is not a call, and History.calls() leaves notes out");
+      return Objects.requireNonNull(
+          op, "a note is not a call, and History.calls() leaves notes out");
     }
 
     /** What the call of an event that is one returned or threw. */
     public Result callResult() {
-      return Objects.requireNonNull(result, "every call has a result, and History.calls() leaves notes out");
+      return Objects.requireNonNull(
+          result, "every call has a result, and History.calls() leaves notes out");
     }
   }
 
@@ -68,7 +75,10 @@ public final class History {
     return ticks.getAndIncrement();
   }
 
-  /** Runs {@code op} against {@code store}, records it with its invoke and response ticks, and returns it. */
+  /**
+   * Runs {@code op} against {@code store}, records it with its invoke and response ticks, and
+   * returns it.
+   */
   public Event record(int thread, Op op, dev.idempotency.spi.KeyStore store) {
     long invoke = tick();
     Result result = op.run(store);
@@ -109,16 +119,24 @@ public final class History {
 
   /** The history, one event per line: {@code [invoke..response] T<thread> call → result}. */
   public String print() {
-    StringBuilder sb = new StringBuilder("History (seed=" + seed + ", times relative to t=" + base + "):");
+    StringBuilder sb =
+        new StringBuilder("History (seed=" + seed + ", times relative to t=" + base + "):");
     for (Event e : events()) {
-      sb.append("\n  [").append(e.invoke()).append("..").append(e.response()).append("] T").append(e.thread())
+      sb.append("\n  [")
+          .append(e.invoke())
+          .append("..")
+          .append(e.response())
+          .append("] T")
+          .append(e.thread())
           .append(' ');
       Op op = e.op();
       if (op == null) {
         sb.append("-- ").append(e.note());
       } else {
-        sb.append(op.via() == 0 ? "" : "(peer " + op.via() + ") ").append(op.describe(base))
-            .append(" → ").append(e.callResult().describe());
+        sb.append(op.via() == 0 ? "" : "(peer " + op.via() + ") ")
+            .append(op.describe(base))
+            .append(" → ")
+            .append(e.callResult().describe());
       }
     }
     return sb.toString();

@@ -5,25 +5,35 @@ import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The TCK's knobs: system properties, each with an environment-variable twin ({@code idempotency.tck.rounds} is
- * also {@code IDEMPOTENCY_TCK_ROUNDS}); the system property wins. Defaults are sized for CI.
+ * The TCK's knobs: system properties, each with an environment-variable twin ({@code
+ * idempotency.tck.rounds} is also {@code IDEMPOTENCY_TCK_ROUNDS}); the system property wins.
+ * Defaults are sized for CI.
  */
 public final class Knobs {
-  /** Replays one seed: every seeded test uses it, and the history tests run exactly that one history. */
+  /**
+   * Replays one seed: every seeded test uses it, and the history tests run exactly that one
+   * history.
+   */
   public static final String SEED = "idempotency.tck.seed";
+
   /** Rounds per thread count in the concurrency gate. */
   public static final String ROUNDS = "idempotency.tck.rounds";
+
   /** Histories per stochastic test. */
   public static final String HISTORIES = "idempotency.tck.histories";
+
   /** The lease, in milliseconds, of the real-time profile used for SERVER_CLOCK stores. */
   public static final String SERVER_CLOCK_LEASE_MILLIS = "idempotency.tck.serverClockLeaseMillis";
+
   /** What a real-time check that came too late does: {@code fail} or {@code abort}. */
   public static final String TOO_SLOW = "idempotency.tck.tooSlow";
 
   /** Default rounds per thread count: 6 thread counts x 20 rounds = 120 races. */
   public static final int DEFAULT_ROUNDS = 20;
+
   /** Default histories per stochastic test. */
   public static final int DEFAULT_HISTORIES = 60;
+
   /** Default real lease for SERVER_CLOCK stores. */
   public static final int DEFAULT_SERVER_CLOCK_LEASE_MILLIS = 1000;
 
@@ -38,7 +48,8 @@ public final class Knobs {
     try {
       return OptionalLong.of(Long.parseLong(v.trim()));
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(SEED + " must be a long (as printed by a failing test), but was \"" + v + "\"", e);
+      throw new IllegalArgumentException(
+          SEED + " must be a long (as printed by a failing test), but was \"" + v + "\"", e);
     }
   }
 
@@ -58,9 +69,10 @@ public final class Knobs {
   }
 
   /**
-   * Whether a real-time check that came too late fails the test ({@code fail}) or aborts it ({@code abort}). The
-   * default is {@code fail} when the environment variable {@code CI} is {@code true} (an aborted test is a skip
-   * nobody reads there, and a run whose time rules were all skipped would be green) and {@code abort} otherwise.
+   * Whether a real-time check that came too late fails the test ({@code fail}) or aborts it ({@code
+   * abort}). The default is {@code fail} when the environment variable {@code CI} is {@code true}
+   * (an aborted test is a skip nobody reads there, and a run whose time rules were all skipped
+   * would be green) and {@code abort} otherwise.
    */
   public static boolean tooSlowFails() {
     String v = raw(TOO_SLOW);
@@ -70,7 +82,9 @@ public final class Knobs {
     return switch (v.trim().toLowerCase(Locale.ROOT)) {
       case "fail" -> true;
       case "abort" -> false;
-      default -> throw new IllegalArgumentException(TOO_SLOW + " must be fail or abort, but was \"" + v + "\"");
+      default ->
+          throw new IllegalArgumentException(
+              TOO_SLOW + " must be fail or abort, but was \"" + v + "\"");
     };
   }
 
@@ -86,7 +100,8 @@ public final class Knobs {
       }
       return n;
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(name + " must be a positive int, but was \"" + v + "\"", e);
+      throw new IllegalArgumentException(
+          name + " must be a positive int, but was \"" + v + "\"", e);
     }
   }
 

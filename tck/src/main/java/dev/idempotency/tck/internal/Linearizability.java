@@ -6,11 +6,12 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A Wing–Gong search for a linearization of a small concurrent history, record by record (rule 2.1 promises
- * atomicity per record only; deleteExpired is projected onto each record as "deletes it if it is past retention
- * when it looks"). A linearization orders the calls so that a call that returned before another began stays
- * before it, and the {@link ReferenceModel} accepts every result in that order. Exponential, so only for histories
- * of at most {@value #MAX_CALLS} calls per record.
+ * A Wing–Gong search for a linearization of a small concurrent history, record by record (rule 2.1
+ * promises atomicity per record only; deleteExpired is projected onto each record as "deletes it if
+ * it is past retention when it looks"). A linearization orders the calls so that a call that
+ * returned before another began stays before it, and the {@link ReferenceModel} accepts every
+ * result in that order. Exponential, so only for histories of at most {@value #MAX_CALLS} calls per
+ * record.
  */
 final class Linearizability {
   static final int MAX_CALLS = 10;
@@ -30,11 +31,21 @@ final class Linearizability {
       }
       Search search = new Search(model, calls);
       if (!search.run(ReferenceModel.State.empty(), new boolean[calls.size()], 0)) {
-        throw verifier.violation(Rule.R2_1,
-            "the calls on " + id + " have no linearization: no order that respects real time is one the"
+        throw verifier.violation(
+            Rule.R2_1,
+            "the calls on "
+                + id
+                + " have no linearization: no order that respects real time is one the"
                 + " sequential model allows. The longest order found broke rule "
-                + (search.deepestRule == null ? "?" : search.deepestRule.id()) + " after " + search.deepest
-                + " calls: " + search.deepestWhy + "\n" + history.print(), null, history.seed());
+                + (search.deepestRule == null ? "?" : search.deepestRule.id())
+                + " after "
+                + search.deepest
+                + " calls: "
+                + search.deepestWhy
+                + "\n"
+                + history.print(),
+            null,
+            history.seed());
       }
     }
   }

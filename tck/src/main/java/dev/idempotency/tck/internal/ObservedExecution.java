@@ -20,30 +20,37 @@ import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The execution the transactional rules hand a store, standing for the engine's: an {@link Execution} that is its
- * own {@link TransactionCallbacks}, as the engine's executions are. It records the callbacks in the order the store
- * makes them, with the runs of the work between them (the contract's work reports each run through
- * {@link #workRuns()}), and at each commit callback it reads what is committed at that instant: the record, through
- * the store, and the business writes, through the implementer's committed read. A callback made before the commit
- * shows up as a read that does not see the change yet.
+ * The execution the transactional rules hand a store, standing for the engine's: an {@link
+ * Execution} that is its own {@link TransactionCallbacks}, as the engine's executions are. It
+ * records the callbacks in the order the store makes them, with the runs of the work between them
+ * (the contract's work reports each run through {@link #workRuns()}), and at each commit callback
+ * it reads what is committed at that instant: the record, through the store, and the business
+ * writes, through the implementer's committed read. A callback made before the commit shows up as a
+ * read that does not see the change yet.
  *
  * <p>Thread-safe: a store may call back from another thread than the one that called it.
  */
 public final class ObservedExecution implements Execution, TransactionCallbacks {
   /** The event a run of the work leaves in {@link #events()}. */
   public static final String WORK = "work";
+
   static final String OPENING = "phaseOpening";
   static final String CLOSED = "phaseClosed";
 
   /**
    * What the store reported as committed, and what was committed when it did.
    *
-   * @param reported the recovery point of {@code phaseCommitted} or the response of {@code completionCommitted}
+   * @param reported the recovery point of {@code phaseCommitted} or the response of {@code
+   *     completionCommitted}
    * @param record the record as {@code lookup} showed it inside the callback
-   * @param markers the business writes the committed read showed inside the callback, sorted; empty if it threw
+   * @param markers the business writes the committed read showed inside the callback, sorted; empty
+   *     if it threw
    * @param readFailure what the committed read threw, or null
    */
-  public record Commit(Object reported, Optional<RecordSnapshot> record, List<String> markers,
+  public record Commit(
+      Object reported,
+      Optional<RecordSnapshot> record,
+      List<String> markers,
       @Nullable Exception readFailure) {}
 
   private final KeyStore store;
@@ -64,9 +71,15 @@ public final class ObservedExecution implements Execution, TransactionCallbacks 
    * @param claimed the claim that made this owner
    * @param now the time of the execution, as the engine's clock gives it
    * @param lease the lease the owner holds
-   * @param committedMarkers reads the business writes committed so far, outside any transaction, sorted
+   * @param committedMarkers reads the business writes committed so far, outside any transaction,
+   *     sorted
    */
-  public ObservedExecution(KeyStore store, RecordId id, ClaimOutcome.Claimed claimed, Instant now, Duration lease,
+  public ObservedExecution(
+      KeyStore store,
+      RecordId id,
+      ClaimOutcome.Claimed claimed,
+      Instant now,
+      Duration lease,
       Callable<List<String>> committedMarkers) {
     this.store = Objects.requireNonNull(store, "store");
     this.id = Objects.requireNonNull(id, "id");
@@ -103,8 +116,9 @@ public final class ObservedExecution implements Execution, TransactionCallbacks 
   }
 
   /**
-   * The business writes the committed read showed at each {@code phaseClosed}, in order (empty where the read
-   * threw): a store that closes the phase before its commit is seen here without the phase's writes.
+   * The business writes the committed read showed at each {@code phaseClosed}, in order (empty
+   * where the read threw): a store that closes the phase before its commit is seen here without the
+   * phase's writes.
    */
   public List<List<String>> markersAtClose() {
     synchronized (events) {
@@ -122,9 +136,9 @@ public final class ObservedExecution implements Execution, TransactionCallbacks 
   }
 
   /**
-   * What is wrong with the bracket of the events so far, or null: every run of the work must fall between a
-   * {@code phaseOpening} and its {@code phaseClosed}, every {@code phaseOpening} must be closed once, and no
-   * {@code phaseClosed} may come without one.
+   * What is wrong with the bracket of the events so far, or null: every run of the work must fall
+   * between a {@code phaseOpening} and its {@code phaseClosed}, every {@code phaseOpening} must be
+   * closed once, and no {@code phaseClosed} may come without one.
    */
   public @Nullable String bracketProblem() {
     int open = 0;
@@ -145,7 +159,10 @@ public final class ObservedExecution implements Execution, TransactionCallbacks 
     return open == 0 ? null : open + " phaseOpening(s) never closed by phaseClosed";
   }
 
-  /** This execution without its callbacks: what an application's own wrapper that does not forward them is. */
+  /**
+   * This execution without its callbacks: what an application's own wrapper that does not forward
+   * them is.
+   */
   public Execution withoutCallbacks() {
     ObservedExecution self = this;
     return new Execution() {
@@ -231,7 +248,9 @@ public final class ObservedExecution implements Execution, TransactionCallbacks 
     return lease;
   }
 
-  /** A checkpoint of its own, as the engine's execution makes one: a fenced write outside any phase. */
+  /**
+   * A checkpoint of its own, as the engine's execution makes one: a fenced write outside any phase.
+   */
   @Override
   public void checkpoint(RecoveryPoint point) {
     store.checkpoint(id, fence(), point, now, lease);

@@ -14,9 +14,9 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One SPI call of a generated history, with all its arguments (including {@code now}), so the reference model
- * can replay it and a failure can print it. {@code via} is the index of the store instance that ran it (0 for
- * the store, 1.. for its peers).
+ * One SPI call of a generated history, with all its arguments (including {@code now}), so the
+ * reference model can replay it and a failure can print it. {@code via} is the index of the store
+ * instance that ran it (0 for the store, 1.. for its peers).
  */
 public sealed interface Op {
 
@@ -44,7 +44,8 @@ public sealed interface Op {
   String describe(Instant base);
 
   /** {@code claim}. */
-  record Claim(int via, RecordId id, Fingerprint fingerprint, Instant now, Duration lease, Duration window)
+  record Claim(
+      int via, RecordId id, Fingerprint fingerprint, Instant now, Duration lease, Duration window)
       implements Op {
     @Override
     public Result call(KeyStore store) {
@@ -53,13 +54,23 @@ public sealed interface Op {
 
     @Override
     public String describe(Instant base) {
-      return "claim(" + id + ", " + Describe.fingerprint(fingerprint) + ", now=" + Describe.relative(now, base)
-          + ", lease=" + lease + ", window=" + window + ")";
+      return "claim("
+          + id
+          + ", "
+          + Describe.fingerprint(fingerprint)
+          + ", now="
+          + Describe.relative(now, base)
+          + ", lease="
+          + lease
+          + ", window="
+          + window
+          + ")";
     }
   }
 
   /** {@code heartbeat}. */
-  record Heartbeat(int via, RecordId id, FenceToken fence, Instant now, Duration lease) implements Op {
+  record Heartbeat(int via, RecordId id, FenceToken fence, Instant now, Duration lease)
+      implements Op {
     @Override
     public Result call(KeyStore store) {
       store.heartbeat(id, fence, now, lease);
@@ -68,12 +79,21 @@ public sealed interface Op {
 
     @Override
     public String describe(Instant base) {
-      return "heartbeat(" + id + ", " + fence + ", now=" + Describe.relative(now, base) + ", lease=" + lease + ")";
+      return "heartbeat("
+          + id
+          + ", "
+          + fence
+          + ", now="
+          + Describe.relative(now, base)
+          + ", lease="
+          + lease
+          + ")";
     }
   }
 
   /** {@code checkpoint}. */
-  record Checkpoint(int via, RecordId id, FenceToken fence, RecoveryPoint point, Instant now, Duration lease)
+  record Checkpoint(
+      int via, RecordId id, FenceToken fence, RecoveryPoint point, Instant now, Duration lease)
       implements Op {
     @Override
     public Result call(KeyStore store) {
@@ -83,13 +103,23 @@ public sealed interface Op {
 
     @Override
     public String describe(Instant base) {
-      return "checkpoint(" + id + ", " + fence + ", " + point.name() + ", now=" + Describe.relative(now, base)
-          + ", lease=" + lease + ")";
+      return "checkpoint("
+          + id
+          + ", "
+          + fence
+          + ", "
+          + point.name()
+          + ", now="
+          + Describe.relative(now, base)
+          + ", lease="
+          + lease
+          + ")";
     }
   }
 
   /** {@code complete}. */
-  record Complete(int via, RecordId id, FenceToken fence, StoredResponse response, Instant now) implements Op {
+  record Complete(int via, RecordId id, FenceToken fence, StoredResponse response, Instant now)
+      implements Op {
     @Override
     public Result call(KeyStore store) {
       store.complete(id, fence, response, now);
@@ -98,8 +128,15 @@ public sealed interface Op {
 
     @Override
     public String describe(Instant base) {
-      return "complete(" + id + ", " + fence + ", " + Describe.response(response) + ", now="
-          + Describe.relative(now, base) + ")";
+      return "complete("
+          + id
+          + ", "
+          + fence
+          + ", "
+          + Describe.response(response)
+          + ", now="
+          + Describe.relative(now, base)
+          + ")";
     }
   }
 
@@ -163,7 +200,12 @@ public sealed interface Op {
 
     @Override
     public String describe(Instant base) {
-      return "deleteExpired(now=" + Describe.relative(now, base) + ", retention=" + retention + ", limit=" + limit
+      return "deleteExpired(now="
+          + Describe.relative(now, base)
+          + ", retention="
+          + retention
+          + ", limit="
+          + limit
           + ")";
     }
   }

@@ -11,9 +11,10 @@ import dev.idempotency.spi.RecordSnapshot;
 import java.time.Instant;
 
 /**
- * What a rule requires of one record snapshot, one AssertJ assertion per fact, so that a failure says which fact
- * broke: "Rule 1.1 violated: after a won claim, the fence of {…}: expected: fence#2 but was: fence#1". Made by
- * {@link Verifier#record}; each method checks one fact at once and returns this for the next.
+ * What a rule requires of one record snapshot, one AssertJ assertion per fact, so that a failure
+ * says which fact broke: "Rule 1.1 violated: after a won claim, the fence of {…}: expected: fence#2
+ * but was: fence#1". Made by {@link Verifier#record}; each method checks one fact at once and
+ * returns this for the next.
  */
 public final class RecordFacts {
   private final Verifier verifier;
@@ -40,7 +41,8 @@ public final class RecordFacts {
 
   /** The record keeps the fingerprint {@code expected}. */
   public RecordFacts fingerprint(Fingerprint expected) {
-    verifier.fact(rule, the("fingerprint"), () -> assertThat(snapshot.fingerprint()).isEqualTo(expected));
+    verifier.fact(
+        rule, the("fingerprint"), () -> assertThat(snapshot.fingerprint()).isEqualTo(expected));
     return this;
   }
 
@@ -52,25 +54,29 @@ public final class RecordFacts {
 
   /** The record has a lease expiry (it is in flight). */
   public RecordFacts leased() {
-    verifier.fact(rule, the("lease expiry"), () -> assertThat(snapshot.leaseExpiresAt()).isPresent());
+    verifier.fact(
+        rule, the("lease expiry"), () -> assertThat(snapshot.leaseExpiresAt()).isPresent());
     return this;
   }
 
   /** The record's lease expires at {@code expected}, to the millisecond. */
   public RecordFacts leaseExpiresAt(Instant expected) {
-    verifier.fact(rule, the("lease expiry"), () -> assertThat(snapshot.leaseExpiresAt()).contains(expected));
+    verifier.fact(
+        rule, the("lease expiry"), () -> assertThat(snapshot.leaseExpiresAt()).contains(expected));
     return this;
   }
 
   /** The record has no recovery point. */
   public RecordFacts noRecoveryPoint() {
-    verifier.fact(rule, the("recovery point"), () -> assertThat(snapshot.recoveryPoint()).isEmpty());
+    verifier.fact(
+        rule, the("recovery point"), () -> assertThat(snapshot.recoveryPoint()).isEmpty());
     return this;
   }
 
   /** The record's recovery point is {@code expected}. */
   public RecordFacts recoveryPoint(RecoveryPoint expected) {
-    verifier.fact(rule, the("recovery point"), () -> assertThat(snapshot.recoveryPoint()).contains(expected));
+    verifier.fact(
+        rule, the("recovery point"), () -> assertThat(snapshot.recoveryPoint()).contains(expected));
     return this;
   }
 
@@ -80,7 +86,10 @@ public final class RecordFacts {
     return this;
   }
 
-  /** The record's response is byte-identical to {@code expected}: its presence, status, headers and body. */
+  /**
+   * The record's response is byte-identical to {@code expected}: its presence, status, headers and
+   * body.
+   */
   public RecordFacts response(StoredResponse expected) {
     verifier.fact(rule, the("response"), () -> assertThat(snapshot.response()).isPresent());
     verifier.identical(snapshot.response().orElseThrow(), expected, rule, the("response"));
@@ -89,13 +98,15 @@ public final class RecordFacts {
 
   /** The record has a completion time. */
   public RecordFacts completed() {
-    verifier.fact(rule, the("completion time"), () -> assertThat(snapshot.completedAt()).isPresent());
+    verifier.fact(
+        rule, the("completion time"), () -> assertThat(snapshot.completedAt()).isPresent());
     return this;
   }
 
   /** The record completed at {@code expected}, to the millisecond. */
   public RecordFacts completedAt(Instant expected) {
-    verifier.fact(rule, the("completion time"), () -> assertThat(snapshot.completedAt()).contains(expected));
+    verifier.fact(
+        rule, the("completion time"), () -> assertThat(snapshot.completedAt()).contains(expected));
     return this;
   }
 

@@ -55,8 +55,8 @@ public sealed interface Result {
   }
 
   /**
-   * deleteExpired's count, and, when the sequential runner looked, which of the history's records it deleted
-   * (null when unknown).
+   * deleteExpired's count, and, when the sequential runner looked, which of the history's records
+   * it deleted (null when unknown).
    */
   record Deleted(int count, @Nullable Set<RecordId> which) implements Result {
     @Override

@@ -14,14 +14,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 
-/** Values the rules and the generators use: fingerprints, record ids, responses and recovery points. */
+/**
+ * Values the rules and the generators use: fingerprints, record ids, responses and recovery points.
+ */
 public final class Samples {
   private Samples() {}
 
   /** A SHA-256 fingerprint of {@code text}, as the HTTP layer would make one. */
   public static Fingerprint fingerprint(String text) {
     try {
-      return Fingerprint.of(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+      return Fingerprint.of(
+          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java platform has SHA-256", e);
     }
@@ -37,17 +40,22 @@ public final class Samples {
     Map<String, List<String>> headers = new LinkedHashMap<>();
     headers.put("Content-Type", List.of("text/plain; charset=utf-8"));
     headers.put("X-Produced-By", List.of(label));
-    return StoredResponse.of(201, headers, ("response of " + label).getBytes(StandardCharsets.UTF_8));
+    return StoredResponse.of(
+        201, headers, ("response of " + label).getBytes(StandardCharsets.UTF_8));
   }
 
-  /** A random response: a status among success and stored failures, 0 to 3 ordered headers, a text or binary body. */
+  /**
+   * A random response: a status among success and stored failures, 0 to 3 ordered headers, a text
+   * or binary body.
+   */
   public static StoredResponse randomResponse(SplittableRandom rnd, String label) {
     int[] statuses = {200, 201, 202, 400, 409, 422, 500, 503};
     Map<String, List<String>> headers = new LinkedHashMap<>();
     int n = rnd.nextInt(4);
     String[] names = {"Content-Type", "Location", "x-Trace-ID", "Cache-Control"};
     for (int i = 0; i < n; i++) {
-      headers.put(names[i], i % 2 == 0 ? List.of(label + "-" + i) : List.of("b-" + label, "a-" + label));
+      headers.put(
+          names[i], i % 2 == 0 ? List.of(label + "-" + i) : List.of("b-" + label, "a-" + label));
     }
     byte[] body;
     if (rnd.nextInt(5) == 0) {
@@ -60,9 +68,9 @@ public final class Samples {
   }
 
   /**
-   * Whether two responses are byte-identical: same status, same header names spelled the same in the same order,
-   * same values in the same order, same body bytes. Stricter than {@link StoredResponse#equals}, whose header
-   * comparison ignores order.
+   * Whether two responses are byte-identical: same status, same header names spelled the same in
+   * the same order, same values in the same order, same body bytes. Stricter than {@link
+   * StoredResponse#equals}, whose header comparison ignores order.
    */
   public static boolean identical(StoredResponse a, StoredResponse b) {
     return a.status() == b.status()

@@ -17,11 +17,12 @@ import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
- * Rule 2.1, sequentially: a seeded random history of single calls on a small key space (three records, two of them
- * the same key in two scopes; two fingerprints), spread over the store and its peers, each result checked against
- * the {@link ReferenceModel} as soon as it returns. With a controlled clock the history also moves time, often
- * exactly onto a lease, window or retention boundary or 1 ms before it, and writes with stale, foreign and never
- * issued fences. A failure prints the seed and the history up to the failing call.
+ * Rule 2.1, sequentially: a seeded random history of single calls on a small key space (three
+ * records, two of them the same key in two scopes; two fingerprints), spread over the store and its
+ * peers, each result checked against the {@link ReferenceModel} as soon as it returns. With a
+ * controlled clock the history also moves time, often exactly onto a lease, window or retention
+ * boundary or 1 ms before it, and writes with stale, foreign and never issued fences. A failure
+ * prints the seed and the history up to the failing call.
  */
 public final class SequentialHistories {
   private static final Duration[] LEASES = {Duration.ofSeconds(10), Duration.ofSeconds(30)};
@@ -34,7 +35,8 @@ public final class SequentialHistories {
   private final Verifier verifier;
 
   /** A runner over {@code stores} (the store first, then its peers). */
-  public SequentialHistories(List<KeyStore> stores, TckClock clock, Timing timing, Verifier verifier) {
+  public SequentialHistories(
+      List<KeyStore> stores, TckClock clock, Timing timing, Verifier verifier) {
     this.stores = List.copyOf(stores);
     this.clock = clock;
     this.timing = timing;
@@ -45,7 +47,8 @@ public final class SequentialHistories {
   public void run(long seed, int length) {
     SplittableRandom rnd = new SplittableRandom(seed);
     String scope = "seq-" + Long.toUnsignedString(seed, 36);
-    List<RecordId> ids = List.of(Samples.id(scope, "k1"), Samples.id(scope, "k2"), Samples.id(scope + "~b", "k1"));
+    List<RecordId> ids =
+        List.of(Samples.id(scope, "k1"), Samples.id(scope, "k2"), Samples.id(scope + "~b", "k1"));
     Fingerprint[] fps = {Samples.fingerprint("POST /a {1}"), Samples.fingerprint("POST /a {2}")};
     boolean controlled = clock.isControlled();
     ReferenceModel model = new ReferenceModel(controlled);
@@ -63,13 +66,24 @@ public final class SequentialHistories {
       int dice = rnd.nextInt(100);
       Op op;
       if (dice < 30) {
-        op = new Op.Claim(via, id, fps[rnd.nextInt(4) == 0 ? 1 : 0], now, pick(rnd, leases), pick(rnd, windows));
+        op =
+            new Op.Claim(
+                via,
+                id,
+                fps[rnd.nextInt(4) == 0 ? 1 : 0],
+                now,
+                pick(rnd, leases),
+                pick(rnd, windows));
       } else if (dice < 38) {
         op = new Op.Heartbeat(via, id, fence(rnd, id, issued), now, pick(rnd, leases));
       } else if (dice < 46) {
-        op = new Op.Checkpoint(via, id, fence(rnd, id, issued), Samples.point("p" + step), now, pick(rnd, leases));
+        op =
+            new Op.Checkpoint(
+                via, id, fence(rnd, id, issued), Samples.point("p" + step), now, pick(rnd, leases));
       } else if (dice < 60) {
-        op = new Op.Complete(via, id, fence(rnd, id, issued), Samples.randomResponse(rnd, "s" + step), now);
+        op =
+            new Op.Complete(
+                via, id, fence(rnd, id, issued), Samples.randomResponse(rnd, "s" + step), now);
       } else if (dice < 66) {
         op = new Op.Release(via, id, fence(rnd, id, issued), now);
       } else if (dice < 72) {
@@ -79,7 +93,8 @@ public final class SequentialHistories {
       } else if (dice < 81) {
         op = new Op.DeleteExpired(via, now, pick(rnd, retentions), 1 + rnd.nextInt(3));
       } else if (controlled) {
-        history.note(0, "clock moves to " + history.relative(move(rnd, state, windows, retentions)));
+        history.note(
+            0, "clock moves to " + history.relative(move(rnd, state, windows, retentions)));
         continue;
       } else {
         op = new Op.Lookup(via, id);
@@ -96,9 +111,16 @@ public final class SequentialHistories {
       ReferenceModel.Step verdict = model.apply(state, op, result);
       Rule broken = verdict.rule();
       if (broken != null) {
-        throw verifier.violation(broken, "a sequential history broke the rule at its last call: "
-            + verdict.violation() + "\nModel state before that call:" + state.describe() + "\n" + history.print(),
-            result instanceof Result.Threw t ? t.error() : null, seed);
+        throw verifier.violation(
+            broken,
+            "a sequential history broke the rule at its last call: "
+                + verdict.violation()
+                + "\nModel state before that call:"
+                + state.describe()
+                + "\n"
+                + history.print(),
+            result instanceof Result.Threw t ? t.error() : null,
+            seed);
       }
       state = verdict.after();
     }
@@ -108,10 +130,11 @@ public final class SequentialHistories {
   }
 
   /**
-   * Moves the clock: a little, about a lease, a lot, or (most often) exactly onto a boundary of a record or 1 ms
-   * before it. Returns the new time.
+   * Moves the clock: a little, about a lease, a lot, or (most often) exactly onto a boundary of a
+   * record or 1 ms before it. Returns the new time.
    */
-  private Instant move(SplittableRandom rnd, ReferenceModel.State state, Duration[] windows, Duration[] retentions) {
+  private Instant move(
+      SplittableRandom rnd, ReferenceModel.State state, Duration[] windows, Duration[] retentions) {
     Instant now = clock.instant();
     int dice = rnd.nextInt(10);
     if (dice < 4) {
@@ -150,8 +173,12 @@ public final class SequentialHistories {
     return clock.advance(Duration.ofSeconds(100 + rnd.nextInt(200)));
   }
 
-  /** A fence for a write: mostly the latest issued, else a stale one, a foreign one, or one never issued. */
-  private static FenceToken fence(SplittableRandom rnd, RecordId id, Map<RecordId, List<FenceToken>> issued) {
+  /**
+   * A fence for a write: mostly the latest issued, else a stale one, a foreign one, or one never
+   * issued.
+   */
+  private static FenceToken fence(
+      SplittableRandom rnd, RecordId id, Map<RecordId, List<FenceToken>> issued) {
     List<FenceToken> mine = issued.getOrDefault(id, List.of());
     int dice = rnd.nextInt(100);
     if (!mine.isEmpty() && dice < 65) {
@@ -181,9 +208,10 @@ public final class SequentialHistories {
   }
 
   /**
-   * Ends a controlled history the way the reaper would: far past every retention, deleteExpired in batches of 2
-   * while it returns 2; then none of the history's records may be left. This also keeps findAbandoned and
-   * deleteExpired of the next history on the same store free of this one's records.
+   * Ends a controlled history the way the reaper would: far past every retention, deleteExpired in
+   * batches of 2 while it returns 2; then none of the history's records may be left. This also
+   * keeps findAbandoned and deleteExpired of the next history on the same store free of this one's
+   * records.
    */
   private void drain(History history, ReferenceModel.State state, List<RecordId> ids, long seed) {
     Instant now = clock.advance(Duration.ofDays(30));
@@ -193,16 +221,35 @@ public final class SequentialHistories {
     do {
       n = stores.get(0).deleteExpired(now, RETENTIONS[RETENTIONS.length - 1], 2);
       if (n < 0 || n > 2 || ++rounds > 1000) {
-        throw verifier.violation(Rule.R7_3, "draining: deleteExpired(limit=2) returned " + n + " in round " + rounds
-            + "\n" + history.print(), null, seed);
+        throw verifier.violation(
+            Rule.R7_3,
+            "draining: deleteExpired(limit=2) returned "
+                + n
+                + " in round "
+                + rounds
+                + "\n"
+                + history.print(),
+            null,
+            seed);
       }
     } while (n == 2);
     for (RecordId id : ids) {
       if (stores.get(0).lookup(id).isPresent()) {
-        throw verifier.violation(Rule.R7_3, "30 days past every lease and completion, deleteExpired(limit=2)"
-            + " returned " + n + " (< limit, so the reaper stops), but " + id + " is still there: "
-            + Describe.snapshot(stores.get(0).lookup(id)) + "\nModel state:" + state.describe() + "\n"
-            + history.print(), null, seed);
+        throw verifier.violation(
+            Rule.R7_3,
+            "30 days past every lease and completion, deleteExpired(limit=2)"
+                + " returned "
+                + n
+                + " (< limit, so the reaper stops), but "
+                + id
+                + " is still there: "
+                + Describe.snapshot(stores.get(0).lookup(id))
+                + "\nModel state:"
+                + state.describe()
+                + "\n"
+                + history.print(),
+            null,
+            seed);
       }
     }
   }

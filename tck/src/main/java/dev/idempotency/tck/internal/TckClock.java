@@ -8,13 +8,13 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The clock the TCK passes to every SPI call as {@code now}. Controlled, it stands still until a test moves it,
- * so lease and window boundaries can be hit to the millisecond; in system mode (for stores with
- * {@code SERVER_CLOCK}, which ignore {@code now} anyway) it reads the system clock.
+ * The clock the TCK passes to every SPI call as {@code now}. Controlled, it stands still until a
+ * test moves it, so lease and window boundaries can be hit to the millisecond; in system mode (for
+ * stores with {@code SERVER_CLOCK}, which ignore {@code now} anyway) it reads the system clock.
  *
- * <p>A controlled clock starts far from the real date on purpose: a store that secretly reads the system clock
- * instead of {@code now} then fails every time rule, not just a few. Thread-safe: the concurrent histories move
- * it from several threads.
+ * <p>A controlled clock starts far from the real date on purpose: a store that secretly reads the
+ * system clock instead of {@code now} then fails every time rule, not just a few. Thread-safe: the
+ * concurrent histories move it from several threads.
  */
 public final class TckClock implements InstantSource {
   /** Where every controlled clock starts: a whole second, years away from the real date. */
@@ -44,14 +44,17 @@ public final class TckClock implements InstantSource {
 
   @Override
   public Instant instant() {
-    return now == null ? Instant.now() : Objects.requireNonNull(now.get(), "a controlled clock always holds a time");
+    return now == null
+        ? Instant.now()
+        : Objects.requireNonNull(now.get(), "a controlled clock always holds a time");
   }
 
   /** Moves a controlled clock forward by {@code d}; returns the new time. */
   public Instant advance(Duration d) {
     AtomicReference<Instant> controlled = requireControlled();
     if (d.isNegative()) {
-      throw new IllegalArgumentException("the TCK clock never moves back, but was asked to move " + d);
+      throw new IllegalArgumentException(
+          "the TCK clock never moves back, but was asked to move " + d);
     }
     return controlled.updateAndGet(t -> t.plus(d));
   }
@@ -64,7 +67,8 @@ public final class TckClock implements InstantSource {
   /** The controlled time, which only a controlled clock has. */
   private AtomicReference<Instant> requireControlled() {
     if (now == null) {
-      throw new IllegalStateException("the system clock cannot be moved; use Timeline, which sleeps instead");
+      throw new IllegalStateException(
+          "the system clock cannot be moved; use Timeline, which sleeps instead");
     }
     return now;
   }

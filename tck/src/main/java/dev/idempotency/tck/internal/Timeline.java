@@ -6,15 +6,16 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * Time as one time rule sees it: offsets from an anchor taken just before the call that started a lease or a
- * window. The rules are written once against it and run in both modes:
+ * Time as one time rule sees it: offsets from an anchor taken just before the call that started a
+ * lease or a window. The rules are written once against it and run in both modes:
  *
  * <ul>
- *   <li>controlled clock: {@link #justBefore} sets the clock 1 ms before the boundary and {@link #at} exactly on
- *       it, so boundaries are checked to the millisecond;
- *   <li>real time ({@code SERVER_CLOCK}): {@link #at} sleeps until the boundary plus the margin has passed, and
- *       {@link #justBefore} only makes sure the boundary minus the margin has not passed yet (if the machine was
- *       slower than that, the check would prove nothing: see {@link Knobs#tooSlowFails()}).
+ *   <li>controlled clock: {@link #justBefore} sets the clock 1 ms before the boundary and {@link
+ *       #at} exactly on it, so boundaries are checked to the millisecond;
+ *   <li>real time ({@code SERVER_CLOCK}): {@link #at} sleeps until the boundary plus the margin has
+ *       passed, and {@link #justBefore} only makes sure the boundary minus the margin has not
+ *       passed yet (if the machine was slower than that, the check would prove nothing: see {@link
+ *       Knobs#tooSlowFails()}).
  * </ul>
  */
 public final class Timeline {
@@ -53,9 +54,13 @@ public final class Timeline {
       long elapsed = System.nanoTime() - startNanos;
       long latest = offset.minus(timing.margin()).toNanos();
       if (elapsed > latest) {
-        tooSlow("this machine was too slow to check a time rule in real time: "
-            + TimeUnit.NANOSECONDS.toMillis(elapsed) + " ms passed, but the check had to happen within "
-            + TimeUnit.NANOSECONDS.toMillis(latest) + " ms; raise -D" + Knobs.SERVER_CLOCK_LEASE_MILLIS);
+        tooSlow(
+            "this machine was too slow to check a time rule in real time: "
+                + TimeUnit.NANOSECONDS.toMillis(elapsed)
+                + " ms passed, but the check had to happen within "
+                + TimeUnit.NANOSECONDS.toMillis(latest)
+                + " ms; raise -D"
+                + Knobs.SERVER_CLOCK_LEASE_MILLIS);
       }
     }
     return clock.instant();
@@ -73,13 +78,18 @@ public final class Timeline {
   }
 
   /**
-   * A check that came too late proves nothing either way: locally the test is aborted (skipped, with the reason),
-   * but where a skip would go unread (CI) it fails, so a run in which the time rules were never checked is red.
+   * A check that came too late proves nothing either way: locally the test is aborted (skipped,
+   * with the reason), but where a skip would go unread (CI) it fails, so a run in which the time
+   * rules were never checked is red.
    */
   private static void tooSlow(String message) {
     if (Knobs.tooSlowFails()) {
-      throw new AssertionError(message + " (" + Knobs.TOO_SLOW + "=fail: a time rule that could not be checked"
-          + " fails the run instead of skipping)");
+      throw new AssertionError(
+          message
+              + " ("
+              + Knobs.TOO_SLOW
+              + "=fail: a time rule that could not be checked"
+              + " fails the run instead of skipping)");
     }
     Assumptions.abort(message);
   }
@@ -91,7 +101,8 @@ public final class Timeline {
         TimeUnit.NANOSECONDS.sleep(left);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting for a lease or window to pass", e);
+        throw new IllegalStateException(
+            "interrupted while waiting for a lease or window to pass", e);
       }
     }
   }

@@ -5,11 +5,12 @@ import java.time.Duration;
 /**
  * The leases, windows and retentions the contract uses, which depend on how the store judges time.
  *
- * <p>With a controlled clock the production defaults (lease 30 s, window 24 h, retention 72 h) cost nothing: the
- * clock jumps. A {@code SERVER_CLOCK} store ignores the TCK's clock, so its time rules are proven with short real
- * durations (lease {@code L}, window {@code 1.25 L}, retention {@code 2 L}, with {@code L} = 1 s by default) and
- * real sleeps that overshoot each boundary by a margin of {@code L / 4}. The <em>stable</em> durations are for
- * rules that are not about time: long enough that nothing expires while such a test runs.
+ * <p>With a controlled clock the production defaults (lease 30 s, window 24 h, retention 72 h) cost
+ * nothing: the clock jumps. A {@code SERVER_CLOCK} store ignores the TCK's clock, so its time rules
+ * are proven with short real durations (lease {@code L}, window {@code 1.25 L}, retention {@code 2
+ * L}, with {@code L} = 1 s by default) and real sleeps that overshoot each boundary by a margin of
+ * {@code L / 4}. The <em>stable</em> durations are for rules that are not about time: long enough
+ * that nothing expires while such a test runs.
  */
 public final class Timing {
   private final boolean realTime;
@@ -21,8 +22,15 @@ public final class Timing {
   private final Duration stableWindow;
   private final Duration stableRetention;
 
-  private Timing(boolean realTime, Duration lease, Duration window, Duration retention, Duration margin,
-      Duration stableLease, Duration stableWindow, Duration stableRetention) {
+  private Timing(
+      boolean realTime,
+      Duration lease,
+      Duration window,
+      Duration retention,
+      Duration margin,
+      Duration stableLease,
+      Duration stableWindow,
+      Duration stableRetention) {
     this.realTime = realTime;
     this.lease = lease;
     this.window = window;
@@ -44,11 +52,20 @@ public final class Timing {
   /** The profile for a {@code SERVER_CLOCK} store: short real durations, see the class comment. */
   public static Timing realTime(long leaseMillis) {
     Duration lease = Duration.ofMillis(leaseMillis);
-    return new Timing(true, lease, lease.multipliedBy(5).dividedBy(4), lease.multipliedBy(2), lease.dividedBy(4),
-        Duration.ofMinutes(5), Duration.ofHours(1), Duration.ofHours(2));
+    return new Timing(
+        true,
+        lease,
+        lease.multipliedBy(5).dividedBy(4),
+        lease.multipliedBy(2),
+        lease.dividedBy(4),
+        Duration.ofMinutes(5),
+        Duration.ofHours(1),
+        Duration.ofHours(2));
   }
 
-  /** Whether time passes by real sleeps (a SERVER_CLOCK store) rather than by moving the TCK clock. */
+  /**
+   * Whether time passes by real sleeps (a SERVER_CLOCK store) rather than by moving the TCK clock.
+   */
   public boolean isRealTime() {
     return realTime;
   }
@@ -68,7 +85,10 @@ public final class Timing {
     return retention;
   }
 
-  /** How far past a boundary a real sleep goes; zero for a controlled clock, which hits boundaries exactly. */
+  /**
+   * How far past a boundary a real sleep goes; zero for a controlled clock, which hits boundaries
+   * exactly.
+   */
   public Duration margin() {
     return margin;
   }
@@ -90,7 +110,15 @@ public final class Timing {
 
   @Override
   public String toString() {
-    return (realTime ? "real time" : "controlled clock") + " (lease " + lease + ", window " + window
-        + ", retention " + retention + ", margin " + margin + ")";
+    return (realTime ? "real time" : "controlled clock")
+        + " (lease "
+        + lease
+        + ", window "
+        + window
+        + ", retention "
+        + retention
+        + ", margin "
+        + margin
+        + ")";
   }
 }

@@ -25,22 +25,30 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * A deliberately plain, correct store: one lock around a HashMap, written straight from KeyStore's javadoc. It is
- * the control of the self-test (it passes the whole contract, so a mutant's failure is caused by its one
- * mutation) and the base of every mutant, which overrides one hook to break one rule. Instances made with
- * {@link #peer()} share the records, standing for a second application instance.
+ * A deliberately plain, correct store: one lock around a HashMap, written straight from KeyStore's
+ * javadoc. It is the control of the self-test (it passes the whole contract, so a mutant's failure
+ * is caused by its one mutation) and the base of every mutant, which overrides one hook to break
+ * one rule. Instances made with {@link #peer()} share the records, standing for a second
+ * application instance.
  */
 public class MapKeyStore implements KeyStore {
 
   /** One record; immutable, replaced on change. */
-  protected record Rec(KeyState state, Fingerprint fingerprint, FenceToken fence, Instant leaseExpiresAt,
-      RecoveryPoint point, StoredResponse response, Instant completedAt) {}
+  protected record Rec(
+      KeyState state,
+      Fingerprint fingerprint,
+      FenceToken fence,
+      Instant leaseExpiresAt,
+      RecoveryPoint point,
+      StoredResponse response,
+      Instant completedAt) {}
 
   /** What the instances of one store share. */
   protected static final class Backend {
     final Object lock = new Object();
     final Map<Object, Rec> records = new HashMap<>();
     final Map<Object, Long> fences = new HashMap<>();
+
     /** The fence of the claim that began each record's current request. */
     final Map<Object, FenceToken> generations = new HashMap<>();
   }
@@ -111,10 +119,13 @@ public class MapKeyStore implements KeyStore {
     Object key = key(request.id());
     Instant now = time(request.now());
     Instant leaseEnd = now.plus(request.lease());
-    if (current == null || current.state() == KeyState.COMPLETE
-        && windowPassed(current.completedAt(), request.replayWindow(), now)) {
+    if (current == null
+        || current.state() == KeyState.COMPLETE
+            && windowPassed(current.completedAt(), request.replayWindow(), now)) {
       FenceToken fence = nextFence(key);
-      backend.records.put(key, new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence, leaseEnd, null, null, null));
+      backend.records.put(
+          key,
+          new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence, leaseEnd, null, null, null));
       return fresh(key, fence);
     }
     if (!current.fingerprint().equals(request.fingerprint())) {
@@ -127,8 +138,16 @@ public class MapKeyStore implements KeyStore {
       return inFlight(request, current, now);
     }
     FenceToken fence = nextFence(key);
-    backend.records.put(key, new Rec(KeyState.IN_FLIGHT, current.fingerprint(), fence, leaseEnd, current.point(),
-        null, null));
+    backend.records.put(
+        key,
+        new Rec(
+            KeyState.IN_FLIGHT,
+            current.fingerprint(),
+            fence,
+            leaseEnd,
+            current.point(),
+            null,
+            null));
     return takenOver(key, fence, current);
   }
 
@@ -140,7 +159,10 @@ public class MapKeyStore implements KeyStore {
 
   /** A takeover of {@code current}: it keeps the generation of the request it resumes. */
   protected ClaimOutcome.Claimed takenOver(Object key, FenceToken fence, Rec current) {
-    return new ClaimOutcome.Claimed(fence, Optional.ofNullable(current.point()), true,
+    return new ClaimOutcome.Claimed(
+        fence,
+        Optional.ofNullable(current.point()),
+        true,
         backend.generations.getOrDefault(key, fence));
   }
 
@@ -157,23 +179,51 @@ public class MapKeyStore implements KeyStore {
   @Override
   public void heartbeat(RecordId id, FenceToken fence, Instant now, Duration lease) {
     positive(lease);
-    write(id, fence, now, r -> new Rec(r.state(), r.fingerprint(), r.fence(), time(now).plus(lease), r.point(), null,
-        null));
+    write(
+        id,
+        fence,
+        now,
+        r ->
+            new Rec(
+                r.state(),
+                r.fingerprint(),
+                r.fence(),
+                time(now).plus(lease),
+                r.point(),
+                null,
+                null));
   }
 
   @Override
-  public void checkpoint(RecordId id, FenceToken fence, RecoveryPoint point, Instant now, Duration lease) {
+  public void checkpoint(
+      RecordId id, FenceToken fence, RecoveryPoint point, Instant now, Duration lease) {
     Objects.requireNonNull(point, "point");
     positive(lease);
-    write(id, fence, now, r -> new Rec(r.state(), r.fingerprint(), r.fence(), time(now).plus(lease), point, null,
-        null));
+    write(
+        id,
+        fence,
+        now,
+        r ->
+            new Rec(
+                r.state(), r.fingerprint(), r.fence(), time(now).plus(lease), point, null, null));
   }
 
   @Override
   public void complete(RecordId id, FenceToken fence, StoredResponse response, Instant now) {
     Objects.requireNonNull(response, "response");
-    write(id, fence, now, r -> new Rec(KeyState.COMPLETE, r.fingerprint(), r.fence(), null, r.point(),
-        keep(response), time(now)));
+    write(
+        id,
+        fence,
+        now,
+        r ->
+            new Rec(
+                KeyState.COMPLETE,
+                r.fingerprint(),
+                r.fence(),
+                null,
+                r.point(),
+                keep(response),
+                time(now)));
   }
 
   @Override
@@ -193,8 +243,12 @@ public class MapKeyStore implements KeyStore {
       Object key = key(id);
       Rec r = backend.records.get(key);
       if (r == null || !owns(r, fence, time(now))) {
-        throw new LeaseLostException(id, fence, r == null ? "the record is absent" : "the record is " + r.state()
-            + " with " + r.fence());
+        throw new LeaseLostException(
+            id,
+            fence,
+            r == null
+                ? "the record is absent"
+                : "the record is " + r.state() + " with " + r.fence());
       }
       Rec next = change.apply(r);
       if (next == null) {
@@ -216,8 +270,15 @@ public class MapKeyStore implements KeyStore {
   }
 
   private static RecordSnapshot snapshot(RecordId id, Rec r) {
-    return new RecordSnapshot(id, r.state(), r.fingerprint(), r.fence(), Optional.ofNullable(r.leaseExpiresAt()),
-        Optional.ofNullable(r.point()), Optional.ofNullable(r.response()), Optional.ofNullable(r.completedAt()));
+    return new RecordSnapshot(
+        id,
+        r.state(),
+        r.fingerprint(),
+        r.fence(),
+        Optional.ofNullable(r.leaseExpiresAt()),
+        Optional.ofNullable(r.point()),
+        Optional.ofNullable(r.response()),
+        Optional.ofNullable(r.completedAt()));
   }
 
   /** The RecordId a map key stands for (the key is the id, except in the flattening mutant). */

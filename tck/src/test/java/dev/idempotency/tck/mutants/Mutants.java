@@ -16,13 +16,17 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Deliberately broken stores: each is {@link MapKeyStore} with one mutation, the kind of bug real stores have.
- * The self-test requires the contract to fail each one on the rule it breaks, with that rule named.
+ * Deliberately broken stores: each is {@link MapKeyStore} with one mutation, the kind of bug real
+ * stores have. The self-test requires the contract to fail each one on the rule it breaks, with
+ * that rule named.
  */
 public final class Mutants {
   private Mutants() {}
 
-  /** (a) Check-then-insert: reads the record, pauses (as a network round trip would), then writes blindly. */
+  /**
+   * (a) Check-then-insert: reads the record, pauses (as a network round trip would), then writes
+   * blindly.
+   */
   public static final class CheckThenInsert extends MapKeyStore {
     public CheckThenInsert() {}
 
@@ -44,7 +48,8 @@ public final class Mutants {
       }
       Thread.yield();
       try {
-        Thread.sleep(1); // the gap every read-then-write has; a round trip makes it this wide and wider
+        Thread.sleep(
+            1); // the gap every read-then-write has; a round trip makes it this wide and wider
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -73,7 +78,10 @@ public final class Mutants {
     }
   }
 
-  /** (c) Binary state, "seen or not": a claim of an in-flight record claims it again instead of answering InFlight. */
+  /**
+   * (c) Binary state, "seen or not": a claim of an in-flight record claims it again instead of
+   * answering InFlight.
+   */
   public static final class BinaryState extends MapKeyStore {
     public BinaryState() {}
 
@@ -89,8 +97,16 @@ public final class Mutants {
     @Override
     protected ClaimOutcome inFlight(ClaimRequest request, Rec current, Instant now) {
       FenceToken fence = nextFence(key(request.id()));
-      backend.records.put(key(request.id()), new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence,
-          now.plus(request.lease()), null, null, null));
+      backend.records.put(
+          key(request.id()),
+          new Rec(
+              KeyState.IN_FLIGHT,
+              request.fingerprint(),
+              fence,
+              now.plus(request.lease()),
+              null,
+              null,
+              null));
       return fresh(key(request.id()), fence);
     }
   }
@@ -139,9 +155,10 @@ public final class Mutants {
   }
 
   /**
-   * (e2) Fence drawn before the record is installed, in a separate step (as a store that calls {@code nextval}
-   * and then inserts, or increments a counter and then does a put-if-absent): a concurrent claim can draw a later
-   * fence, install and release it in between, and the earlier fence is installed after it.
+   * (e2) Fence drawn before the record is installed, in a separate step (as a store that calls
+   * {@code nextval} and then inserts, or increments a counter and then does a put-if-absent): a
+   * concurrent claim can draw a later fence, install and release it in between, and the earlier
+   * fence is installed after it.
    */
   public static final class FenceDrawnBeforeInstall extends MapKeyStore {
     private final ThreadLocal<FenceToken> drawnEarly = new ThreadLocal<>();
@@ -219,8 +236,16 @@ public final class Mutants {
     protected ClaimOutcome mismatch(ClaimRequest request, Rec current, Instant now) {
       if (current.state() == KeyState.IN_FLIGHT && expired(current.leaseExpiresAt(), now)) {
         FenceToken fence = nextFence(key(request.id()));
-        backend.records.put(key(request.id()), new Rec(KeyState.IN_FLIGHT, request.fingerprint(), fence,
-            now.plus(request.lease()), current.point(), null, null));
+        backend.records.put(
+            key(request.id()),
+            new Rec(
+                KeyState.IN_FLIGHT,
+                request.fingerprint(),
+                fence,
+                now.plus(request.lease()),
+                current.point(),
+                null,
+                null));
         return takenOver(key(request.id()), fence, current);
       }
       return super.mismatch(request, current, now);
@@ -246,7 +271,10 @@ public final class Mutants {
     }
   }
 
-  /** (i) Writes also require a live lease, so an owner that was slow but not taken over cannot finish. */
+  /**
+   * (i) Writes also require a live lease, so an owner that was slow but not taken over cannot
+   * finish.
+   */
   public static final class LiveLeaseRequired extends MapKeyStore {
     public LiveLeaseRequired() {}
 
@@ -265,7 +293,10 @@ public final class Mutants {
     }
   }
 
-  /** A batch renewal that renews what it can but reports no refused fence: owners never learn they lost. */
+  /**
+   * A batch renewal that renews what it can but reports no refused fence: owners never learn they
+   * lost.
+   */
   public static final class SilentBatchRenewal extends MapKeyStore {
     public SilentBatchRenewal() {}
 
@@ -279,13 +310,16 @@ public final class Mutants {
     }
 
     @Override
-    public Set<RecordId> heartbeatAll(Map<RecordId, FenceToken> leases, Instant now, Duration lease) {
+    public Set<RecordId> heartbeatAll(
+        Map<RecordId, FenceToken> leases, Instant now, Duration lease) {
       super.heartbeatAll(leases, now, lease);
       return Set.of();
     }
   }
 
-  /** A takeover that begins a generation of its own: the resumed request's downstream keys change. */
+  /**
+   * A takeover that begins a generation of its own: the resumed request's downstream keys change.
+   */
   public static final class GenerationNotKept extends MapKeyStore {
     public GenerationNotKept() {}
 
@@ -319,11 +353,14 @@ public final class Mutants {
 
     @Override
     protected StoredResponse keep(StoredResponse response) {
-      return StoredResponse.of(response.status(), new TreeMap<>(response.headers()), response.body());
+      return StoredResponse.of(
+          response.status(), new TreeMap<>(response.headers()), response.body());
     }
   }
 
-  /** (k) Scope and key flattened into "scope/key", so ("a/b", "c") and ("a", "b/c") are one record. */
+  /**
+   * (k) Scope and key flattened into "scope/key", so ("a/b", "c") and ("a", "b/c") are one record.
+   */
   public static final class FlatKey extends MapKeyStore {
     public FlatKey() {}
 
@@ -375,8 +412,9 @@ public final class Mutants {
   }
 
   /**
-   * Not a mutant: the correct store on the system clock, but every claim takes as long as the real-time lease (as
-   * on an overloaded machine), so the time rules' "just before the boundary" checks always come too late.
+   * Not a mutant: the correct store on the system clock, but every claim takes as long as the
+   * real-time lease (as on an overloaded machine), so the time rules' "just before the boundary"
+   * checks always come too late.
    */
   public static final class SlowServerClock extends ServerClock {
     private final Duration latency;

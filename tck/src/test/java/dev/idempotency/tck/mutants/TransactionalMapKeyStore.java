@@ -14,11 +14,12 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * A deliberately plain, correct transactional store: {@link MapKeyStore} plus a business table of markers, written
- * straight from {@link TransactionalKeyStore}'s javadoc. The work writes into a {@link Tx} that buffers its writes;
- * the commit applies them together with the fenced write, under the store's one lock, or, if the fenced write is
- * refused, not at all. It is the control of the transactional self-test and the base of its mutants, each of which
- * overrides one hook to break one rule.
+ * A deliberately plain, correct transactional store: {@link MapKeyStore} plus a business table of
+ * markers, written straight from {@link TransactionalKeyStore}'s javadoc. The work writes into a
+ * {@link Tx} that buffers its writes; the commit applies them together with the fenced write, under
+ * the store's one lock, or, if the fenced write is refused, not at all. It is the control of the
+ * transactional self-test and the base of its mutants, each of which overrides one hook to break
+ * one rule.
  */
 public class TransactionalMapKeyStore extends MapKeyStore
     implements TransactionalKeyStore<TransactionalMapKeyStore.Tx> {
@@ -28,7 +29,10 @@ public class TransactionalMapKeyStore extends MapKeyStore
   /** The business table: every marker committed, in commit order; guarded by the backend's lock. */
   private final List<String> table = new ArrayList<>();
 
-  /** The transaction handle the work gets: it buffers the work's writes until the store commits them. */
+  /**
+   * The transaction handle the work gets: it buffers the work's writes until the store commits
+   * them.
+   */
   public static final class Tx {
     private final List<String> writes = new ArrayList<>();
     private boolean aborted;
@@ -38,7 +42,10 @@ public class TransactionalMapKeyStore extends MapKeyStore
       writes.add(Objects.requireNonNull(marker, "marker"));
     }
 
-    /** Dooms this transaction as a serialization failure would: the store rolls it back and runs the work again. */
+    /**
+     * Dooms this transaction as a serialization failure would: the store rolls it back and runs the
+     * work again.
+     */
     public void abortRetryably() {
       aborted = true;
     }
@@ -61,20 +68,30 @@ public class TransactionalMapKeyStore extends MapKeyStore
   }
 
   @Override
-  public <R> R inPhase(Execution execution, RecoveryPoint next, TransactionalWork<Tx, R> work) throws Exception {
+  public <R> R inPhase(Execution execution, RecoveryPoint next, TransactionalWork<Tx, R> work)
+      throws Exception {
     TransactionCallbacks callbacks = callbacks(execution);
     Objects.requireNonNull(next, "next");
     Objects.requireNonNull(work, "work");
-    return transaction(callbacks, work, r -> phaseWrite(execution, next), r -> callbacks.phaseCommitted(next));
+    return transaction(
+        callbacks, work, r -> phaseWrite(execution, next), r -> callbacks.phaseCommitted(next));
   }
 
   @Override
-  public StoredResponse completeWith(Execution execution, TransactionalWork<Tx, StoredResponse> work)
-      throws Exception {
+  public StoredResponse completeWith(
+      Execution execution, TransactionalWork<Tx, StoredResponse> work) throws Exception {
     TransactionCallbacks callbacks = callbacks(execution);
     Objects.requireNonNull(work, "work");
-    return transaction(callbacks, work, r -> complete(execution.recordId(), execution.fence(),
-        Objects.requireNonNull(r, "the work's response"), execution.now()), callbacks::completionCommitted);
+    return transaction(
+        callbacks,
+        work,
+        r ->
+            complete(
+                execution.recordId(),
+                execution.fence(),
+                Objects.requireNonNull(r, "the work's response"),
+                execution.now()),
+        callbacks::completionCommitted);
   }
 
   /** The execution's callbacks; refuses an execution without them. */
@@ -87,8 +104,12 @@ public class TransactionalMapKeyStore extends MapKeyStore
     checkpoint(execution.recordId(), execution.fence(), next, execution.now(), execution.lease());
   }
 
-  private <R> R transaction(TransactionCallbacks callbacks, TransactionalWork<Tx, R> work, Consumer<R> fencedWrite,
-      Consumer<R> reportCommitted) throws Exception {
+  private <R> R transaction(
+      TransactionCallbacks callbacks,
+      TransactionalWork<Tx, R> work,
+      Consumer<R> fencedWrite,
+      Consumer<R> reportCommitted)
+      throws Exception {
     callbacks.phaseOpening();
     boolean committed = false;
     try {
@@ -130,15 +151,16 @@ public class TransactionalMapKeyStore extends MapKeyStore
   protected <R> void workFailed(Consumer<R> fencedWrite) {}
 
   /** Commits, then reports the commit to the execution. */
-  protected <R> void commitAndReport(Tx tx, R result, Consumer<R> fencedWrite, Consumer<R> reportCommitted) {
+  protected <R> void commitAndReport(
+      Tx tx, R result, Consumer<R> fencedWrite, Consumer<R> reportCommitted) {
     commit(tx, result, fencedWrite);
     reportCommitted.accept(result);
   }
 
   /**
-   * The commit: the fenced write first, which throws {@link dev.idempotency.spi.LeaseLostException} and changes
-   * nothing when the fence is stale, then the work's writes, all under the lock, so that no reader sees one
-   * without the other.
+   * The commit: the fenced write first, which throws {@link dev.idempotency.spi.LeaseLostException}
+   * and changes nothing when the fence is stale, then the work's writes, all under the lock, so
+   * that no reader sees one without the other.
    */
   protected <R> void commit(Tx tx, R result, Consumer<R> fencedWrite) {
     synchronized (backend.lock) {

@@ -12,14 +12,17 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * Deliberately broken transactional stores: each is {@link TransactionalMapKeyStore} with one mutation, the kind
- * of bug a store's transaction loop has. The self-test requires the transactional contract to fail each one on
- * the rule it breaks, with that rule named.
+ * Deliberately broken transactional stores: each is {@link TransactionalMapKeyStore} with one
+ * mutation, the kind of bug a store's transaction loop has. The self-test requires the
+ * transactional contract to fail each one on the rule it breaks, with that rule named.
  */
 public final class TransactionalMutants {
   private TransactionalMutants() {}
 
-  /** Applies the work's writes before the fenced write, so a stale fence leaves them committed (rule 10.4). */
+  /**
+   * Applies the work's writes before the fenced write, so a stale fence leaves them committed (rule
+   * 10.4).
+   */
   public static final class StaleFenceCommitsWork extends TransactionalMapKeyStore {
     @Override
     protected <R> void commit(Tx tx, R result, Consumer<R> fencedWrite) {
@@ -35,14 +38,18 @@ public final class TransactionalMutants {
     @Override
     protected <R> void workFailed(Consumer<R> fencedWrite) {
       try {
-        fencedWrite.accept(null); // a phase's checkpoint needs no result; a completion's refuses a null response
+        fencedWrite.accept(
+            null); // a phase's checkpoint needs no result; a completion's refuses a null response
       } catch (RuntimeException ignored) {
         // the completion: nothing written
       }
     }
   }
 
-  /** Runs the work again in the aborted transaction, whose first run's writes are still buffered (rule 10.5). */
+  /**
+   * Runs the work again in the aborted transaction, whose first run's writes are still buffered
+   * (rule 10.5).
+   */
   public static final class ReRunKeepsEarlierWrites extends TransactionalMapKeyStore {
     @Override
     protected Tx nextTx(Tx previous) {
@@ -53,16 +60,21 @@ public final class TransactionalMutants {
   /** Tells the execution of the commit before committing (rule 10.6). */
   public static final class CommitReportedEarly extends TransactionalMapKeyStore {
     @Override
-    protected <R> void commitAndReport(Tx tx, R result, Consumer<R> fencedWrite, Consumer<R> reportCommitted) {
+    protected <R> void commitAndReport(
+        Tx tx, R result, Consumer<R> fencedWrite, Consumer<R> reportCommitted) {
       reportCommitted.accept(result);
       commit(tx, result, fencedWrite);
     }
   }
 
-  /** Tells the execution of a commit also when the fenced write was refused and the transaction rolled back (10.6). */
+  /**
+   * Tells the execution of a commit also when the fenced write was refused and the transaction
+   * rolled back (10.6).
+   */
   public static final class CommitReportedOnRollback extends TransactionalMapKeyStore {
     @Override
-    protected <R> void commitAndReport(Tx tx, R result, Consumer<R> fencedWrite, Consumer<R> reportCommitted) {
+    protected <R> void commitAndReport(
+        Tx tx, R result, Consumer<R> fencedWrite, Consumer<R> reportCommitted) {
       try {
         commit(tx, result, fencedWrite);
       } finally {
@@ -71,7 +83,10 @@ public final class TransactionalMutants {
     }
   }
 
-  /** Calls phaseClosed only after a commit, so a failed phase leaves the engine's renewals stopped (rule 10.6). */
+  /**
+   * Calls phaseClosed only after a commit, so a failed phase leaves the engine's renewals stopped
+   * (rule 10.6).
+   */
   public static final class NotClosedOnFailure extends TransactionalMapKeyStore {
     @Override
     protected void closed(TransactionCallbacks callbacks, boolean committed) {
@@ -86,19 +101,21 @@ public final class TransactionalMutants {
     @Override
     protected TransactionCallbacks callbacks(Execution execution) {
       Objects.requireNonNull(execution, "execution");
-      return execution instanceof TransactionCallbacks c ? c : new TransactionCallbacks() {
-        @Override
-        public void phaseOpening() {}
+      return execution instanceof TransactionCallbacks c
+          ? c
+          : new TransactionCallbacks() {
+            @Override
+            public void phaseOpening() {}
 
-        @Override
-        public void phaseClosed() {}
+            @Override
+            public void phaseClosed() {}
 
-        @Override
-        public void phaseCommitted(RecoveryPoint point) {}
+            @Override
+            public void phaseCommitted(RecoveryPoint point) {}
 
-        @Override
-        public void completionCommitted(StoredResponse response) {}
-      };
+            @Override
+            public void completionCommitted(StoredResponse response) {}
+          };
     }
   }
 
@@ -110,12 +127,20 @@ public final class TransactionalMutants {
     }
   }
 
-  /** A phase's fenced write records the recovery point but leaves the lease where the claim put it (rule 10.2). */
+  /**
+   * A phase's fenced write records the recovery point but leaves the lease where the claim put it
+   * (rule 10.2).
+   */
   public static final class PhaseKeepsOldLease extends TransactionalMapKeyStore {
     @Override
     protected void phaseWrite(Execution execution, RecoveryPoint next) {
-      Instant leaseEnd = lookup(execution.recordId()).flatMap(RecordSnapshot::leaseExpiresAt).orElseThrow();
-      checkpoint(execution.recordId(), execution.fence(), next, leaseEnd.minus(execution.lease()),
+      Instant leaseEnd =
+          lookup(execution.recordId()).flatMap(RecordSnapshot::leaseExpiresAt).orElseThrow();
+      checkpoint(
+          execution.recordId(),
+          execution.fence(),
+          next,
+          leaseEnd.minus(execution.lease()),
           execution.lease());
     }
   }

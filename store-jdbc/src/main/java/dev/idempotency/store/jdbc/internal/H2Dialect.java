@@ -24,15 +24,17 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * H2 2.x: the standard {@code MERGE INTO … USING … WHEN MATCHED … WHEN NOT MATCHED}, read through
- * {@code FINAL TABLE}, which H2 accepts in every compatibility mode (its MySQL and PostgreSQL upserts depend on the
- * mode). The matched branch always updates the row, setting each column to itself unless the record is claimable,
- * and records in {@code claim_kind} what this statement decided ({@code F} fresh, {@code T} takeover, {@code N}
- * nothing), so the one statement returns the row in every outcome. Two sessions inserting the same new key: one
- * fails with a duplicate key, and reads again.
+ * {@code FINAL TABLE}, which H2 accepts in every compatibility mode (its MySQL and PostgreSQL
+ * upserts depend on the mode). The matched branch always updates the row, setting each column to
+ * itself unless the record is claimable, and records in {@code claim_kind} what this statement
+ * decided ({@code F} fresh, {@code T} takeover, {@code N} nothing), so the one statement returns
+ * the row in every outcome. Two sessions inserting the same new key: one fails with a duplicate
+ * key, and reads again.
  */
 final class H2Dialect extends SqlDialect {
   /** The store's logger, named after the public class by which users configure logging. */
-  private static final System.Logger LOG = System.getLogger("dev.idempotency.store.jdbc.JdbcKeyStore");
+  private static final System.Logger LOG =
+      System.getLogger("dev.idempotency.store.jdbc.JdbcKeyStore");
 
   private final NamedSql claim;
   private final String expiredKeys;
@@ -44,41 +46,120 @@ final class H2Dialect extends SqlDialect {
     String t = names.table();
     String n = now();
     String seq = "NEXT VALUE FOR " + names.sequence();
-    String absent = "(r.state = 'R' OR (r.state = 'C' AND r.completed_at_ns <= " + n + " - " + WINDOW + "))";
-    String takeover = "(r.state = 'I' AND r.lease_expires_at_ns <= " + n + " AND r.fingerprint = s.fp)";
+    String absent =
+        "(r.state = 'R' OR (r.state = 'C' AND r.completed_at_ns <= " + n + " - " + WINDOW + "))";
+    String takeover =
+        "(r.state = 'I' AND r.lease_expires_at_ns <= " + n + " AND r.fingerprint = s.fp)";
     String won = "(" + absent + " OR " + takeover + ")";
-    claim = NamedSql.parse("SELECT " + Row.COLUMNS + ", claim_kind, " + n + " AS db_now FROM FINAL TABLE ("
-        + "MERGE INTO " + t + " AS r USING (VALUES (CAST(" + SCOPE + " AS VARCHAR(255)), CAST(" + KEY
-        + " AS VARCHAR(255)), CAST(" + FINGERPRINT + " AS VARBINARY(64)), CAST(" + LEASE + " AS BIGINT)))"
-        + " AS s(scope, idem_key, fp, lease)"
-        + " ON r.scope = s.scope AND r.idem_key = s.idem_key"
-        + " WHEN MATCHED THEN UPDATE SET"
-        + " claim_kind = CASE WHEN " + absent + " THEN 'F' WHEN " + takeover + " THEN 'T' ELSE 'N' END,"
-        + " fence = CASE WHEN " + won + " THEN GREATEST(" + seq + ", r.fence + 1) ELSE r.fence END,"
-        + " generation_fence = CASE WHEN " + takeover + " THEN COALESCE(r.generation_fence, r.fence) WHEN " + absent
-        + " THEN NULL ELSE r.generation_fence END,"
-        + " rp_name = CASE WHEN " + absent + " THEN NULL ELSE r.rp_name END,"
-        + " rp_data = CASE WHEN " + absent + " THEN NULL ELSE r.rp_data END,"
-        + " fingerprint = CASE WHEN " + won + " THEN s.fp ELSE r.fingerprint END,"
-        + " lease_expires_at_ns = CASE WHEN " + won + " THEN " + n + " + s.lease ELSE r.lease_expires_at_ns END,"
-        + " retain_from_ns = CASE WHEN " + won + " THEN " + n + " + s.lease ELSE r.retain_from_ns END,"
-        + " completed_at_ns = CASE WHEN " + won + " THEN NULL ELSE r.completed_at_ns END,"
-        + " response_status = CASE WHEN " + won + " THEN NULL ELSE r.response_status END,"
-        + " response_headers = CASE WHEN " + won + " THEN NULL ELSE r.response_headers END,"
-        + " response_body = CASE WHEN " + won + " THEN NULL ELSE r.response_body END,"
-        + " row_version = CASE WHEN " + won + " THEN r.row_version + 1 ELSE r.row_version END,"
-        + " state = CASE WHEN " + won + " THEN 'I' ELSE r.state END"
-        + " WHEN NOT MATCHED THEN INSERT (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns,"
-        + " completed_at_ns, retain_from_ns, claim_kind, row_version)"
-        + " VALUES (s.scope, s.idem_key, 'I', s.fp, " + seq + ", " + n + " + s.lease, NULL, " + n
-        + " + s.lease, 'F', 1))");
-    // H2 2.5.252 miscounts a DELETE with FETCH FIRST, over-deletes with a limited IN subquery, and returns
-    // duplicate and stale rows for "state IN (…) … ORDER BY … FETCH FIRST" over the (state, retain_from_ns) index
-    // (2.3.232 does not), so the batch is chosen by a SELECT without the IN list and deleted by key, each delete
+    claim =
+        NamedSql.parse(
+            "SELECT "
+                + Row.COLUMNS
+                + ", claim_kind, "
+                + n
+                + " AS db_now FROM FINAL TABLE ("
+                + "MERGE INTO "
+                + t
+                + " AS r USING (VALUES (CAST("
+                + SCOPE
+                + " AS VARCHAR(255)), CAST("
+                + KEY
+                + " AS VARCHAR(255)), CAST("
+                + FINGERPRINT
+                + " AS VARBINARY(64)), CAST("
+                + LEASE
+                + " AS BIGINT)))"
+                + " AS s(scope, idem_key, fp, lease)"
+                + " ON r.scope = s.scope AND r.idem_key = s.idem_key"
+                + " WHEN MATCHED THEN UPDATE SET"
+                + " claim_kind = CASE WHEN "
+                + absent
+                + " THEN 'F' WHEN "
+                + takeover
+                + " THEN 'T' ELSE 'N' END,"
+                + " fence = CASE WHEN "
+                + won
+                + " THEN GREATEST("
+                + seq
+                + ", r.fence + 1) ELSE r.fence END,"
+                + " generation_fence = CASE WHEN "
+                + takeover
+                + " THEN COALESCE(r.generation_fence, r.fence) WHEN "
+                + absent
+                + " THEN NULL ELSE r.generation_fence END,"
+                + " rp_name = CASE WHEN "
+                + absent
+                + " THEN NULL ELSE r.rp_name END,"
+                + " rp_data = CASE WHEN "
+                + absent
+                + " THEN NULL ELSE r.rp_data END,"
+                + " fingerprint = CASE WHEN "
+                + won
+                + " THEN s.fp ELSE r.fingerprint END,"
+                + " lease_expires_at_ns = CASE WHEN "
+                + won
+                + " THEN "
+                + n
+                + " + s.lease ELSE r.lease_expires_at_ns END,"
+                + " retain_from_ns = CASE WHEN "
+                + won
+                + " THEN "
+                + n
+                + " + s.lease ELSE r.retain_from_ns END,"
+                + " completed_at_ns = CASE WHEN "
+                + won
+                + " THEN NULL ELSE r.completed_at_ns END,"
+                + " response_status = CASE WHEN "
+                + won
+                + " THEN NULL ELSE r.response_status END,"
+                + " response_headers = CASE WHEN "
+                + won
+                + " THEN NULL ELSE r.response_headers END,"
+                + " response_body = CASE WHEN "
+                + won
+                + " THEN NULL ELSE r.response_body END,"
+                + " row_version = CASE WHEN "
+                + won
+                + " THEN r.row_version + 1 ELSE r.row_version END,"
+                + " state = CASE WHEN "
+                + won
+                + " THEN 'I' ELSE r.state END"
+                + " WHEN NOT MATCHED THEN INSERT (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns,"
+                + " completed_at_ns, retain_from_ns, claim_kind, row_version)"
+                + " VALUES (s.scope, s.idem_key, 'I', s.fp, "
+                + seq
+                + ", "
+                + n
+                + " + s.lease, NULL, "
+                + n
+                + " + s.lease, 'F', 1))");
+    // H2 2.5.252 miscounts a DELETE with FETCH FIRST, over-deletes with a limited IN subquery, and
+    // returns
+    // duplicate and stale rows for "state IN (…) … ORDER BY … FETCH FIRST" over the (state,
+    // retain_from_ns) index
+    // (2.3.232 does not), so the batch is chosen by a SELECT without the IN list and deleted by
+    // key, each delete
     // re-checking that the record is still past retention.
-    expiredKeys = "SELECT scope, idem_key FROM " + t + " WHERE retain_from_ns <= " + n + " - " + RETENTION + " AND ";
-    deleteOne = NamedSql.parse("DELETE FROM " + t + " WHERE scope = " + SCOPE + " AND idem_key = " + KEY
-        + " AND retain_from_ns <= " + n + " - " + RETENTION);
+    expiredKeys =
+        "SELECT scope, idem_key FROM "
+            + t
+            + " WHERE retain_from_ns <= "
+            + n
+            + " - "
+            + RETENTION
+            + " AND ";
+    deleteOne =
+        NamedSql.parse(
+            "DELETE FROM "
+                + t
+                + " WHERE scope = "
+                + SCOPE
+                + " AND idem_key = "
+                + KEY
+                + " AND retain_from_ns <= "
+                + n
+                + " - "
+                + RETENTION);
   }
 
   @Override
@@ -87,20 +168,29 @@ final class H2Dialect extends SqlDialect {
   }
 
   /**
-   * H2 fixes {@code CURRENT_TIMESTAMP} for a whole transaction from its first use (in its regular, PostgreSQL and
-   * legacy modes; per command in the others), so a fenced write at the end of a long phase whose work read the
-   * clock early would date its lease from then, already expired perhaps. The phase pins the clock as it opens
-   * ({@link #pinTransactionClock}), and its fenced write takes the latest of: the clock as the statement sees it
-   * (right in the per-command modes), the pinned value plus the time elapsed since, and this JVM's clock, because
-   * H2 may date the pinned read a few milliseconds early (seen under load: 6 ms); the JVM's clock is the database's
-   * own for an embedded H2, and only lengthens the lease of a server whose clock runs behind. Outside a phase the
-   * three parameters are 0.
+   * H2 fixes {@code CURRENT_TIMESTAMP} for a whole transaction from its first use (in its regular,
+   * PostgreSQL and legacy modes; per command in the others), so a fenced write at the end of a long
+   * phase whose work read the clock early would date its lease from then, already expired perhaps.
+   * The phase pins the clock as it opens ({@link #pinTransactionClock}), and its fenced write takes
+   * the latest of: the clock as the statement sees it (right in the per-command modes), the pinned
+   * value plus the time elapsed since, and this JVM's clock, because H2 may date the pinned read a
+   * few milliseconds early (seen under load: 6 ms); the JVM's clock is the database's own for an
+   * embedded H2, and only lengthens the lease of a server whose clock runs behind. Outside a phase
+   * the three parameters are 0.
    */
   @Override
   String fencedNow() {
     return serverClock
-        ? "GREATEST(" + clockExpression() + ", CAST(" + PINNED + " AS BIGINT) + CAST(" + ELAPSED + " AS BIGINT),"
-            + " CAST(" + WALL_NOW + " AS BIGINT))"
+        ? "GREATEST("
+            + clockExpression()
+            + ", CAST("
+            + PINNED
+            + " AS BIGINT) + CAST("
+            + ELAPSED
+            + " AS BIGINT),"
+            + " CAST("
+            + WALL_NOW
+            + " AS BIGINT))"
         : now();
   }
 
@@ -109,19 +199,22 @@ final class H2Dialect extends SqlDialect {
     if (!serverClock) {
       return null;
     }
-    // read before the clock is pinned: the elapsed time measured from here can only overstate the phase's length
+    // read before the clock is pinned: the elapsed time measured from here can only overstate the
+    // phase's length
     long before = System.nanoTime();
-    try (PreparedStatement ps = c.prepareStatement("SELECT " + clockExpression()); ResultSet rs = ps.executeQuery()) {
+    try (PreparedStatement ps = c.prepareStatement("SELECT " + clockExpression());
+        ResultSet rs = ps.executeQuery()) {
       rs.next();
       return new PinnedClock(rs.getLong(1), before);
     }
   }
 
   /**
-   * No query timeout on H2: its driver runs a {@code SET QUERY_TIMEOUT} command for every statement that sets one
-   * (measured: 118 µs for {@code SELECT 1} with it, 6 µs without; the claim went from 11 µs to 224 µs), and H2
-   * bounds the one wait a statement of ours can have, a row lock, by itself ({@code LOCK_TIMEOUT}, 2 s by default,
-   * which ends as the same StoreUnavailableException). An embedded database has no network to hang on.
+   * No query timeout on H2: its driver runs a {@code SET QUERY_TIMEOUT} command for every statement
+   * that sets one (measured: 118 µs for {@code SELECT 1} with it, 6 µs without; the claim went from
+   * 11 µs to 224 µs), and H2 bounds the one wait a statement of ours can have, a row lock, by
+   * itself ({@code LOCK_TIMEOUT}, 2 s by default, which ends as the same
+   * StoreUnavailableException). An embedded database has no network to hang on.
    */
   @Override
   PreparedStatement withTimeout(PreparedStatement ps) {
@@ -134,7 +227,10 @@ final class H2Dialect extends SqlDialect {
     return c;
   }
 
-  /** A literal: H2 2.5 returns wrong rows when a cached statement's FETCH FIRST limit is a parameter. */
+  /**
+   * A literal: H2 2.5 returns wrong rows when a cached statement's FETCH FIRST limit is a
+   * parameter.
+   */
   @Override
   String limitClause(int limit) {
     return " FETCH FIRST " + limit + " ROWS ONLY";
@@ -156,7 +252,8 @@ final class H2Dialect extends SqlDialect {
     // parsed once per (states, limit): the limit is a literal here (see limitClause)
     String tail = states + " ORDER BY retain_from_ns" + limitClause(p.limit());
     NamedSql select = expiredKeysSql.computeIfAbsent(tail, k -> NamedSql.parse(expiredKeys + k));
-    try (PreparedStatement ps = prepare(select, c, p); ResultSet rs = ps.executeQuery()) {
+    try (PreparedStatement ps = prepare(select, c, p);
+        ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         keys.add(new String[] {rs.getString(1), rs.getString(2)});
       }
@@ -172,10 +269,11 @@ final class H2Dialect extends SqlDialect {
   }
 
   /**
-   * H2 writes a file database's commits to disk up to {@code WRITE_DELAY} ms (default 500) after the commit, and
-   * has no redo log: a process killed in that time loses them, completed records included, and a client that already
-   * holds the response then gets its retry executed again. Said at start-up, naming the setting; not an error,
-   * because a development database may accept it. An in-memory database (no path) has nothing to lose this way.
+   * H2 writes a file database's commits to disk up to {@code WRITE_DELAY} ms (default 500) after
+   * the commit, and has no redo log: a process killed in that time loses them, completed records
+   * included, and a client that already holds the response then gets its retry executed again. Said
+   * at start-up, naming the setting; not an error, because a development database may accept it. An
+   * in-memory database (no path) has nothing to lose this way.
    */
   @Override
   public void warnAboutSettings(Connection c) throws SQLException {
@@ -185,8 +283,9 @@ final class H2Dialect extends SqlDialect {
       try (ResultSet rs = s.executeQuery("SELECT DATABASE_PATH()")) {
         path = rs.next() ? rs.getString(1) : null;
       }
-      try (ResultSet rs = s.executeQuery(
-          "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'")) {
+      try (ResultSet rs =
+          s.executeQuery(
+              "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'")) {
         while (rs.next()) {
           delays.add(rs.getString(1));
         }
@@ -196,10 +295,15 @@ final class H2Dialect extends SqlDialect {
       c.rollback();
     }
     if (path != null && delays.stream().anyMatch(v -> !"0".equals(v))) {
-      LOG.log(System.Logger.Level.WARNING, "The H2 database " + path + " writes commits to disk up to WRITE_DELAY="
-          + String.join("/", delays) + " ms after they return: a process killed in that time loses them, and"
-          + " idempotency records with them (a completed request would run again on its retry). Add"
-          + " ;WRITE_DELAY=0 to the JDBC URL of a file database whose records must survive a crash.");
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "The H2 database "
+              + path
+              + " writes commits to disk up to WRITE_DELAY="
+              + String.join("/", delays)
+              + " ms after they return: a process killed in that time loses them, and"
+              + " idempotency records with them (a completed request would run again on its retry). Add"
+              + " ;WRITE_DELAY=0 to the JDBC URL of a file database whose records must survive a crash.");
     }
   }
 
@@ -210,10 +314,13 @@ final class H2Dialect extends SqlDialect {
     return l;
   }
 
-  // lostBefore changes nothing here: the statement decides under the row lock it takes, on the newest row.
+  // lostBefore changes nothing here: the statement decides under the row lock it takes, on the
+  // newest row.
   @Override
-  @Nullable ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore) throws SQLException {
-    try (PreparedStatement ps = prepare(claim, c, p); ResultSet rs = ps.executeQuery()) {
+  @Nullable ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore)
+      throws SQLException {
+    try (PreparedStatement ps = prepare(claim, c, p);
+        ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
         return null;
       }

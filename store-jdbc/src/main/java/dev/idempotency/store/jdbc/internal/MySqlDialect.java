@@ -29,26 +29,31 @@ import org.jspecify.annotations.Nullable;
 /**
  * MySQL 8 and MariaDB 10.11: {@code INSERT … ON DUPLICATE KEY UPDATE} with conditional assignments.
  *
- * <p>MySQL evaluates the assignments left to right and each one sees the columns already assigned, so the first
- * assignment decides on the old row and marks the decision with this statement's random {@code claim_nonce}
- * ({@code +nonce}: claimed here, {@code -nonce}: not); every later assignment asks whether the nonce is ours, and
- * {@code state}, which the decision reads, is assigned last. MariaDB's {@code SIMULTANEOUS_ASSIGNMENT} mode (also
- * part of {@code sql_mode=ORACLE}) shows every assignment the old row instead, where the nonce is still an earlier
- * claim's: then each assignment judges the claimability itself on that old row, by the same cases as the decision.
- * The statement is therefore right in both modes, whatever a pool sets per connection. The marker always changes, so
- * the update count is 1 for an insert and 2 for an update whether the driver reports found or affected rows.
+ * <p>MySQL evaluates the assignments left to right and each one sees the columns already assigned,
+ * so the first assignment decides on the old row and marks the decision with this statement's
+ * random {@code claim_nonce} ({@code +nonce}: claimed here, {@code -nonce}: not); every later
+ * assignment asks whether the nonce is ours, and {@code state}, which the decision reads, is
+ * assigned last. MariaDB's {@code SIMULTANEOUS_ASSIGNMENT} mode (also part of {@code
+ * sql_mode=ORACLE}) shows every assignment the old row instead, where the nonce is still an earlier
+ * claim's: then each assignment judges the claimability itself on that old row, by the same cases
+ * as the decision. The statement is therefore right in both modes, whatever a pool sets per
+ * connection. The marker always changes, so the update count is 1 for an insert and 2 for an update
+ * whether the driver reports found or affected rows.
  *
- * <p>The statement has no {@code RETURNING}, so the decision comes back in the OK packet's insert id, through
- * {@code LAST_INSERT_ID(expr)}: {@code payload * 8 + kind}, kind 1 claimed fresh, 2 taken over, 3 taken over with
- * a recovery point, 4 in flight (payload: nanoseconds of lease left), 5 mismatch (payload 0 in flight, 1
- * complete), 6 completed (the response is read in a second statement).
+ * <p>The statement has no {@code RETURNING}, so the decision comes back in the OK packet's insert
+ * id, through {@code LAST_INSERT_ID(expr)}: {@code payload * 8 + kind}, kind 1 claimed fresh, 2
+ * taken over, 3 taken over with a recovery point, 4 in flight (payload: nanoseconds of lease left),
+ * 5 mismatch (payload 0 in flight, 1 complete), 6 completed (the response is read in a second
+ * statement).
  *
- * <p>MySQL 8 has no sequences; the fence is {@code GREATEST(previous fence + 1, database clock in microseconds)}.
- * While the row exists that is strictly increasing; after a purge the next fence is the database clock, larger
- * than every purged fence unless the database clock stepped back by more than the retention.
+ * <p>MySQL 8 has no sequences; the fence is {@code GREATEST(previous fence + 1, database clock in
+ * microseconds)}. While the row exists that is strictly increasing; after a purge the next fence is
+ * the database clock, larger than every purged fence unless the database clock stepped back by more
+ * than the retention.
  */
 final class MySqlDialect extends SqlDialect {
-  private static final String CLOCK_MICROS = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
+  private static final String CLOCK_MICROS =
+      "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
 
   private final NamedSql claim;
   private final Map<String, NamedSql> deleteExpired = new ConcurrentHashMap<>();
@@ -57,42 +62,113 @@ final class MySqlDialect extends SqlDialect {
     super(names, serverClock, queryTimeoutSeconds);
     String t = names.table();
     String n = now();
-    // Whether this call claims the row, in either order of assignment: left to right (MySQL's default) the first
-    // assignment has already set the nonce to +nonce or -nonce, which answers; with SIMULTANEOUS_ASSIGNMENT in
-    // sql_mode (MariaDB, also part of sql_mode=ORACLE) every assignment sees the old row, whose nonce is an earlier
-    // claim's, so the claimability is judged again on that old row (the same cases the decision below claims).
-    String claimable = "(state = 'R' OR (state = 'C' AND completed_at_ns <= " + n + " - " + WINDOW + ")"
-        + " OR (state = 'I' AND fingerprint = VALUES(fingerprint) AND lease_expires_at_ns <= " + n + "))";
-    String ours = "(claim_nonce = VALUES(claim_nonce) OR (claim_nonce <> -VALUES(claim_nonce) AND " + claimable + "))";
-    claim = NamedSql.parse("INSERT INTO " + t + " (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns,"
-        + " completed_at_ns, retain_from_ns, claim_kind, claim_nonce, row_version)"
-        + " VALUES (" + SCOPE + ", " + KEY + ", 'I', " + FINGERPRINT + ", LAST_INSERT_ID(" + CLOCK_MICROS
-        + " * 8 + 1) DIV 8, " + n + " + " + LEASE + ", NULL, " + n + " + " + LEASE + ", 'F', " + NONCE + ", 1)"
-        + " ON DUPLICATE KEY UPDATE"
-        + " claim_nonce = IF(LAST_INSERT_ID(CASE"
-        + "   WHEN state = 'R' OR (state = 'C' AND completed_at_ns <= " + n + " - " + WINDOW + ")"
-        + "     THEN GREATEST(fence + 1, VALUES(fence)) * 8 + 1"
-        + "   WHEN fingerprint <> VALUES(fingerprint) THEN IF(state = 'C', 13, 5)"
-        + "   WHEN state = 'I' AND lease_expires_at_ns <= " + n
-        + "     THEN GREATEST(fence + 1, VALUES(fence)) * 8 + IF(rp_name IS NULL, 2, 3)"
-        + "   WHEN state = 'I' THEN (lease_expires_at_ns - " + n + ") * 8 + 4"
-        + "   ELSE 6 END) MOD 8 IN (1, 2, 3), VALUES(claim_nonce), -VALUES(claim_nonce)),"
-        + " claim_kind = IF(" + ours + ", IF(state = 'I', 'T', 'F'), claim_kind),"
-        + " rp_name = IF(" + ours + " AND state <> 'I', NULL, rp_name),"
-        + " rp_data = IF(" + ours + " AND state <> 'I', NULL, rp_data),"
-        // before fence and state change: a takeover keeps the request's generation, a fresh claim begins its own
-        + " generation_fence = IF(" + ours + ", IF(state = 'I', COALESCE(generation_fence, fence), NULL),"
-        + " generation_fence),"
-        + " fence = IF(" + ours + ", GREATEST(fence + 1, VALUES(fence)), fence),"
-        + " fingerprint = IF(" + ours + ", VALUES(fingerprint), fingerprint),"
-        + " lease_expires_at_ns = IF(" + ours + ", VALUES(lease_expires_at_ns), lease_expires_at_ns),"
-        + " retain_from_ns = IF(" + ours + ", VALUES(retain_from_ns), retain_from_ns),"
-        + " completed_at_ns = IF(" + ours + ", NULL, completed_at_ns),"
-        + " response_status = IF(" + ours + ", NULL, response_status),"
-        + " response_headers = IF(" + ours + ", NULL, response_headers),"
-        + " response_body = IF(" + ours + ", NULL, response_body),"
-        + " row_version = IF(" + ours + ", row_version + 1, row_version),"
-        + " state = IF(" + ours + ", 'I', state)");
+    // Whether this call claims the row, in either order of assignment: left to right (MySQL's
+    // default) the first
+    // assignment has already set the nonce to +nonce or -nonce, which answers; with
+    // SIMULTANEOUS_ASSIGNMENT in
+    // sql_mode (MariaDB, also part of sql_mode=ORACLE) every assignment sees the old row, whose
+    // nonce is an earlier
+    // claim's, so the claimability is judged again on that old row (the same cases the decision
+    // below claims).
+    String claimable =
+        "(state = 'R' OR (state = 'C' AND completed_at_ns <= "
+            + n
+            + " - "
+            + WINDOW
+            + ")"
+            + " OR (state = 'I' AND fingerprint = VALUES(fingerprint) AND lease_expires_at_ns <= "
+            + n
+            + "))";
+    String ours =
+        "(claim_nonce = VALUES(claim_nonce) OR (claim_nonce <> -VALUES(claim_nonce) AND "
+            + claimable
+            + "))";
+    claim =
+        NamedSql.parse(
+            "INSERT INTO "
+                + t
+                + " (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns,"
+                + " completed_at_ns, retain_from_ns, claim_kind, claim_nonce, row_version)"
+                + " VALUES ("
+                + SCOPE
+                + ", "
+                + KEY
+                + ", 'I', "
+                + FINGERPRINT
+                + ", LAST_INSERT_ID("
+                + CLOCK_MICROS
+                + " * 8 + 1) DIV 8, "
+                + n
+                + " + "
+                + LEASE
+                + ", NULL, "
+                + n
+                + " + "
+                + LEASE
+                + ", 'F', "
+                + NONCE
+                + ", 1)"
+                + " ON DUPLICATE KEY UPDATE"
+                + " claim_nonce = IF(LAST_INSERT_ID(CASE"
+                + "   WHEN state = 'R' OR (state = 'C' AND completed_at_ns <= "
+                + n
+                + " - "
+                + WINDOW
+                + ")"
+                + "     THEN GREATEST(fence + 1, VALUES(fence)) * 8 + 1"
+                + "   WHEN fingerprint <> VALUES(fingerprint) THEN IF(state = 'C', 13, 5)"
+                + "   WHEN state = 'I' AND lease_expires_at_ns <= "
+                + n
+                + "     THEN GREATEST(fence + 1, VALUES(fence)) * 8 + IF(rp_name IS NULL, 2, 3)"
+                + "   WHEN state = 'I' THEN (lease_expires_at_ns - "
+                + n
+                + ") * 8 + 4"
+                + "   ELSE 6 END) MOD 8 IN (1, 2, 3), VALUES(claim_nonce), -VALUES(claim_nonce)),"
+                + " claim_kind = IF("
+                + ours
+                + ", IF(state = 'I', 'T', 'F'), claim_kind),"
+                + " rp_name = IF("
+                + ours
+                + " AND state <> 'I', NULL, rp_name),"
+                + " rp_data = IF("
+                + ours
+                + " AND state <> 'I', NULL, rp_data),"
+                // before fence and state change: a takeover keeps the request's generation, a fresh
+                // claim begins its own
+                + " generation_fence = IF("
+                + ours
+                + ", IF(state = 'I', COALESCE(generation_fence, fence), NULL),"
+                + " generation_fence),"
+                + " fence = IF("
+                + ours
+                + ", GREATEST(fence + 1, VALUES(fence)), fence),"
+                + " fingerprint = IF("
+                + ours
+                + ", VALUES(fingerprint), fingerprint),"
+                + " lease_expires_at_ns = IF("
+                + ours
+                + ", VALUES(lease_expires_at_ns), lease_expires_at_ns),"
+                + " retain_from_ns = IF("
+                + ours
+                + ", VALUES(retain_from_ns), retain_from_ns),"
+                + " completed_at_ns = IF("
+                + ours
+                + ", NULL, completed_at_ns),"
+                + " response_status = IF("
+                + ours
+                + ", NULL, response_status),"
+                + " response_headers = IF("
+                + ours
+                + ", NULL, response_headers),"
+                + " response_body = IF("
+                + ours
+                + ", NULL, response_body),"
+                + " row_version = IF("
+                + ours
+                + ", row_version + 1, row_version),"
+                + " state = IF("
+                + ours
+                + ", 'I', state)");
   }
 
   @Override
@@ -112,20 +188,36 @@ final class MySqlDialect extends SqlDialect {
 
   @Override
   NamedSql deleteExpiredSql(String states) {
-    return deleteExpired.computeIfAbsent(states, s -> NamedSql.parse("DELETE FROM " + names.table() + " WHERE " + s
-        + " AND retain_from_ns <= " + now() + " - " + RETENTION + " LIMIT " + LIMIT));
+    return deleteExpired.computeIfAbsent(
+        states,
+        s ->
+            NamedSql.parse(
+                "DELETE FROM "
+                    + names.table()
+                    + " WHERE "
+                    + s
+                    + " AND retain_from_ns <= "
+                    + now()
+                    + " - "
+                    + RETENTION
+                    + " LIMIT "
+                    + LIMIT));
   }
 
   @Override
   public List<String> validationStatements() {
-    return List.of("SELECT " + Row.COLUMNS + ", retain_from_ns, claim_kind, claim_nonce, row_version FROM "
-        + names.table() + " WHERE 1 = 0");
+    return List.of(
+        "SELECT "
+            + Row.COLUMNS
+            + ", retain_from_ns, claim_kind, claim_nonce, row_version FROM "
+            + names.table()
+            + " WHERE 1 = 0");
   }
 
   /**
-   * A ranged {@code DELETE} under {@code REPEATABLE READ} (InnoDB's default) takes gap locks that would block
-   * concurrent claims; the batch needs no more than {@code READ COMMITTED}, so it runs at that level and puts the
-   * connection's level back.
+   * A ranged {@code DELETE} under {@code REPEATABLE READ} (InnoDB's default) takes gap locks that
+   * would block concurrent claims; the batch needs no more than {@code READ COMMITTED}, so it runs
+   * at that level and puts the connection's level back.
    */
   @Override
   public int deleteExpired(Connection c, ParamValues p) throws SQLException {
@@ -142,14 +234,15 @@ final class MySqlDialect extends SqlDialect {
   }
 
   /**
-   * The claim statement; {@code lostBefore} changes nothing here, because the statement decides under the row lock
-   * it takes, on the newest row. Each
-   * statement draws a nonce of its own, so that a later attempt of the same claim cannot find its own earlier
-   * refusal ({@code -nonce}) on the row, which under {@code SIMULTANEOUS_ASSIGNMENT} would make every assignment
-   * keep the old row while the decision reported the row claimed.
+   * The claim statement; {@code lostBefore} changes nothing here, because the statement decides
+   * under the row lock it takes, on the newest row. Each statement draws a nonce of its own, so
+   * that a later attempt of the same claim cannot find its own earlier refusal ({@code -nonce}) on
+   * the row, which under {@code SIMULTANEOUS_ASSIGNMENT} would make every assignment keep the old
+   * row while the decision reported the row claimed.
    */
   @Override
-  @Nullable ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore) throws SQLException {
+  @Nullable ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore)
+      throws SQLException {
     p.nonce(ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE));
     int count;
     long code;
@@ -165,8 +258,15 @@ final class MySqlDialect extends SqlDialect {
       return ClaimOutcome.Claimed.fresh(FenceToken.of(payload));
     }
     if (count != 2) {
-      throw new KeyStoreException("unexpected update count " + count + " (insert id " + code + ") from the MySQL "
-          + "claim statement on " + names.table() + "; is the table's primary key (scope, idem_key)?");
+      throw new KeyStoreException(
+          "unexpected update count "
+              + count
+              + " (insert id "
+              + code
+              + ") from the MySQL "
+              + "claim statement on "
+              + names.table()
+              + "; is the table's primary key (scope, idem_key)?");
     }
     return switch (kind) {
       case 1 -> ClaimOutcome.Claimed.fresh(FenceToken.of(payload));
@@ -174,25 +274,32 @@ final class MySqlDialect extends SqlDialect {
       case 4 -> new ClaimOutcome.InFlight(Duration.ofNanos(payload));
       case 5 -> new ClaimOutcome.Mismatch(payload == 0 ? KeyState.IN_FLIGHT : KeyState.COMPLETE);
       case 6 -> null; // completed: the caller reads the stored response
-      default -> throw new KeyStoreException("the MySQL claim statement on " + names.table() + " returned no"
-          + " decision (insert id " + code + "); the driver must report LAST_INSERT_ID() through getGeneratedKeys()");
+      default ->
+          throw new KeyStoreException(
+              "the MySQL claim statement on "
+                  + names.table()
+                  + " returned no"
+                  + " decision (insert id "
+                  + code
+                  + "); the driver must report LAST_INSERT_ID() through getGeneratedKeys()");
     };
   }
 
   /**
-   * A takeover (rare) reads the row it took for the request's generation and recovery point: one more round trip.
-   * The statement has committed, so the row may already have moved on to a later owner (one whose clock runs a lease
-   * ahead of this one's); this claim has then lost the record, and it learns so at its first fenced write. It still
-   * returns its claim, without a recovery point: with the row's generation when that is older than this claim's
-   * fence (a later takeover of the same request kept it), else with a generation of its own.
+   * A takeover (rare) reads the row it took for the request's generation and recovery point: one
+   * more round trip. The statement has committed, so the row may already have moved on to a later
+   * owner (one whose clock runs a lease ahead of this one's); this claim has then lost the record,
+   * and it learns so at its first fenced write. It still returns its claim, without a recovery
+   * point: with the row's generation when that is older than this claim's fence (a later takeover
+   * of the same request kept it), else with a generation of its own.
    */
   private ClaimOutcome tookOver(Connection c, ParamValues p, FenceToken fence) throws SQLException {
     Optional<Row> row = read(c, p);
     if (row.isPresent() && row.get().fence() == fence.value()) {
       return row.get().claimedOutcome(true);
     }
-    FenceToken generation = row.map(r -> FenceToken.of(r.generation())).filter(g -> fence.isNewerThan(g))
-        .orElse(fence);
+    FenceToken generation =
+        row.map(r -> FenceToken.of(r.generation())).filter(g -> fence.isNewerThan(g)).orElse(fence);
     return new ClaimOutcome.Claimed(fence, Optional.empty(), true, generation);
   }
 }

@@ -8,13 +8,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A SQL text with {@code :name} parameters (written by concatenating {@link Param}s), turned into positional
- * {@code ?}s once and bound from a call's {@link ParamValues}. A parameter may occur several times; a list
- * parameter's element is {@code :name[i]}. Immutable and thread-safe.
+ * A SQL text with {@code :name} parameters (written by concatenating {@link Param}s), turned into
+ * positional {@code ?}s once and bound from a call's {@link ParamValues}. A parameter may occur
+ * several times; a list parameter's element is {@code :name[i]}. Immutable and thread-safe.
  */
 final class NamedSql {
   private final String text;
   private final Param[] params;
+
   /** The element of each list parameter; 0 for the others. */
   private final int[] indexes;
 
@@ -25,8 +26,9 @@ final class NamedSql {
   }
 
   /**
-   * Parses {@code sql}; a parameter is a colon followed by a letter and word characters, outside quotes and not
-   * after another colon (PostgreSQL's {@code ::} cast), optionally followed by {@code [index]}.
+   * Parses {@code sql}; a parameter is a colon followed by a letter and word characters, outside
+   * quotes and not after another colon (PostgreSQL's {@code ::} cast), optionally followed by
+   * {@code [index]}.
    *
    * @throws IllegalArgumentException if it names a parameter that is not a {@link Param}
    */
@@ -40,10 +42,14 @@ final class NamedSql {
       if (c == '\'') {
         quoted = !quoted;
       }
-      if (!quoted && c == ':' && i + 1 < sql.length() && Character.isLetter(sql.charAt(i + 1))
+      if (!quoted
+          && c == ':'
+          && i + 1 < sql.length()
+          && Character.isLetter(sql.charAt(i + 1))
           && (i == 0 || sql.charAt(i - 1) != ':')) {
         int j = i + 1;
-        while (j < sql.length() && (Character.isLetterOrDigit(sql.charAt(j)) || sql.charAt(j) == '_')) {
+        while (j < sql.length()
+            && (Character.isLetterOrDigit(sql.charAt(j)) || sql.charAt(j) == '_')) {
           j++;
         }
         params.add(Param.named(sql.substring(i + 1, j)));
@@ -60,7 +66,9 @@ final class NamedSql {
         out.append(c);
       }
     }
-    return new NamedSql(out.toString(), params.toArray(Param[]::new),
+    return new NamedSql(
+        out.toString(),
+        params.toArray(Param[]::new),
         indexes.stream().mapToInt(Integer::intValue).toArray());
   }
 
@@ -79,7 +87,9 @@ final class NamedSql {
     return bind(c.prepareStatement(text, Statement.RETURN_GENERATED_KEYS), values);
   }
 
-  /** Binds {@code values} to a statement prepared from {@link #text()}; closes it if binding fails. */
+  /**
+   * Binds {@code values} to a statement prepared from {@link #text()}; closes it if binding fails.
+   */
   PreparedStatement bind(PreparedStatement ps, ParamValues values) throws SQLException {
     try {
       for (int i = 0; i < params.length; i++) {

@@ -1,9 +1,10 @@
 package dev.idempotency.store.jdbc.internal;
 
 /**
- * The named parameters of the store's SQL. A statement's text names one by concatenating the constant, which writes
- * itself as {@code :name} ({@link #toString()}), so a misspelt parameter does not compile; {@link NamedSql} turns
- * the names into positions once, and {@link ParamValues} binds each from the field its typed setter filled.
+ * The named parameters of the store's SQL. A statement's text names one by concatenating the
+ * constant, which writes itself as {@code :name} ({@link #toString()}), so a misspelt parameter
+ * does not compile; {@link NamedSql} turns the names into positions once, and {@link ParamValues}
+ * binds each from the field its typed setter filled.
  */
 enum Param {
   /** The record's scope; UTF-8 bytes where the dialect stores it so. */
@@ -26,7 +27,9 @@ enum Param {
   FENCE("fence"),
   /** The MySQL claim statement's random marker of its own decision (see {@link MySqlDialect}). */
   NONCE("nonce"),
-  /** The database clock as a phase opened, epoch nanoseconds (see {@link H2Dialect#fencedNow()}). */
+  /**
+   * The database clock as a phase opened, epoch nanoseconds (see {@link H2Dialect#fencedNow()}).
+   */
   PINNED("pinned"),
   /** Nanoseconds since {@link #PINNED} was read. */
   ELAPSED("elapsed"),

@@ -14,18 +14,20 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The values one call binds to its statements' {@link Param}s, each set through a typed setter. Made by
- * {@link SqlDialect#values(Instant)}; one per SPI call, used by one thread. A statement naming a parameter whose
- * value was never set fails as it is bound, before it runs.
+ * The values one call binds to its statements' {@link Param}s, each set through a typed setter.
+ * Made by {@link SqlDialect#values(Instant)}; one per SPI call, used by one thread. A statement
+ * naming a parameter whose value was never set fails as it is bound, before it runs.
  */
 public final class ParamValues {
   private final boolean scopeAsBytes;
+
   /**
-   * The parameters whose value was set; a field of a parameter not in it is null or 0. The phase clock's parameters
-   * start at 0, their value outside a phase: the fenced write then takes the time its statement reads (see
-   * {@link H2Dialect#fencedNow()}).
+   * The parameters whose value was set; a field of a parameter not in it is null or 0. The phase
+   * clock's parameters start at 0, their value outside a phase: the fenced write then takes the
+   * time its statement reads (see {@link H2Dialect#fencedNow()}).
    */
   private final EnumSet<Param> set = EnumSet.of(Param.PINNED, Param.ELAPSED, Param.WALL_NOW);
+
   private @Nullable RecordId id;
   private @Nullable String scope;
   private @Nullable String key;
@@ -118,8 +120,8 @@ public final class ParamValues {
   }
 
   /**
-   * {@link Param#PINNED}, {@link Param#ELAPSED} and {@link Param#WALL_NOW} for a phase's fenced write, from the
-   * clock pinned as the phase opened; read now, just before the write.
+   * {@link Param#PINNED}, {@link Param#ELAPSED} and {@link Param#WALL_NOW} for a phase's fenced
+   * write, from the clock pinned as the phase opened; read now, just before the write.
    */
   public ParamValues phaseClock(SqlDialect.PinnedClock clock) {
     this.pinned = clock.databaseNanos();
@@ -150,7 +152,10 @@ public final class ParamValues {
     return this;
   }
 
-  /** The list parameters {@code RENEWED_*}: element {@code i} of each is lease {@code i} of {@code leases}. */
+  /**
+   * The list parameters {@code RENEWED_*}: element {@code i} of each is lease {@code i} of {@code
+   * leases}.
+   */
   ParamValues renewed(List<SqlDialect.OwnedLease> leases) {
     this.renewed = leases;
     set.add(Param.RENEWED_SCOPE);
@@ -183,7 +188,8 @@ public final class ParamValues {
   }
 
   /**
-   * Binds the value of {@code param} (element {@code index} of a list parameter) at {@code position}.
+   * Binds the value of {@code param} (element {@code index} of a list parameter) at {@code
+   * position}.
    *
    * @throws IllegalStateException if its value was never set
    */

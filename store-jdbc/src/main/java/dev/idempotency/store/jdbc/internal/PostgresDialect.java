@@ -19,12 +19,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * PostgreSQL: one statement of three CTE branches: the existing row as of the statement's snapshot, an
- * {@code INSERT … ON CONFLICT DO NOTHING} when there is none, and a conditional {@code UPDATE} when it is claimable.
- * Replays, mismatches and in-flight answers are decided from the snapshot and write nothing. A row inserted by a
- * concurrent transaction after the snapshot makes the statement return nothing, and the caller reads again (the
- * one case of two round trips). An attempt after one that did not settle runs the same statement with the existing
- * row read {@code FOR UPDATE}, so that it decides on the newest row under its lock.
+ * PostgreSQL: one statement of three CTE branches: the existing row as of the statement's snapshot,
+ * an {@code INSERT … ON CONFLICT DO NOTHING} when there is none, and a conditional {@code UPDATE}
+ * when it is claimable. Replays, mismatches and in-flight answers are decided from the snapshot and
+ * write nothing. A row inserted by a concurrent transaction after the snapshot makes the statement
+ * return nothing, and the caller reads again (the one case of two round trips). An attempt after
+ * one that did not settle runs the same statement with the existing row read {@code FOR UPDATE}, so
+ * that it decides on the newest row under its lock.
  */
 final class PostgresDialect extends SqlDialect {
   private final NamedSql claim;
@@ -37,70 +38,161 @@ final class PostgresDialect extends SqlDialect {
     String n = now();
     String seq = "nextval('" + names.sequence() + "')";
     // One statement, three branches, at most one of which writes:
-    // - existing: the row as of the statement's snapshot. A replay, a mismatch or an in-flight answer is decided
+    // - existing: the row as of the statement's snapshot. A replay, a mismatch or an in-flight
+    // answer is decided
     //   from it alone, so those outcomes only read: no row lock, no write, like a plain SELECT.
-    // - inserted: a fresh claim when the snapshot has no row. ON CONFLICT DO NOTHING: a row a concurrent
-    //   transaction inserted meanwhile makes it return nothing, and the caller reads again (two round trips only
+    // - inserted: a fresh claim when the snapshot has no row. ON CONFLICT DO NOTHING: a row a
+    // concurrent
+    //   transaction inserted meanwhile makes it return nothing, and the caller reads again (two
+    // round trips only
     //   under that race).
-    // - updated: a takeover or a re-claim when the snapshot's row is claimable. UPDATE re-checks the condition on
+    // - updated: a takeover or a re-claim when the snapshot's row is claimable. UPDATE re-checks
+    // the condition on
     //   the newest row version after any lock wait, so two takers cannot both win.
     claim = NamedSql.parse(claimSql(t, n, seq, false));
-    // The same statement with the existing row locked: used once an attempt did not settle, so that the claim
-    // cannot lose again. Without the lock, a claim that meets a released row whose UPDATE another claim wins, and
-    // that then reads the row released again, starts over; under a churn of claims and releases on one key it can
-    // lose every round until it runs out of attempts. Not the first attempt: replays and in-flight answers stay
+    // The same statement with the existing row locked: used once an attempt did not settle, so that
+    // the claim
+    // cannot lose again. Without the lock, a claim that meets a released row whose UPDATE another
+    // claim wins, and
+    // that then reads the row released again, starts over; under a churn of claims and releases on
+    // one key it can
+    // lose every round until it runs out of attempts. Not the first attempt: replays and in-flight
+    // answers stay
     // plain reads that take no row lock.
     claimLocked = NamedSql.parse(claimSql(t, n, seq, true));
   }
 
   /**
-   * The claim statement. {@code locked}: {@code existing} reads with FOR UPDATE, which waits for the row's lock,
-   * re-reads its newest committed version and keeps it locked to the end of the statement, so the decision made
-   * from it is final. The UPDATE then must not re-test claimability on the row: its scan tests conditions on the
-   * statement's snapshot, which may hold an older, unclaimable version, and would skip the row (PostgreSQL only
-   * re-checks the newest version of rows whose snapshot version passed). Its guard is instead that the row is no
-   * newer than the version {@code existing} locked; the re-check on the newest version then finds exactly it.
+   * The claim statement. {@code locked}: {@code existing} reads with FOR UPDATE, which waits for
+   * the row's lock, re-reads its newest committed version and keeps it locked to the end of the
+   * statement, so the decision made from it is final. The UPDATE then must not re-test claimability
+   * on the row: its scan tests conditions on the statement's snapshot, which may hold an older,
+   * unclaimable version, and would skip the row (PostgreSQL only re-checks the newest version of
+   * rows whose snapshot version passed). Its guard is instead that the row is no newer than the
+   * version {@code existing} locked; the re-check on the newest version then finds exactly it.
    */
   private static String claimSql(String t, String n, String seq, boolean locked) {
     String claimable = claimable("r.", n);
     return "WITH existing AS ("
-        + "SELECT " + Row.COLUMNS + ", claim_kind, row_version, (" + claimable("", n) + ") AS claimable FROM " + t
-        + " WHERE scope = " + SCOPE + " AND idem_key = " + KEY + (locked ? " FOR UPDATE" : "") + "),"
+        + "SELECT "
+        + Row.COLUMNS
+        + ", claim_kind, row_version, ("
+        + claimable("", n)
+        + ") AS claimable FROM "
+        + t
+        + " WHERE scope = "
+        + SCOPE
+        + " AND idem_key = "
+        + KEY
+        + (locked ? " FOR UPDATE" : "")
+        + "),"
         + " inserted AS ("
-        + "INSERT INTO " + t + " (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns, completed_at_ns,"
+        + "INSERT INTO "
+        + t
+        + " (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns, completed_at_ns,"
         + " retain_from_ns, claim_kind, row_version)"
-        + " SELECT " + SCOPE + ", " + KEY + ", 'I', " + FINGERPRINT + ", " + seq + ", " + n + " + " + LEASE + ", NULL, "
-        + n + " + " + LEASE + ", 'F', 1"
+        + " SELECT "
+        + SCOPE
+        + ", "
+        + KEY
+        + ", 'I', "
+        + FINGERPRINT
+        + ", "
+        + seq
+        + ", "
+        + n
+        + " + "
+        + LEASE
+        + ", NULL, "
+        + n
+        + " + "
+        + LEASE
+        + ", 'F', 1"
         + " WHERE NOT EXISTS (SELECT 1 FROM existing)"
         + " ON CONFLICT (scope, idem_key) DO NOTHING"
-        + " RETURNING " + Row.COLUMNS + ", claim_kind),"
+        + " RETURNING "
+        + Row.COLUMNS
+        + ", claim_kind),"
         + " updated AS ("
-        + "UPDATE " + t + " AS r SET state = 'I', fingerprint = " + FINGERPRINT + ","
-        // nextval is drawn under the row lock, so it is greater than every fence issued before; GREATEST guards
+        + "UPDATE "
+        + t
+        + " AS r SET state = 'I', fingerprint = "
+        + FINGERPRINT
+        + ","
+        // nextval is drawn under the row lock, so it is greater than every fence issued before;
+        // GREATEST guards
         // against a sequence that was reset by hand
-        + " fence = GREATEST(" + seq + ", r.fence + 1),"
-        + " lease_expires_at_ns = " + n + " + " + LEASE + ", completed_at_ns = NULL, retain_from_ns = " + n + " + "
-        + LEASE + ","
+        + " fence = GREATEST("
+        + seq
+        + ", r.fence + 1),"
+        + " lease_expires_at_ns = "
+        + n
+        + " + "
+        + LEASE
+        + ", completed_at_ns = NULL, retain_from_ns = "
+        + n
+        + " + "
+        + LEASE
+        + ","
         + " claim_kind = CASE WHEN r.state = 'I' THEN 'T' ELSE 'F' END, row_version = r.row_version + 1,"
-        // a takeover continues the request: it keeps the generation; a fresh claim begins its own (NULL: = fence)
+        // a takeover continues the request: it keeps the generation; a fresh claim begins its own
+        // (NULL: = fence)
         + " generation_fence = CASE WHEN r.state = 'I' THEN COALESCE(r.generation_fence, r.fence) END,"
         + " rp_name = CASE WHEN r.state = 'I' THEN r.rp_name END, rp_data = CASE WHEN r.state = 'I' THEN r.rp_data END,"
         + " response_status = NULL, response_headers = NULL, response_body = NULL"
-        + " WHERE r.scope = " + SCOPE + " AND r.idem_key = " + KEY
+        + " WHERE r.scope = "
+        + SCOPE
+        + " AND r.idem_key = "
+        + KEY
         + " AND EXISTS (SELECT 1 FROM existing WHERE claimable)"
-        + " AND " + (locked ? "r.row_version <= (SELECT row_version FROM existing)" : "(" + claimable + ")")
-        + " RETURNING " + Row.COLUMNS + ", claim_kind)"
-        + " SELECT " + Row.COLUMNS + ", claim_kind, TRUE AS won, " + n + " AS db_now FROM inserted"
-        + " UNION ALL SELECT " + Row.COLUMNS + ", claim_kind, TRUE, " + n + " FROM updated"
-        + " UNION ALL SELECT " + Row.COLUMNS + ", claim_kind, FALSE, " + n + " FROM existing"
+        + " AND "
+        + (locked ? "r.row_version <= (SELECT row_version FROM existing)" : "(" + claimable + ")")
+        + " RETURNING "
+        + Row.COLUMNS
+        + ", claim_kind)"
+        + " SELECT "
+        + Row.COLUMNS
+        + ", claim_kind, TRUE AS won, "
+        + n
+        + " AS db_now FROM inserted"
+        + " UNION ALL SELECT "
+        + Row.COLUMNS
+        + ", claim_kind, TRUE, "
+        + n
+        + " FROM updated"
+        + " UNION ALL SELECT "
+        + Row.COLUMNS
+        + ", claim_kind, FALSE, "
+        + n
+        + " FROM existing"
         + " WHERE NOT EXISTS (SELECT 1 FROM inserted) AND NOT EXISTS (SELECT 1 FROM updated)";
   }
 
-  /** Claimable by this request: released, completed with the window passed, or its own lease expired. */
+  /**
+   * Claimable by this request: released, completed with the window passed, or its own lease
+   * expired.
+   */
   private static String claimable(String alias, String now) {
-    return alias + "state = 'R' OR (" + alias + "state = 'C' AND " + alias + "completed_at_ns <= " + now + " - "
-        + WINDOW + ") OR (" + alias + "state = 'I' AND " + alias + "lease_expires_at_ns <= " + now + " AND " + alias
-        + "fingerprint = " + FINGERPRINT + ")";
+    return alias
+        + "state = 'R' OR ("
+        + alias
+        + "state = 'C' AND "
+        + alias
+        + "completed_at_ns <= "
+        + now
+        + " - "
+        + WINDOW
+        + ") OR ("
+        + alias
+        + "state = 'I' AND "
+        + alias
+        + "lease_expires_at_ns <= "
+        + now
+        + " AND "
+        + alias
+        + "fingerprint = "
+        + FINGERPRINT
+        + ")";
   }
 
   @Override
@@ -112,11 +204,28 @@ final class PostgresDialect extends SqlDialect {
   NamedSql deleteExpiredSql(String states) {
     String t = names.table();
     String n = now();
-    // key-based and SKIP LOCKED: the batch never waits for, nor blocks, a claim of a row it selected
-    return deleteExpired.computeIfAbsent(states, s -> NamedSql.parse("DELETE FROM " + t
-        + " WHERE (scope, idem_key) IN (SELECT scope, idem_key FROM " + t + " WHERE " + s + " AND retain_from_ns <= "
-        + n + " - " + RETENTION + " LIMIT " + LIMIT + " FOR UPDATE SKIP LOCKED) AND retain_from_ns <= " + n + " - "
-        + RETENTION));
+    // key-based and SKIP LOCKED: the batch never waits for, nor blocks, a claim of a row it
+    // selected
+    return deleteExpired.computeIfAbsent(
+        states,
+        s ->
+            NamedSql.parse(
+                "DELETE FROM "
+                    + t
+                    + " WHERE (scope, idem_key) IN (SELECT scope, idem_key FROM "
+                    + t
+                    + " WHERE "
+                    + s
+                    + " AND retain_from_ns <= "
+                    + n
+                    + " - "
+                    + RETENTION
+                    + " LIMIT "
+                    + LIMIT
+                    + " FOR UPDATE SKIP LOCKED) AND retain_from_ns <= "
+                    + n
+                    + " - "
+                    + RETENTION));
   }
 
   @Override
@@ -127,8 +236,10 @@ final class PostgresDialect extends SqlDialect {
   }
 
   @Override
-  @Nullable ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore) throws SQLException {
-    try (PreparedStatement ps = prepare(lostBefore ? claimLocked : claim, c, p); ResultSet rs = ps.executeQuery()) {
+  @Nullable ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore)
+      throws SQLException {
+    try (PreparedStatement ps = prepare(lostBefore ? claimLocked : claim, c, p);
+        ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
         return null; // a concurrent insert the snapshot cannot see: read again
       }

@@ -14,8 +14,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Encodes a stored response's headers as one binary column: a version byte, then the header count and, per
- * header, the name and its values as length-prefixed UTF-8. Order and spelling are kept. Stateless.
+ * Encodes a stored response's headers as one binary column: a version byte, then the header count
+ * and, per header, the name and its values as length-prefixed UTF-8. Order and spelling are kept.
+ * Stateless.
  */
 public final class ResponseCodec {
   private static final int VERSION = 1;
@@ -49,8 +50,10 @@ public final class ResponseCodec {
       DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(headers));
       int version = in.readUnsignedByte();
       if (version != VERSION) {
-        throw new KeyStoreException("stored response headers have unknown encoding version " + version
-            + "; was the table written by a newer version of idempotency-store-jdbc?");
+        throw new KeyStoreException(
+            "stored response headers have unknown encoding version "
+                + version
+                + "; was the table written by a newer version of idempotency-store-jdbc?");
       }
       int count = in.readInt();
       Map<String, List<String>> map = new LinkedHashMap<>();

@@ -10,13 +10,16 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The store's schema at start-up: the shipped DDL, creating it, and checking that it is there. Stateless. */
+/**
+ * The store's schema at start-up: the shipped DDL, creating it, and checking that it is there.
+ * Stateless.
+ */
 public final class Schema {
   private Schema() {}
 
   /**
-   * The DDL in the class-path resource {@code resource}, written for the default table name, rendered for
-   * {@code names}.
+   * The DDL in the class-path resource {@code resource}, written for the default table name,
+   * rendered for {@code names}.
    *
    * @throws KeyStoreException if the resource is missing or cannot be read
    */
@@ -31,7 +34,9 @@ public final class Schema {
     }
   }
 
-  /** Runs the statements of {@code ddl} one by one, and commits them unless {@code c} commits each. */
+  /**
+   * Runs the statements of {@code ddl} one by one, and commits them unless {@code c} commits each.
+   */
   public static void create(Connection c, String ddl) throws SQLException {
     boolean autoCommit = c.getAutoCommit();
     try (Statement s = c.createStatement()) {
@@ -45,10 +50,11 @@ public final class Schema {
   }
 
   /**
-   * Runs the dialect's {@linkplain SqlDialect#validationStatements() validation statements}, then rolls back unless
-   * {@code c} commits each.
+   * Runs the dialect's {@linkplain SqlDialect#validationStatements() validation statements}, then
+   * rolls back unless {@code c} commits each.
    *
-   * @throws KeyStoreException if the table, a column or the sequence is missing; its message says how to fix it
+   * @throws KeyStoreException if the table, a column or the sequence is missing; its message says
+   *     how to fix it
    */
   public static void validate(Connection c, SqlDialect sql, String table) throws SQLException {
     for (String check : sql.validationStatements()) {
@@ -70,8 +76,9 @@ public final class Schema {
   }
 
   /**
-   * The statements of a DDL script: its lines without the {@code --} comment lines, split at each {@code ;}. Enough
-   * for the shipped DDL, which has no {@code ;} inside a literal, a body or a comment at the end of a line.
+   * The statements of a DDL script: its lines without the {@code --} comment lines, split at each
+   * {@code ;}. Enough for the shipped DDL, which has no {@code ;} inside a literal, a body or a
+   * comment at the end of a line.
    */
   static List<String> statements(String script) {
     StringBuilder sb = new StringBuilder();

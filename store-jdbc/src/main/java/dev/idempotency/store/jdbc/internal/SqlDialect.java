@@ -37,32 +37,36 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The SQL of one dialect for one table and one clock source. Every statement that decides something is a single
- * statement the database arbitrates; the Java side only interprets what it returns. Immutable and thread-safe.
+ * The SQL of one dialect for one table and one clock source. Every statement that decides something
+ * is a single statement the database arbitrates; the Java side only interprets what it returns.
+ * Immutable and thread-safe.
  *
- * <p>Parameters are {@link Param}s, bound from a call's {@link ParamValues} ({@link #values(Instant)}):
- * {@code :scope :key :fp} identify the record and request, {@code :now} is the engine's time in epoch nanoseconds
- * (absent from the SQL with the database clock), {@code :lease :window :retention} are nanoseconds, {@code :fence}
- * the owner's token.
+ * <p>Parameters are {@link Param}s, bound from a call's {@link ParamValues} ({@link
+ * #values(Instant)}): {@code :scope :key :fp} identify the record and request, {@code :now} is the
+ * engine's time in epoch nanoseconds (absent from the SQL with the database clock), {@code :lease
+ * :window :retention} are nanoseconds, {@code :fence} the owner's token.
  */
 public abstract class SqlDialect {
   /**
-   * More attempts than contention needs. The loop exists for same-key insert races, deadlocks between same-key
-   * inserts (MySQL), and rows that changed after the first attempt's snapshot; from the second attempt on a
-   * dialect decides under the row lock, so a claim settles in a few unless deadlocks repeat.
+   * More attempts than contention needs. The loop exists for same-key insert races, deadlocks
+   * between same-key inserts (MySQL), and rows that changed after the first attempt's snapshot;
+   * from the second attempt on a dialect decides under the row lock, so a claim settles in a few
+   * unless deadlocks repeat.
    */
   private static final int MAX_CLAIM_ATTEMPTS = 16;
 
   /**
-   * The most leases one renewal statement names: {@code 3 * 256} parameters stay far below every driver's limit,
-   * and a statement that size still takes well under a millisecond of parsing.
+   * The most leases one renewal statement names: {@code 3 * 256} parameters stay far below every
+   * driver's limit, and a statement that size still takes well under a millisecond of parsing.
    */
   static final int RENEWALS_PER_STATEMENT = 256;
 
   final Names names;
   final boolean serverClock;
+
   /** {@link java.sql.Statement#setQueryTimeout} of every statement of the store's own. */
   private final int queryTimeoutSeconds;
+
   private final NamedSql select;
   private final NamedSql heartbeat;
   private final NamedSql checkpoint;
@@ -77,24 +81,87 @@ public abstract class SqlDialect {
     this.queryTimeoutSeconds = queryTimeoutSeconds;
     String t = names.table();
     String now = now();
-    this.select = NamedSql.parse("SELECT " + Row.COLUMNS + ", " + now + " AS db_now FROM " + t
-        + " WHERE scope = " + SCOPE + " AND idem_key = " + KEY);
-    // Every fenced write bumps row_version, so that it always changes the row: MySQL drivers that report found
-    // rows and those that report changed rows then agree on the update count (1 = written, 0 = fence refused).
-    String fenced = " WHERE scope = " + SCOPE + " AND idem_key = " + KEY + " AND fence = " + FENCE
-        + " AND state = 'I'";
+    this.select =
+        NamedSql.parse(
+            "SELECT "
+                + Row.COLUMNS
+                + ", "
+                + now
+                + " AS db_now FROM "
+                + t
+                + " WHERE scope = "
+                + SCOPE
+                + " AND idem_key = "
+                + KEY);
+    // Every fenced write bumps row_version, so that it always changes the row: MySQL drivers that
+    // report found
+    // rows and those that report changed rows then agree on the update count (1 = written, 0 =
+    // fence refused).
+    String fenced =
+        " WHERE scope = "
+            + SCOPE
+            + " AND idem_key = "
+            + KEY
+            + " AND fence = "
+            + FENCE
+            + " AND state = 'I'";
     String fnow = fencedNow();
-    this.heartbeat = NamedSql.parse("UPDATE " + t + " SET lease_expires_at_ns = " + fnow + " + " + LEASE
-        + ", retain_from_ns = " + fnow + " + " + LEASE + ", row_version = row_version + 1" + fenced);
-    this.checkpoint = NamedSql.parse("UPDATE " + t + " SET rp_name = " + RP_NAME + ", rp_data = "
-        + RP_DATA + ", lease_expires_at_ns = " + fnow + " + " + LEASE + ", retain_from_ns = " + fnow + " + "
-        + LEASE + ", row_version = row_version + 1" + fenced);
-    this.complete = NamedSql.parse("UPDATE " + t + " SET state = 'C', completed_at_ns = " + fnow
-        + ", retain_from_ns = " + fnow + ", lease_expires_at_ns = NULL, response_status = " + STATUS
-        + ", response_headers = " + HEADERS + ", response_body = " + BODY
-        + ", row_version = row_version + 1" + fenced);
-    this.release = NamedSql.parse("UPDATE " + t + " SET state = 'R', retain_from_ns = " + fnow
-        + ", lease_expires_at_ns = NULL, rp_name = NULL, rp_data = NULL, row_version = row_version + 1" + fenced);
+    this.heartbeat =
+        NamedSql.parse(
+            "UPDATE "
+                + t
+                + " SET lease_expires_at_ns = "
+                + fnow
+                + " + "
+                + LEASE
+                + ", retain_from_ns = "
+                + fnow
+                + " + "
+                + LEASE
+                + ", row_version = row_version + 1"
+                + fenced);
+    this.checkpoint =
+        NamedSql.parse(
+            "UPDATE "
+                + t
+                + " SET rp_name = "
+                + RP_NAME
+                + ", rp_data = "
+                + RP_DATA
+                + ", lease_expires_at_ns = "
+                + fnow
+                + " + "
+                + LEASE
+                + ", retain_from_ns = "
+                + fnow
+                + " + "
+                + LEASE
+                + ", row_version = row_version + 1"
+                + fenced);
+    this.complete =
+        NamedSql.parse(
+            "UPDATE "
+                + t
+                + " SET state = 'C', completed_at_ns = "
+                + fnow
+                + ", retain_from_ns = "
+                + fnow
+                + ", lease_expires_at_ns = NULL, response_status = "
+                + STATUS
+                + ", response_headers = "
+                + HEADERS
+                + ", response_body = "
+                + BODY
+                + ", row_version = row_version + 1"
+                + fenced);
+    this.release =
+        NamedSql.parse(
+            "UPDATE "
+                + t
+                + " SET state = 'R', retain_from_ns = "
+                + fnow
+                + ", lease_expires_at_ns = NULL, rp_name = NULL, rp_data = NULL, row_version = row_version + 1"
+                + fenced);
   }
 
   /**
@@ -102,7 +169,8 @@ public abstract class SqlDialect {
    *
    * @param queryTimeoutSeconds the query timeout of each of the store's statements, at least 1
    */
-  public static SqlDialect of(String name, Names names, boolean serverClock, int queryTimeoutSeconds) {
+  public static SqlDialect of(
+      String name, Names names, boolean serverClock, int queryTimeoutSeconds) {
     return switch (name) {
       case "POSTGRESQL" -> new PostgresDialect(names, serverClock, queryTimeoutSeconds);
       case "MYSQL" -> new MySqlDialect(names, serverClock, queryTimeoutSeconds);
@@ -112,11 +180,12 @@ public abstract class SqlDialect {
   }
 
   /**
-   * The values of one call's statements, {@code :now} set from the engine's {@code now} (0 with the database
-   * clock, whose statements do not name it).
+   * The values of one call's statements, {@code :now} set from the engine's {@code now} (0 with the
+   * database clock, whose statements do not name it).
    *
    * @throws NullPointerException if {@code now} is null
-   * @throws IllegalArgumentException if the engine's clock judges and {@code now} is outside the store's range
+   * @throws IllegalArgumentException if the engine's clock judges and {@code now} is outside the
+   *     store's range
    */
   public ParamValues values(Instant now) {
     Objects.requireNonNull(now, "now");
@@ -124,9 +193,10 @@ public abstract class SqlDialect {
   }
 
   /**
-   * Prepares {@code sql} with {@code p} bound and the store's query timeout set: a statement that waits on a lock
-   * held by a stalled transaction, or on a database that stopped answering, ends with a timeout (mapped to
-   * StoreUnavailableException) instead of holding the caller, for example the engine's one heartbeat thread.
+   * Prepares {@code sql} with {@code p} bound and the store's query timeout set: a statement that
+   * waits on a lock held by a stalled transaction, or on a database that stopped answering, ends
+   * with a timeout (mapped to StoreUnavailableException) instead of holding the caller, for example
+   * the engine's one heartbeat thread.
    */
   PreparedStatement prepare(NamedSql sql, Connection c, ParamValues p) throws SQLException {
     return withTimeout(sql.prepare(c, p));
@@ -153,18 +223,20 @@ public abstract class SqlDialect {
   }
 
   /**
-   * {@code c} as handed to a phase's work: every statement the work creates gets the store's query timeout, so work
-   * blocked on a lock (one its own caller holds in another open transaction, say) ends as an error instead of
-   * holding the phase, and the record with it, forever. The work may set its own timeout on a statement. See
-   * {@link TimeoutConnection} for what the returned connection is.
+   * {@code c} as handed to a phase's work: every statement the work creates gets the store's query
+   * timeout, so work blocked on a lock (one its own caller holds in another open transaction, say)
+   * ends as an error instead of holding the phase, and the record with it, forever. The work may
+   * set its own timeout on a statement. See {@link TimeoutConnection} for what the returned
+   * connection is.
    */
   public Connection withStatementTimeout(Connection c) {
     return TimeoutConnection.wrap(c, queryTimeoutSeconds);
   }
 
   /**
-   * Looks at database settings that weaken what the store promises and logs a warning naming each; called once, at
-   * start-up, on the connection that checked the schema. Leaves that connection's transaction, if any, rolled back.
+   * Looks at database settings that weaken what the store promises and logs a warning naming each;
+   * called once, at start-up, on the connection that checked the schema. Leaves that connection's
+   * transaction, if any, rolled back.
    */
   public void warnAboutSettings(Connection c) throws SQLException {}
 
@@ -182,29 +254,35 @@ public abstract class SqlDialect {
   }
 
   /**
-   * The time of a fenced write: {@link #now()}, or where the database clock stands still for a whole transaction
-   * (H2) a time no earlier than the clock pinned as the phase opened plus {@code :elapsed} nanoseconds, so that the
-   * write at the end of a long phase does not date its lease from when the phase began. See
-   * {@link #pinTransactionClock}.
+   * The time of a fenced write: {@link #now()}, or where the database clock stands still for a
+   * whole transaction (H2) a time no earlier than the clock pinned as the phase opened plus {@code
+   * :elapsed} nanoseconds, so that the write at the end of a long phase does not date its lease
+   * from when the phase began. See {@link #pinTransactionClock}.
    */
   String fencedNow() {
     return now();
   }
 
   /**
-   * Called as a transactional phase opens, before its work runs: a dialect whose database clock is fixed per
-   * transaction from its first use (H2) reads it now and returns it with {@link System#nanoTime()} read just before,
-   * so that the phase's fenced write can add the time since ({@code :pinned}, {@code :elapsed}); other dialects
-   * do nothing and return {@code null}.
+   * Called as a transactional phase opens, before its work runs: a dialect whose database clock is
+   * fixed per transaction from its first use (H2) reads it now and returns it with {@link
+   * System#nanoTime()} read just before, so that the phase's fenced write can add the time since
+   * ({@code :pinned}, {@code :elapsed}); other dialects do nothing and return {@code null}.
    */
   public @Nullable PinnedClock pinTransactionClock(Connection c) throws SQLException {
     return null;
   }
 
-  /** The database clock as a phase opened ({@code databaseNanos}), and {@link System#nanoTime()} just before. */
+  /**
+   * The database clock as a phase opened ({@code databaseNanos}), and {@link System#nanoTime()}
+   * just before.
+   */
   public record PinnedClock(long databaseNanos, long nanoTime) {}
 
-  /** A row-limit clause for {@code limit} rows (the {@code :limit} parameter, where the dialect binds it well). */
+  /**
+   * A row-limit clause for {@code limit} rows (the {@code :limit} parameter, where the dialect
+   * binds it well).
+   */
   String limitClause(int limit) {
     return " LIMIT " + LIMIT;
   }
@@ -217,27 +295,40 @@ public abstract class SqlDialect {
   /** The batch delete of rows past retention matching {@code stateCondition}. */
   abstract NamedSql deleteExpiredSql(String stateCondition);
 
-  /** Statements that fail, with a schema SQLState, when the table, a column or the sequence is missing. */
+  /**
+   * Statements that fail, with a schema SQLState, when the table, a column or the sequence is
+   * missing.
+   */
   public List<String> validationStatements() {
     List<String> l = new ArrayList<>();
-    l.add("SELECT " + Row.COLUMNS + ", retain_from_ns, claim_kind, row_version FROM " + names.table() + " WHERE 1 = 0");
+    l.add(
+        "SELECT "
+            + Row.COLUMNS
+            + ", retain_from_ns, claim_kind, row_version FROM "
+            + names.table()
+            + " WHERE 1 = 0");
     return l;
   }
 
   /**
-   * One attempt of the claim: the dialect's single arbitrating statement. Returns the outcome, or {@code null}
-   * when the statement saw no row it may decide by (a same-key insert race): the caller reads again.
+   * One attempt of the claim: the dialect's single arbitrating statement. Returns the outcome, or
+   * {@code null} when the statement saw no row it may decide by (a same-key insert race): the
+   * caller reads again.
    *
    * @param p the record, {@code :fp}, {@code :lease} and {@code :window}
-   * @param lostBefore whether an earlier attempt of this claim did not settle: a dialect whose first attempt
-   *     decides from a snapshot must now decide under the row lock, so that the claim cannot lose every round
+   * @param lostBefore whether an earlier attempt of this claim did not settle: a dialect whose
+   *     first attempt decides from a snapshot must now decide under the row lock, so that the claim
+   *     cannot lose every round
    */
-  abstract @Nullable ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore) throws SQLException;
+  abstract @Nullable ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore)
+      throws SQLException;
 
   /**
-   * The claim: the arbitrating statement, and only when it could not decide, a plain read of the committed row.
+   * The claim: the arbitrating statement, and only when it could not decide, a plain read of the
+   * committed row.
    *
-   * @param autoCommit whether {@code c} commits each statement (otherwise a failed attempt is rolled back here)
+   * @param autoCommit whether {@code c} commits each statement (otherwise a failed attempt is
+   *     rolled back here)
    * @param p the record, {@code :fp}, {@code :lease} and {@code :window}
    */
   public ClaimOutcome claim(Connection c, boolean autoCommit, ParamValues p) throws SQLException {
@@ -251,7 +342,8 @@ public abstract class SqlDialect {
           return o;
         }
       } catch (SQLException e) {
-        if (!(SqlErrors.isDuplicateKey(e) || SqlErrors.isRetryable(e)) || attempt == MAX_CLAIM_ATTEMPTS) {
+        if (!(SqlErrors.isDuplicateKey(e) || SqlErrors.isRetryable(e))
+            || attempt == MAX_CLAIM_ATTEMPTS) {
           throw e;
         }
         if (!autoCommit) {
@@ -259,17 +351,24 @@ public abstract class SqlDialect {
         }
       }
     }
-    throw new StoreUnavailableException("claim did not settle after " + MAX_CLAIM_ATTEMPTS
-        + " attempts: the record kept changing under contention");
+    throw new StoreUnavailableException(
+        "claim did not settle after "
+            + MAX_CLAIM_ATTEMPTS
+            + " attempts: the record kept changing under contention");
   }
 
-  /** Reads the committed record and decides by it; {@code null} when it is absent or claimable (claim again). */
+  /**
+   * Reads the committed record and decides by it; {@code null} when it is absent or claimable
+   * (claim again).
+   */
   @Nullable ClaimOutcome readOutcome(Connection c, ParamValues p) throws SQLException {
-    try (PreparedStatement ps = prepare(select, c, p); ResultSet rs = ps.executeQuery()) {
+    try (PreparedStatement ps = prepare(select, c, p);
+        ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
         return null;
       }
-      return Row.read(rs, scopeAsBytes()).outcomeOfClaim(rs.getLong("db_now"), p.fingerprint(), p.window());
+      return Row.read(rs, scopeAsBytes())
+          .outcomeOfClaim(rs.getLong("db_now"), p.fingerprint(), p.window());
     }
   }
 
@@ -281,16 +380,19 @@ public abstract class SqlDialect {
 
   /** The raw row. */
   Optional<Row> read(Connection c, ParamValues p) throws SQLException {
-    try (PreparedStatement ps = prepare(select, c, p); ResultSet rs = ps.executeQuery()) {
+    try (PreparedStatement ps = prepare(select, c, p);
+        ResultSet rs = ps.executeQuery()) {
       return rs.next() ? Optional.of(Row.read(rs, scopeAsBytes())) : Optional.empty();
     }
   }
 
   /**
-   * The fenced writes, each {@code UPDATE … WHERE fence = :fence AND state = 'I'}, and each of them:
+   * The fenced writes, each {@code UPDATE … WHERE fence = :fence AND state = 'I'}, and each of
+   * them:
    *
    * @param p the record and {@code :fence}, and the write's own values
-   * @throws LeaseLostException if the fence no longer holds (the exception says what the record looks like now)
+   * @throws LeaseLostException if the fence no longer holds (the exception says what the record
+   *     looks like now)
    */
   public void heartbeat(Connection c, ParamValues p) throws SQLException {
     fencedWrite(heartbeat, c, p);
@@ -318,8 +420,14 @@ public abstract class SqlDialect {
       throw new LeaseLostException(p.recordId(), p.fenceToken(), found);
     }
     if (count != 1) {
-      throw new KeyStoreException("a fenced write on " + p.recordId() + " changed " + count + " rows of "
-          + names.table() + "; is its primary key (scope, idem_key)?");
+      throw new KeyStoreException(
+          "a fenced write on "
+              + p.recordId()
+              + " changed "
+              + count
+              + " rows of "
+              + names.table()
+              + "; is its primary key (scope, idem_key)?");
     }
   }
 
@@ -333,21 +441,27 @@ public abstract class SqlDialect {
   public record OwnedLease(String scope, String key, long fence) {}
 
   /**
-   * Renews every lease in {@code owned} whose fence is still current and whose record is in flight, in one statement
-   * per {@link #RENEWALS_PER_STATEMENT} leases, and returns the positions in {@code owned} of those it did not renew.
-   * When a statement renews all it names (the normal case) that is its one round trip; otherwise one read of the
-   * renewed rows tells which were refused.
+   * Renews every lease in {@code owned} whose fence is still current and whose record is in flight,
+   * in one statement per {@link #RENEWALS_PER_STATEMENT} leases, and returns the positions in
+   * {@code owned} of those it did not renew. When a statement renews all it names (the normal case)
+   * that is its one round trip; otherwise one read of the renewed rows tells which were refused.
    *
    * @param p {@code :now} and {@code :lease}
    */
-  public Set<Integer> renewAll(Connection c, List<OwnedLease> owned, ParamValues p) throws SQLException {
+  public Set<Integer> renewAll(Connection c, List<OwnedLease> owned, ParamValues p)
+      throws SQLException {
     Set<Integer> refused = new HashSet<>();
     for (int from = 0; from < owned.size(); from += RENEWALS_PER_STATEMENT) {
-      List<OwnedLease> chunk = owned.subList(from, Math.min(owned.size(), from + RENEWALS_PER_STATEMENT));
-      // statements come in a few sizes (powers of two), padded with the last lease, so that the renewal adds nine
-      // texts at most to the driver's and the database's statement caches, where the claim's must stay
-      int size = Integer.highestOneBit(chunk.size()) == chunk.size() ? chunk.size()
-          : Integer.highestOneBit(chunk.size()) << 1;
+      List<OwnedLease> chunk =
+          owned.subList(from, Math.min(owned.size(), from + RENEWALS_PER_STATEMENT));
+      // statements come in a few sizes (powers of two), padded with the last lease, so that the
+      // renewal adds nine
+      // texts at most to the driver's and the database's statement caches, where the claim's must
+      // stay
+      int size =
+          Integer.highestOneBit(chunk.size()) == chunk.size()
+              ? chunk.size()
+              : Integer.highestOneBit(chunk.size()) << 1;
       NamedSql[] sql = renewalSql.computeIfAbsent(size, this::renewalStatements);
       List<OwnedLease> padded = new ArrayList<>(size);
       for (int i = 0; i < size; i++) {
@@ -358,9 +472,11 @@ public abstract class SqlDialect {
         continue;
       }
       Set<String> renewed = new HashSet<>();
-      try (PreparedStatement ps = prepare(sql[1], c, p); ResultSet rs = ps.executeQuery()) {
+      try (PreparedStatement ps = prepare(sql[1], c, p);
+          ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          String scope = scopeAsBytes() ? new String(rs.getBytes(1), StandardCharsets.UTF_8) : rs.getString(1);
+          String scope =
+              scopeAsBytes() ? new String(rs.getBytes(1), StandardCharsets.UTF_8) : rs.getString(1);
           renewed.add(scope + "\u0000" + rs.getString(2) + "\u0000" + rs.getLong(3));
         }
       }
@@ -375,9 +491,10 @@ public abstract class SqlDialect {
   }
 
   /**
-   * The renewal of {@code n} leases, and the read of those of them that are in flight under the given fences. The
-   * primary key's pairs come first: H2 uses only the first column of the key for a three-column row-value list
-   * (measured: 256 renewals in a scope of 200,000 rows took 216 to 324 ms against 16 ms with the pairs).
+   * The renewal of {@code n} leases, and the read of those of them that are in flight under the
+   * given fences. The primary key's pairs come first: H2 uses only the first column of the key for
+   * a three-column row-value list (measured: 256 renewals in a scope of 200,000 rows took 216 to
+   * 324 ms against 16 ms with the pairs).
    */
   private NamedSql[] renewalStatements(int n) {
     StringBuilder pairs = new StringBuilder(" WHERE state = 'I' AND (scope, idem_key) IN (");
@@ -392,9 +509,21 @@ public abstract class SqlDialect {
     String t = names.table();
     String n0 = now();
     return new NamedSql[] {
-        NamedSql.parse("UPDATE " + t + " SET lease_expires_at_ns = " + n0 + " + " + LEASE + ", retain_from_ns = "
-            + n0 + " + " + LEASE + ", row_version = row_version + 1" + where),
-        NamedSql.parse("SELECT scope, idem_key, fence FROM " + t + where)};
+      NamedSql.parse(
+          "UPDATE "
+              + t
+              + " SET lease_expires_at_ns = "
+              + n0
+              + " + "
+              + LEASE
+              + ", retain_from_ns = "
+              + n0
+              + " + "
+              + LEASE
+              + ", row_version = row_version + 1"
+              + where),
+      NamedSql.parse("SELECT scope, idem_key, fence FROM " + t + where)
+    };
   }
 
   /**
@@ -403,12 +532,24 @@ public abstract class SqlDialect {
    * @param p {@code :now} and {@code :limit}
    */
   public List<RecordSnapshot> findAbandoned(Connection c, ParamValues p) throws SQLException {
-    // parsed once per limit clause (a constant, except where a dialect writes the limit as a literal)
-    NamedSql findAbandoned = findAbandonedSql.computeIfAbsent(limitClause(p.limit()),
-        limit -> NamedSql.parse("SELECT " + Row.COLUMNS + " FROM " + names.table()
-            + " WHERE state = 'I' AND retain_from_ns <= " + now() + " ORDER BY retain_from_ns" + limit));
+    // parsed once per limit clause (a constant, except where a dialect writes the limit as a
+    // literal)
+    NamedSql findAbandoned =
+        findAbandonedSql.computeIfAbsent(
+            limitClause(p.limit()),
+            limit ->
+                NamedSql.parse(
+                    "SELECT "
+                        + Row.COLUMNS
+                        + " FROM "
+                        + names.table()
+                        + " WHERE state = 'I' AND retain_from_ns <= "
+                        + now()
+                        + " ORDER BY retain_from_ns"
+                        + limit));
     List<RecordSnapshot> out = new ArrayList<>();
-    try (PreparedStatement ps = prepare(findAbandoned, c, p); ResultSet rs = ps.executeQuery()) {
+    try (PreparedStatement ps = prepare(findAbandoned, c, p);
+        ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         out.add(Row.read(rs, scopeAsBytes()).toSnapshot());
       }
@@ -417,8 +558,9 @@ public abstract class SqlDialect {
   }
 
   /**
-   * Deletes one batch of records past retention and returns how many. Released rows (tombstones that keep the
-   * fence, absent to the SPI) past retention go in a batch of their own first, not counted: they are not records.
+   * Deletes one batch of records past retention and returns how many. Released rows (tombstones
+   * that keep the fence, absent to the SPI) past retention go in a batch of their own first, not
+   * counted: they are not records.
    *
    * @param p {@code :now}, {@code :retention} and {@code :limit}
    */

@@ -12,16 +12,23 @@ import java.util.Set;
 /** Sorts {@link SQLException}s into the SPI's exceptions. Stateless. */
 public final class SqlErrors {
   /** SQLStates that mean "the database is not reachable or did not answer in time". */
-  private static final Set<String> UNAVAILABLE_STATES = Set.of(
-      "57P01", "57P02", "57P03", // PostgreSQL: admin/crash shutdown, cannot connect now
-      "53300", // PostgreSQL: too many connections
-      "57014", // PostgreSQL: statement timeout / cancelled
-      "55P03", // PostgreSQL: lock not available (lock_timeout)
-      "HYT00", "HYT01", "70100"); // timeouts (H2 lock timeout, MySQL interrupted)
-  /** MySQL/MariaDB error codes with the same meaning: lock wait timeout, too many connections, interrupted. */
+  private static final Set<String> UNAVAILABLE_STATES =
+      Set.of(
+          "57P01", "57P02", "57P03", // PostgreSQL: admin/crash shutdown, cannot connect now
+          "53300", // PostgreSQL: too many connections
+          "57014", // PostgreSQL: statement timeout / cancelled
+          "55P03", // PostgreSQL: lock not available (lock_timeout)
+          "HYT00", "HYT01", "70100"); // timeouts (H2 lock timeout, MySQL interrupted)
+
+  /**
+   * MySQL/MariaDB error codes with the same meaning: lock wait timeout, too many connections,
+   * interrupted.
+   */
   private static final Set<Integer> UNAVAILABLE_MYSQL_CODES = Set.of(1205, 1040, 1317, 3024, 1927);
+
   /** SQLStates of a missing table, column or sequence. */
-  private static final Set<String> SCHEMA_STATES = Set.of("42P01", "42703", "42S02", "42S22", "42102", "42122");
+  private static final Set<String> SCHEMA_STATES =
+      Set.of("42P01", "42703", "42S02", "42S22", "42102", "42122");
 
   private SqlErrors() {}
 
@@ -30,7 +37,9 @@ public final class SqlErrors {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof SQLException s) {
         String state = s.getSQLState();
-        if ("40001".equals(state) || "40P01".equals(state) || s.getErrorCode() == 1213
+        if ("40001".equals(state)
+            || "40P01".equals(state)
+            || s.getErrorCode() == 1213
             || s.getErrorCode() == 90131) { // serialization failure, deadlock, H2 concurrent update
           return true;
         }
@@ -39,7 +48,10 @@ public final class SqlErrors {
     return false;
   }
 
-  /** Whether the database rejected a duplicate key (a same-key insert race the caller resolves by reading again). */
+  /**
+   * Whether the database rejected a duplicate key (a same-key insert race the caller resolves by
+   * reading again).
+   */
   public static boolean isDuplicateKey(SQLException e) {
     return "23505".equals(e.getSQLState()) || e.getErrorCode() == 1062;
   }
@@ -47,8 +59,10 @@ public final class SqlErrors {
   /** Whether the exception says the database cannot be reached or did not answer in time. */
   public static boolean isUnavailable(SQLException e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException
-          || t instanceof SQLTimeoutException || t instanceof SQLRecoverableException) {
+      if (t instanceof SQLTransientConnectionException
+          || t instanceof SQLNonTransientConnectionException
+          || t instanceof SQLTimeoutException
+          || t instanceof SQLRecoverableException) {
         return true;
       }
       if (t instanceof SQLException s) {
@@ -77,31 +91,64 @@ public final class SqlErrors {
    */
   public static KeyStoreException map(String what, String table, SQLException e) {
     if (isUnavailable(e)) {
-      return new StoreUnavailableException("JDBC key store unavailable during " + what + ": " + e.getMessage()
-          + " (SQLState " + e.getSQLState() + ")", e);
+      return new StoreUnavailableException(
+          "JDBC key store unavailable during "
+              + what
+              + ": "
+              + e.getMessage()
+              + " (SQLState "
+              + e.getSQLState()
+              + ")",
+          e);
     }
     if (isSchemaProblem(e)) {
       return new KeyStoreException(schemaMessage(table, e), e);
     }
-    return new KeyStoreException("JDBC key store failed during " + what + ": " + e.getMessage() + " (SQLState "
-        + e.getSQLState() + ", error " + e.getErrorCode() + ")", e);
+    return new KeyStoreException(
+        "JDBC key store failed during "
+            + what
+            + ": "
+            + e.getMessage()
+            + " (SQLState "
+            + e.getSQLState()
+            + ", error "
+            + e.getErrorCode()
+            + ")",
+        e);
   }
 
   /** Maps a failure of {@code DataSource.getConnection()}: the database cannot be reached. */
   public static KeyStoreException mapConnect(String what, SQLException e) {
     String state = e.getSQLState();
     if (state != null && state.startsWith("28")) {
-      return new KeyStoreException("JDBC key store cannot log in to the database during " + what + ": "
-          + e.getMessage() + ". Check the DataSource's user and password.", e);
+      return new KeyStoreException(
+          "JDBC key store cannot log in to the database during "
+              + what
+              + ": "
+              + e.getMessage()
+              + ". Check the DataSource's user and password.",
+          e);
     }
-    return new StoreUnavailableException("JDBC key store cannot get a connection during " + what + ": "
-        + e.getMessage() + " (SQLState " + state + ")", e);
+    return new StoreUnavailableException(
+        "JDBC key store cannot get a connection during "
+            + what
+            + ": "
+            + e.getMessage()
+            + " (SQLState "
+            + state
+            + ")",
+        e);
   }
 
   /** The message for a missing or incomplete schema: what is wrong and how to fix it. */
   public static String schemaMessage(String table, SQLException e) {
-    return "The idempotency table \"" + table + "\" (or its fence sequence) is missing or lacks columns: "
-        + e.getMessage() + " (SQLState " + e.getSQLState() + "). Create it with the DDL shipped in "
+    return "The idempotency table \""
+        + table
+        + "\" (or its fence sequence) is missing or lacks columns: "
+        + e.getMessage()
+        + " (SQLState "
+        + e.getSQLState()
+        + "). Create it with the DDL shipped in "
         + "dev/idempotency/store/jdbc/schema/<dialect>/V1__idempotency_records.sql (hand it to Flyway or "
         + "Liquibase; JdbcKeyStore.schemaDdl(dialect, table) renders it for another table name), or, for "
         + "development, build the store with JdbcKeyStore.builder(dataSource).createSchemaIfMissing().";

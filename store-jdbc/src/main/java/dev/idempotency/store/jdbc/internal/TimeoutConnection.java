@@ -10,14 +10,16 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The connection a phase's work receives: a {@link Proxy} of {@link Connection} that gives every statement the work
- * creates ({@code createStatement}, {@code prepareStatement}, {@code prepareCall}) the store's query timeout, and
- * passes every other call to the pool's connection unchanged.
+ * The connection a phase's work receives: a {@link Proxy} of {@link Connection} that gives every
+ * statement the work creates ({@code createStatement}, {@code prepareStatement}, {@code
+ * prepareCall}) the store's query timeout, and passes every other call to the pool's connection
+ * unchanged.
  *
- * <p>It implements {@code Connection} only, so a driver's own interface (PostgreSQL's {@code PGConnection}, say) is
- * reached through {@link Connection#unwrap}, which the pool's connection answers, never through a cast. It equals
- * only itself and hashes by identity: delegating {@code equals} would make it unequal to itself (the pool's
- * connection does not know the proxy) and unequal to the connection that claims to equal it.
+ * <p>It implements {@code Connection} only, so a driver's own interface (PostgreSQL's {@code
+ * PGConnection}, say) is reached through {@link Connection#unwrap}, which the pool's connection
+ * answers, never through a cast. It equals only itself and hashes by identity: delegating {@code
+ * equals} would make it unequal to itself (the pool's connection does not know the proxy) and
+ * unequal to the connection that claims to equal it.
  */
 final class TimeoutConnection implements InvocationHandler {
   private final Connection target;
@@ -30,12 +32,16 @@ final class TimeoutConnection implements InvocationHandler {
 
   /** {@code c}, each statement it creates with {@code queryTimeoutSeconds} set. */
   static Connection wrap(Connection c, int queryTimeoutSeconds) {
-    return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-        new TimeoutConnection(c, queryTimeoutSeconds));
+    return (Connection)
+        Proxy.newProxyInstance(
+            Connection.class.getClassLoader(),
+            new Class<?>[] {Connection.class},
+            new TimeoutConnection(c, queryTimeoutSeconds));
   }
 
   @Override
-  public @Nullable Object invoke(Object proxy, Method method, @Nullable Object @Nullable [] args) throws Throwable {
+  public @Nullable Object invoke(Object proxy, Method method, @Nullable Object @Nullable [] args)
+      throws Throwable {
     if (method.getDeclaringClass() == Object.class) {
       switch (method.getName()) {
         case "equals" -> {

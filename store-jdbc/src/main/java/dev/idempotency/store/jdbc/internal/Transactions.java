@@ -7,10 +7,11 @@ import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
- * The store's transactions: the one each SPI call runs its statements in ({@link #run}), and a phase's, in which
- * the caller's work and the fenced write commit together ({@link #inTransaction}). Each takes a connection from a
- * {@code DataSource}, gives it back, and runs a transaction that failed with a serialization failure or deadlock
- * (SQLState 40001, 40P01) again, up to the store's {@code maxTransactionAttempts}. Immutable and thread-safe.
+ * The store's transactions: the one each SPI call runs its statements in ({@link #run}), and a
+ * phase's, in which the caller's work and the fenced write commit together ({@link
+ * #inTransaction}). Each takes a connection from a {@code DataSource}, gives it back, and runs a
+ * transaction that failed with a serialization failure or deadlock (SQLState 40001, 40P01) again,
+ * up to the store's {@code maxTransactionAttempts}. Immutable and thread-safe.
  */
 public final class Transactions {
   private final SqlDialect sql;
@@ -36,12 +37,16 @@ public final class Transactions {
     /**
      * Runs them on {@code c}.
      *
-     * @param autoCommit whether {@code c} commits each statement; otherwise {@link #run} commits them together
+     * @param autoCommit whether {@code c} commits each statement; otherwise {@link #run} commits
+     *     them together
      */
     R run(Connection c, boolean autoCommit) throws SQLException;
   }
 
-  /** The fenced write that ends a phase: {@link SqlDialect#checkpoint} or {@link SqlDialect#complete}. */
+  /**
+   * The fenced write that ends a phase: {@link SqlDialect#checkpoint} or {@link
+   * SqlDialect#complete}.
+   */
   @FunctionalInterface
   public interface FencedWrite {
     /** Writes, or throws {@code LeaseLostException} when the fence no longer holds. */
@@ -49,8 +54,8 @@ public final class Transactions {
   }
 
   /**
-   * One SPI call: a connection of its own, in the mode the pool hands it out, committed here unless it commits
-   * each statement.
+   * One SPI call: a connection of its own, in the mode the pool hands it out, committed here unless
+   * it commits each statement.
    *
    * @param what what the call does, for messages ("claim of acct-1/k1")
    * @throws dev.idempotency.spi.KeyStoreException what {@link SqlErrors#map} makes of a failure
@@ -84,16 +89,22 @@ public final class Transactions {
   }
 
   /**
-   * A phase: {@code work} and then the fenced write with {@code valuesFor(result)}, in one transaction on one
-   * connection, auto-commit switched off for it and back on afterwards. The connection's isolation level is left as
-   * the pool configured it. The work sees the connection through {@link SqlDialect#withStatementTimeout}. A
-   * retryable failure of the work or of the write rolls back and runs both again, so the work must touch only this
-   * connection; any other failure rolls back and propagates, the work's own exceptions unchanged.
+   * A phase: {@code work} and then the fenced write with {@code valuesFor(result)}, in one
+   * transaction on one connection, auto-commit switched off for it and back on afterwards. The
+   * connection's isolation level is left as the pool configured it. The work sees the connection
+   * through {@link SqlDialect#withStatementTimeout}. A retryable failure of the work or of the
+   * write rolls back and runs both again, so the work must touch only this connection; any other
+   * failure rolls back and propagates, the work's own exceptions unchanged.
    *
    * @param label what the phase is, for messages
    */
-  public <R> R inTransaction(DataSource from, String label, TransactionalWork<Connection, R> work,
-      Function<R, ParamValues> valuesFor, FencedWrite write) throws Exception {
+  public <R> R inTransaction(
+      DataSource from,
+      String label,
+      TransactionalWork<Connection, R> work,
+      Function<R, ParamValues> valuesFor,
+      FencedWrite write)
+      throws Exception {
     for (int attempt = 1; ; attempt++) {
       Connection c = connect(from, label);
       boolean restoreAutoCommit = false;
@@ -142,7 +153,8 @@ public final class Transactions {
           try {
             c.setAutoCommit(true);
           } catch (SQLException ignored) {
-            // the connection is broken; closing it below hands it back to the pool, which discards it
+            // the connection is broken; closing it below hands it back to the pool, which discards
+            // it
           }
         }
         closeQuietly(c);

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The connection a phase's work receives on the dialects that set a statement timeout (PostgreSQL here; the
- * pool's connection underneath is H2's, which the view does not look at).
+ * The connection a phase's work receives on the dialects that set a statement timeout (PostgreSQL
+ * here; the pool's connection underneath is H2's, which the view does not look at).
  */
 class TimeoutConnectionTest {
   private static final int TIMEOUT_SECONDS = 7;
@@ -29,8 +29,9 @@ class TimeoutConnectionTest {
     JdbcDataSource ds = new JdbcDataSource();
     ds.setURL("jdbc:h2:mem:timeout-connection");
     pooled = ds.getConnection();
-    view = SqlDialect.of("POSTGRESQL", Names.of("timeout_connection"), false, TIMEOUT_SECONDS)
-        .withStatementTimeout(pooled);
+    view =
+        SqlDialect.of("POSTGRESQL", Names.of("timeout_connection"), false, TIMEOUT_SECONDS)
+            .withStatementTimeout(pooled);
   }
 
   @AfterEach
@@ -50,14 +51,17 @@ class TimeoutConnectionTest {
 
   @Test
   void reachesTheDriversInterfaceThroughUnwrapNotACast() throws SQLException {
-    assertThat(view).as("the view is a cast target for Connection only").isNotInstanceOf(JdbcConnection.class);
+    assertThat(view)
+        .as("the view is a cast target for Connection only")
+        .isNotInstanceOf(JdbcConnection.class);
     assertThat(view.isWrapperFor(JdbcConnection.class)).isTrue();
     assertThat(view.unwrap(JdbcConnection.class)).isSameAs(pooled.unwrap(JdbcConnection.class));
   }
 
   @Test
   void everyStatementItCreatesHasTheStoresTimeout() throws SQLException {
-    try (Statement s = view.createStatement(); PreparedStatement ps = view.prepareStatement("SELECT 1")) {
+    try (Statement s = view.createStatement();
+        PreparedStatement ps = view.prepareStatement("SELECT 1")) {
       assertThat(s.getQueryTimeout()).as("createStatement").isEqualTo(TIMEOUT_SECONDS);
       assertThat(ps.getQueryTimeout()).as("prepareStatement").isEqualTo(TIMEOUT_SECONDS);
     }
