@@ -48,6 +48,10 @@ import org.jspecify.annotations.Nullable;
  * IdempotencyHttpBuilder}.
  *
  * <p>Immutable and thread-safe.
+ *
+ * <p>One class of about 500 lines (about 390 before formatting to 100 columns): the request
+ * pipeline and {@code completeWith}, read top to bottom as the contract runs; the builder, the
+ * problem mapping, the status endpoint and the storing rules live in their own classes.
  */
 public final class IdempotencyHttp {
   private static final System.Logger LOG = System.getLogger(IdempotencyHttp.class.getName());

@@ -57,6 +57,11 @@ import org.jspecify.annotations.Nullable;
  * the database clock unless {@link Builder#clockSource(ClockSource) clockSource(ENGINE)} is set.
  *
  * <p>Thread-safe and immutable; share one instance per table.
+ *
+ * <p>One class of about 520 lines (about 450 before formatting to 100 columns): the public store,
+ * its nested builder (kept nested so that {@code JdbcKeyStore.Builder} stays the API) and the SPI
+ * methods, each a few lines over {@code internal.Transactions}, {@code internal.Schema} and the
+ * dialects. The builder is the seam, should it grow.
  */
 public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   /** The default of {@link Builder#statementTimeout}. */
