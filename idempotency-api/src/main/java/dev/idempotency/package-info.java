@@ -11,8 +11,9 @@
  * the parameter.
  *
  * <p>The guarantee these types serve is <em>effectively-once</em> within a documented key scope and
- * replay window: at-least-once delivery plus duplicate collapse. Exactly-once delivery is
- * impossible over an unreliable network, and nothing here claims it.
+ * replay window: at-least-once delivery plus duplicate collapse.
+ *
+ * <p>Exactly-once delivery is impossible over an unreliable network; nothing here claims it.
  */
 @NullMarked
 package dev.idempotency;

@@ -62,6 +62,22 @@ public final class InMemoryKeyStore implements KeyStore {
     final @Nullable StoredResponse response; // null unless COMPLETE
     final @Nullable Instant completedAt; // null unless COMPLETE
 
+    /**
+     * The record a claim installs for a new request: in flight under {@code fence}, its own
+     * generation.
+     */
+    static Rec fresh(ClaimRequest request, FenceToken fence) {
+      return new Rec(
+          KeyState.IN_FLIGHT,
+          request.fingerprint(),
+          fence,
+          fence,
+          request.now().plus(request.lease()),
+          null,
+          null,
+          null);
+    }
+
     Rec(
         KeyState state,
         Fingerprint fingerprint,
@@ -123,28 +139,16 @@ public final class InMemoryKeyStore implements KeyStore {
     while (true) {
       if (current == null) {
         // The fence is drawn inside computeIfAbsent, at the moment the record is installed: a fence
-        // drawn before
-        // the install could be overtaken by a claim that draws a later fence, installs and releases
-        // its record in
-        // between, and fences would then not grow (rule 3.1). A claim whose function did not run
-        // sees someone
-        // else's record and decides again on it.
+        // drawn before the install could be overtaken by a claim that draws a later fence, installs
+        // and releases its record in between, and fences would then not grow (rule 3.1). A claim
+        // whose function did not run sees someone else's record and decides again on it.
         Rec[] mine = new Rec[1];
         current =
             records.computeIfAbsent(
                 id,
                 k -> {
                   FenceToken fence = nextFence();
-                  Rec installed =
-                      new Rec(
-                          KeyState.IN_FLIGHT,
-                          request.fingerprint(),
-                          fence,
-                          fence,
-                          now.plus(request.lease()),
-                          null,
-                          null,
-                          null);
+                  Rec installed = Rec.fresh(request, fence);
                   mine[0] = installed;
                   return installed;
                 });
@@ -155,16 +159,7 @@ public final class InMemoryKeyStore implements KeyStore {
       }
       if (current.countsAsAbsent(now, request.replayWindow())) {
         FenceToken fence = nextFence();
-        Rec claimed =
-            new Rec(
-                KeyState.IN_FLIGHT,
-                request.fingerprint(),
-                fence,
-                fence,
-                now.plus(request.lease()),
-                null,
-                null,
-                null);
+        Rec claimed = Rec.fresh(request, fence);
         if (records.replace(id, current, claimed)) {
           return ClaimOutcome.Claimed.fresh(fence);
         }
