@@ -20,7 +20,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
@@ -48,8 +47,8 @@ public final class FaultInjectingProxy implements AutoCloseable {
 
   private final int upstreamPort;
   private final ServerSocket listener;
-  private final ExecutorService executor =
-      Executors.newCachedThreadPool(r -> new Thread(r, "fault-injecting-proxy"));
+  private final ThreadPools.Joinable threads = ThreadPools.newCachedPool("fault-injecting-proxy");
+  private final ExecutorService executor = threads.executor();
   private final List<ProxyExchange> exchanges = new CopyOnWriteArrayList<>();
 
   /** Every socket the proxy holds, both sides, so that close() can unblock every read. */
@@ -394,6 +393,6 @@ public final class FaultInjectingProxy implements AutoCloseable {
       // closing anyway
     }
     open.forEach(this::release);
-    ThreadPools.shutDown(executor, GRACE, "fault-injecting proxy");
+    threads.shutDownAndJoin(GRACE, "fault-injecting proxy");
   }
 }
