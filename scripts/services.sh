@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Start the throwaway test servers the tests need, on loopback only.
 #
-# Which servers: IDEMPOTENCY_SERVICES (default "postgres mariadb"; add "redis dynalite" once their stores exist).
+# Which servers: IDEMPOTENCY_SERVICES (default all four: "postgres mariadb redis dynalite").
 # Idempotent: installs what is missing (apt as root, npm for dynalite), reuses servers that are already running.
 #
 # Usage:   eval "$(bash scripts/services.sh)"    # export lines on stdout, progress on stderr
@@ -21,7 +21,7 @@ DYNAMO_PORT=${IDEMPOTENCY_DYNAMODB_PORT:-58000}
 DYNALITE_VERSION=4.0.0
 DB_NAME=idem DB_USER=idem DB_PASS=idem
 WAIT_S=${IDEMPOTENCY_WAIT_S:-60}
-SERVICES=" ${IDEMPOTENCY_SERVICES:-postgres mariadb} "
+SERVICES=" ${IDEMPOTENCY_SERVICES:-postgres mariadb redis dynalite} "
 wants() { [[ "$SERVICES" == *" $1 "* ]]; }
 
 PGBIN=/usr/lib/postgresql/$PG_MAJOR/bin
