@@ -1,0 +1,560 @@
+package dev.idempotency.store.redis;
+
+import dev.idempotency.FenceToken;
+import dev.idempotency.RecordId;
+import dev.idempotency.RecoveryPoint;
+import dev.idempotency.StoredResponse;
+import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.LeaseLostException;
+import dev.idempotency.spi.RecordSnapshot;
+import dev.idempotency.spi.StoreCapability;
+import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.store.redis.internal.HeaderLines;
+import dev.idempotency.store.redis.internal.KeyLayout;
+import dev.idempotency.store.redis.internal.Micros;
+import dev.idempotency.store.redis.internal.RedisCalls;
+import dev.idempotency.store.redis.internal.Replies;
+import dev.idempotency.store.redis.internal.Script;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The {@link KeyStore} on Redis: every claim, heartbeat, checkpoint, completion and release is one
+ * Lua script, which Redis runs alone, so each decision is atomic; every claim takes the next value
+ * of a per-key fence counter that outlives the record, and every later write compares the fence.
+ *
+ * <pre>{@code
+ * RedisClient client = RedisClient.create("redis://redis.internal:6379");
+ * StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+ * RedisKeyStore store = RedisKeyStore.builder(connection)   // the application's connection
+ *     .keyPrefix("idem:")                                  // the default
+ *     .build();
+ * }</pre>
+ *
+ * <p>The connection stays the application's: the store never closes it, and Lettuce multiplexes it
+ * over every thread, so one is enough. What Redis cannot promise (an acknowledged claim lost in a
+ * failover of asynchronous replication; records lost in a restart without persistence) and what
+ * {@link Builder#waitForReplicas} changes about it: {@code docs/stores-redis.md}. Fencing protects
+ * only what checks the fence: guard downstream writes with it ({@link FenceChecker}).
+ *
+ * <p>Thread-safe and immutable.
+ */
+public final class RedisKeyStore implements KeyStore {
+  /** The default of {@link Builder#commandTimeout}. */
+  public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
+
+  /** The default of {@link Builder#retention}: the engine's default retention. */
+  public static final Duration DEFAULT_RETENTION = Duration.ofDays(3);
+
+  /** The default of {@link Builder#keyPrefix}. */
+  public static final String DEFAULT_KEY_PREFIX = "idem:";
+
+  /** The most leases one renewal script renews, so that no script holds Redis for long. */
+  private static final int RENEWALS_PER_SCRIPT = 256;
+
+  private static final byte[] SERVER_NOW = new byte[0];
+
+  private final RedisCalls calls;
+  private final KeyLayout layout;
+  private final RedisClock clock;
+  private final long retentionMillis;
+  private final int waitReplicas;
+  private final Duration waitTimeout;
+  private final Set<StoreCapability> capabilities;
+
+  private RedisKeyStore(Builder b) {
+    this.calls = new RedisCalls(b.commands, b.commandTimeout);
+    this.layout = KeyLayout.of(b.keyPrefix, b.indexShards);
+    this.clock = b.clock;
+    this.retentionMillis = b.retention.toMillis();
+    this.waitReplicas = b.waitReplicas;
+    this.waitTimeout = b.waitTimeout;
+    this.capabilities =
+        clock == RedisClock.SERVER
+            ? Set.of(StoreCapability.SHARED, StoreCapability.SERVER_CLOCK)
+            : Set.of(StoreCapability.SHARED);
+  }
+
+  /**
+   * Starts a builder over a standalone (or Sentinel-managed) connection with the byte-array codec
+   * ({@code client.connect(ByteArrayCodec.INSTANCE)}).
+   *
+   * @throws NullPointerException if {@code connection} is null
+   */
+  public static Builder builder(StatefulRedisConnection<byte[], byte[]> connection) {
+    return new Builder(Objects.requireNonNull(connection, "connection").async(), false);
+  }
+
+  /**
+   * Starts a builder over a Redis Cluster connection with the byte-array codec. Records spread over
+   * as many slots as there are {@linkplain Builder#indexShards index shards} (64 by default here).
+   *
+   * @throws NullPointerException if {@code connection} is null
+   */
+  public static Builder builder(StatefulRedisClusterConnection<byte[], byte[]> connection) {
+    return new Builder(Objects.requireNonNull(connection, "connection").async(), true);
+  }
+
+  /** The clock that judges leases and windows. */
+  public RedisClock clock() {
+    return clock;
+  }
+
+  @Override
+  public Set<StoreCapability> capabilities() {
+    return capabilities;
+  }
+
+  @Override
+  public ClaimOutcome claim(ClaimRequest request) {
+    Objects.requireNonNull(request, "request");
+    String member = KeyLayout.member(request.id());
+    int shard = layout.shardOf(member);
+    long lease = Micros.of(request.lease());
+    List<Object> reply =
+        calls.script(
+            "claim of " + request.id(),
+            Script.CLAIM,
+            keys(
+                layout.record(member),
+                layout.counter(member),
+                layout.leaseIndex(shard),
+                layout.completionIndex(shard)),
+            now(request.now()),
+            ascii(member),
+            request.fingerprint().bytes(),
+            number(lease),
+            number(Micros.of(request.replayWindow())),
+            number(inFlightExpiryMillis(lease)),
+            number(counterExpiryMillis(lease)));
+    ClaimOutcome outcome = Replies.claimOutcome(reply);
+    if (outcome instanceof ClaimOutcome.Claimed) {
+      awaitReplicas("claim of " + request.id());
+    }
+    return outcome;
+  }
+
+  @Override
+  public void heartbeat(RecordId id, FenceToken fence, Instant now, Duration lease) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(fence, "fence");
+    String why = renew(Map.of(id, fence), now, lease).get(id);
+    if (why != null) {
+      throw new LeaseLostException(id, fence, why);
+    }
+  }
+
+  /**
+   * One script per index shard, of up to 256 leases each, all sent before the first reply is
+   * awaited: one round trip for an instance's every lease in a standalone store.
+   */
+  @Override
+  public Set<RecordId> heartbeatAll(Map<RecordId, FenceToken> leases, Instant now, Duration lease) {
+    Objects.requireNonNull(leases, "leases");
+    leases.forEach(
+        (id, fence) -> {
+          Objects.requireNonNull(id, "leases: a record id");
+          Objects.requireNonNull(fence, "leases: the fence of " + id);
+        });
+    return Set.copyOf(renew(leases, now, lease).keySet());
+  }
+
+  @Override
+  public void checkpoint(
+      RecordId id, FenceToken fence, RecoveryPoint point, Instant now, Duration lease) {
+    Objects.requireNonNull(point, "point");
+    long us = positive(lease, "lease");
+    String member = fencedMember(id, fence);
+    fenced(
+        "checkpoint",
+        id,
+        fence,
+        Script.CHECKPOINT,
+        keys(layout.record(member), layout.leaseIndex(layout.shardOf(member))),
+        now(now),
+        ascii(member),
+        number(fence.value()),
+        number(us),
+        number(inFlightExpiryMillis(us)),
+        ascii(point.name()),
+        point.data());
+  }
+
+  @Override
+  public void complete(RecordId id, FenceToken fence, StoredResponse response, Instant now) {
+    Objects.requireNonNull(response, "response");
+    String member = fencedMember(id, fence);
+    int shard = layout.shardOf(member);
+    fenced(
+        "complete",
+        id,
+        fence,
+        Script.COMPLETE,
+        keys(layout.record(member), layout.leaseIndex(shard), layout.completionIndex(shard)),
+        now(now),
+        ascii(member),
+        number(fence.value()),
+        number(response.status()),
+        HeaderLines.encode(response.headers()),
+        response.body(),
+        number(retentionMillis));
+  }
+
+  @Override
+  public void release(RecordId id, FenceToken fence, Instant now) {
+    String member = fencedMember(id, fence);
+    fenced(
+        "release",
+        id,
+        fence,
+        Script.RELEASE,
+        keys(
+            layout.record(member),
+            layout.counter(member),
+            layout.leaseIndex(layout.shardOf(member))),
+        now(now),
+        ascii(member),
+        number(fence.value()),
+        number(counterExpiryMillis(0)));
+  }
+
+  @Override
+  public Optional<RecordSnapshot> lookup(RecordId id) {
+    Objects.requireNonNull(id, "id");
+    return Replies.snapshot(
+        id, calls.fields("lookup of " + id, layout.record(KeyLayout.member(id)), Replies.FIELDS));
+  }
+
+  /** One read-only script per index shard, all sent at once; merged by lease end. */
+  @Override
+  public List<RecordSnapshot> findAbandoned(Instant now, int limit) {
+    byte[] at = now(now);
+    positiveLimit(limit);
+    List<RedisCalls.PendingScript> pending = new ArrayList<>(layout.shards());
+    for (int shard = 0; shard < layout.shards(); shard++) {
+      pending.add(
+          calls.send(
+              Script.ABANDONED,
+              keys(layout.leaseIndex(shard)),
+              at,
+              number(limit),
+              layout.recordPrefix(shard)));
+    }
+    List<RecordSnapshot> found = new ArrayList<>();
+    for (RedisCalls.PendingScript p : pending) {
+      for (Object entry : calls.awaitScript("findAbandoned", p)) {
+        found.add(Replies.abandoned(RedisCalls.list(entry)));
+      }
+    }
+    found.sort(Comparator.comparing(s -> s.leaseExpiresAt().orElseThrow()));
+    return List.copyOf(found.subList(0, Math.min(limit, found.size())));
+  }
+
+  /**
+   * One script per index shard in turn, each deleting up to what is left of {@code limit}; each
+   * looks at no more than {@code 10 * limit + 100} index entries, so that a mass of entries whose
+   * records already expired cannot hold Redis for long (the next batch goes on with them).
+   */
+  @Override
+  public int deleteExpired(Instant now, Duration retention, int limit) {
+    byte[] at = now(now);
+    long us = positive(retention, "retention");
+    positiveLimit(limit);
+    int deleted = 0;
+    for (int shard = 0; shard < layout.shards() && deleted < limit; shard++) {
+      int left = limit - deleted;
+      List<Object> reply =
+          calls.script(
+              "deleteExpired",
+              Script.REAP,
+              keys(layout.leaseIndex(shard), layout.completionIndex(shard)),
+              at,
+              number(us),
+              number(left),
+              layout.recordPrefix(shard),
+              number(10L * left + 100));
+      deleted += (int) RedisCalls.number(reply, 0);
+    }
+    return deleted;
+  }
+
+  @Override
+  public String toString() {
+    return "RedisKeyStore[clock=" + clock + ", shards=" + layout.shards() + "]";
+  }
+
+  /** The refused leases among {@code leases}, each with what was found instead. */
+  private Map<RecordId, String> renew(
+      Map<RecordId, FenceToken> leases, Instant now, Duration lease) {
+    byte[] at = now(now);
+    long us = positive(lease, "lease");
+    Map<Integer, List<Map.Entry<RecordId, FenceToken>>> byShard = new HashMap<>();
+    leases
+        .entrySet()
+        .forEach(
+            e ->
+                byShard
+                    .computeIfAbsent(
+                        layout.shardOf(KeyLayout.member(e.getKey())), s -> new ArrayList<>())
+                    .add(e));
+    List<List<Map.Entry<RecordId, FenceToken>>> batches = new ArrayList<>();
+    List<RedisCalls.PendingScript> pending = new ArrayList<>();
+    byShard.forEach(
+        (shard, ids) -> {
+          for (int from = 0; from < ids.size(); from += RENEWALS_PER_SCRIPT) {
+            List<Map.Entry<RecordId, FenceToken>> batch =
+                ids.subList(from, Math.min(ids.size(), from + RENEWALS_PER_SCRIPT));
+            byte[][] keys = new byte[batch.size() + 1][];
+            byte[][] args = new byte[3 + 2 * batch.size()][];
+            keys[0] = layout.leaseIndex(shard);
+            args[0] = at;
+            args[1] = number(us);
+            args[2] = number(inFlightExpiryMillis(us));
+            for (int i = 0; i < batch.size(); i++) {
+              String member = KeyLayout.member(batch.get(i).getKey());
+              keys[i + 1] = layout.record(member);
+              args[3 + 2 * i] = ascii(member);
+              args[4 + 2 * i] = number(batch.get(i).getValue().value());
+            }
+            batches.add(batch);
+            pending.add(calls.send(Script.RENEW, keys, args));
+          }
+        });
+    Map<RecordId, String> refused = new HashMap<>();
+    for (int b = 0; b < pending.size(); b++) {
+      List<Object> reply =
+          calls.awaitScript("renewal of " + leases.size() + " leases", pending.get(b));
+      for (int i = 0; i + 1 < reply.size(); i += 2) {
+        refused.put(
+            batches.get(b).get((int) RedisCalls.number(reply, i) - 1).getKey(),
+            RedisCalls.text(reply, i + 1));
+      }
+    }
+    if (refused.size() < leases.size()) {
+      awaitReplicas("renewal of " + leases.size() + " leases");
+    }
+    return refused;
+  }
+
+  private void fenced(
+      String op, RecordId id, FenceToken fence, Script script, byte[][] keys, byte[]... args) {
+    List<Object> reply = calls.script(op + " of " + id, script, keys, args);
+    if (!reply.isEmpty() && reply.get(0) instanceof byte[]) {
+      throw new LeaseLostException(id, fence, RedisCalls.text(reply, 0));
+    }
+    awaitReplicas(op + " of " + id);
+  }
+
+  /**
+   * With {@link Builder#waitForReplicas}: {@code WAIT}, and a write fewer replicas acknowledged is
+   * reported as {@link StoreUnavailableException}; it stands on the primary.
+   */
+  private void awaitReplicas(String what) {
+    if (waitReplicas == 0) {
+      return;
+    }
+    long acked = calls.waitForReplicas(what, waitReplicas, waitTimeout);
+    if (acked < waitReplicas) {
+      throw new StoreUnavailableException(
+          what
+              + " was acknowledged by "
+              + acked
+              + " of the "
+              + waitReplicas
+              + " replicas required within "
+              + waitTimeout
+              + ": it stands on the primary, but a failover now could lose it");
+    }
+  }
+
+  private static String fencedMember(RecordId id, FenceToken fence) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(fence, "fence");
+    return KeyLayout.member(id);
+  }
+
+  private byte[] now(Instant now) {
+    Objects.requireNonNull(now, "now");
+    return clock == RedisClock.SERVER ? SERVER_NOW : number(Micros.of(now));
+  }
+
+  /** How long an in-flight record is kept at most: its lease, then the retention. */
+  private long inFlightExpiryMillis(long leaseMicros) {
+    return Micros.ceilMillis(leaseMicros) + retentionMillis;
+  }
+
+  /** How long a fence counter is kept: a whole retention longer than its record. */
+  private long counterExpiryMillis(long leaseMicros) {
+    return inFlightExpiryMillis(leaseMicros) + retentionMillis;
+  }
+
+  private static long positive(Duration d, String name) {
+    if (Objects.requireNonNull(d, name).isNegative() || d.isZero()) {
+      throw notPositive(name, d);
+    }
+    return Micros.of(d);
+  }
+
+  private static void positiveLimit(int limit) {
+    if (limit <= 0) {
+      throw notPositive("limit", limit);
+    }
+  }
+
+  private static IllegalArgumentException notPositive(String name, Object value) {
+    return new IllegalArgumentException(name + " must be > 0, but was " + value);
+  }
+
+  private static byte[][] keys(byte[]... keys) {
+    return keys;
+  }
+
+  private static byte[] number(long n) {
+    return ascii(Long.toString(n));
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  /** Configures a {@link RedisKeyStore}. Not thread-safe; {@link #build()} yields the store. */
+  public static final class Builder {
+    private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+    private final boolean cluster;
+    private String keyPrefix = DEFAULT_KEY_PREFIX;
+    private int indexShards;
+    private RedisClock clock = RedisClock.SERVER;
+    private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+    private Duration retention = DEFAULT_RETENTION;
+    private int waitReplicas;
+    private Duration waitTimeout = Duration.ZERO;
+
+    private Builder(RedisClusterAsyncCommands<byte[], byte[]> commands, boolean cluster) {
+      this.commands = commands;
+      this.cluster = cluster;
+      this.indexShards = cluster ? 64 : 1;
+    }
+
+    /**
+     * What every key of the store starts with; default {@code idem:}. Up to 64 characters of {@code
+     * [A-Za-z0-9:._-]}. Two stores (or a store and anything else) must not share one.
+     */
+    public Builder keyPrefix(String keyPrefix) {
+      this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix");
+      return this;
+    }
+
+    /**
+     * How many index shards the records are spread over; default 1 on a standalone connection, 64
+     * on a Cluster. A record, its fence counter and its shard's two indexes share one hash tag, so
+     * in a Cluster the records of one shard live in one slot: shards spread them over nodes, and
+     * the reaper and {@code findAbandoned} pay one script per shard. Fixed for the life of the
+     * data, like a table name: a store with another count looks for records in other keys.
+     *
+     * @throws IllegalArgumentException if not 1 to 16384
+     */
+    public Builder indexShards(int shards) {
+      if (shards < 1 || shards > 16384) {
+        throw new IllegalArgumentException("indexShards must be 1 to 16384, but was " + shards);
+      }
+      this.indexShards = shards;
+      return this;
+    }
+
+    /** Whose clock judges leases and windows; default {@link RedisClock#SERVER}. */
+    public Builder clock(RedisClock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * How long any one command may take before the call throws {@link StoreUnavailableException};
+     * default 2 s. Keep it well below the engine's lease and its {@code leaseSafetyMargin()} (5 s):
+     * a renewal that waits longer leaves every lease of the instance unconfirmed. Connecting is the
+     * connection's own business: give the client a connect timeout below the lease too ({@code
+     * SocketOptions.connectTimeout}, 10 s by default in Lettuce).
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder commandTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "commandTimeout");
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("commandTimeout must be > 0, but was " + timeout);
+      }
+      this.commandTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * The engine's retention (72 h by default, as the engine's): the backstop key expiry of every
+     * record (its lease plus this while in flight, this once complete), and of each fence counter
+     * (a retention longer than its record), so that records nobody reaps do not stay forever. Set
+     * it to the engine's {@code retention}, never shorter: a key expiry shorter than the retention
+     * would forget a record before the reaper may.
+     *
+     * @throws IllegalArgumentException if not at least one millisecond
+     */
+    public Builder retention(Duration retention) {
+      Objects.requireNonNull(retention, "retention");
+      if (retention.toMillis() < 1) {
+        throw new IllegalArgumentException("retention must be at least 1 ms, but was " + retention);
+      }
+      this.retention = retention;
+      return this;
+    }
+
+    /**
+     * After every write ({@code WAIT replicas timeout}), requires {@code replicas} replicas to have
+     * acknowledged it; a write fewer acknowledged throws {@link StoreUnavailableException} (it
+     * stands on the primary). This narrows, and does not close, the window in which a failover
+     * loses an acknowledged claim: {@code docs/stores-redis.md} says what remains and what it
+     * costs. Standalone or Sentinel connections only.
+     *
+     * @throws IllegalArgumentException if {@code replicas} is not positive or the timeout is not at
+     *     least one millisecond
+     */
+    public Builder waitForReplicas(int replicas, Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (replicas < 1 || timeout.toMillis() < 1) {
+        throw new IllegalArgumentException(
+            "waitForReplicas needs at least 1 replica and 1 ms, but was "
+                + replicas
+                + " and "
+                + timeout);
+      }
+      this.waitReplicas = replicas;
+      this.waitTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Builds the store. It sends nothing: scripts are loaded on first use.
+     *
+     * @throws IllegalArgumentException if the key prefix breaks its rule
+     * @throws IllegalStateException if {@link #waitForReplicas} was set on a Cluster connection
+     *     (Lettuce does not send {@code WAIT} to the node that took the write)
+     */
+    public RedisKeyStore build() {
+      if (cluster && waitReplicas > 0) {
+        throw new IllegalStateException(
+            "waitForReplicas needs a standalone or Sentinel connection: on a Cluster connection"
+                + " WAIT would not go to the node that took the write");
+      }
+      return new RedisKeyStore(this);
+    }
+  }
+}

@@ -1,0 +1,13 @@
+-- A recovery point and a new lease, under the fence.
+-- KEYS: record hash, lease index
+-- ARGV: now (µs or ''), member, fence, lease (µs), record expiry (ms), point name, point data
+-- Reply: {} done, {why} refused
+local why = refusal(KEYS[1], ARGV[3])
+if why then
+  return {why}
+end
+local expires = fmt(now_us(clock_us()) + tonumber(ARGV[4]))
+redis.call('HSET', KEYS[1], 'l', expires, 'rp', ARGV[6], 'rd', ARGV[7])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('ZADD', KEYS[2], expires, ARGV[2])
+return {}

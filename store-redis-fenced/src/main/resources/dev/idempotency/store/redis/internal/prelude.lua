@@ -1,0 +1,37 @@
+-- Shared by every script of the store (the store sends it in front of each): time, number formatting and
+-- the fence check of the fenced writes.
+--
+-- Times are epoch microseconds. ARGV[1] is the engine's now, or '' when the store judges time by the server's
+-- clock: then every decision of the script uses Redis' TIME, read once, inside the script, so that all of it
+-- sees one instant. Lua numbers are doubles, exact for integers up to 2^53 (epoch microseconds until the year
+-- 2255), and every number handed to Redis is formatted by fmt, never left to Redis' own number conversion.
+local function clock_us()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+
+local function fmt(n)
+  return string.format('%.0f', n)
+end
+
+local function now_us(clock)
+  if ARGV[1] == '' then
+    return clock
+  end
+  return tonumber(ARGV[1])
+end
+
+-- nil when the record at key rec is in flight under fence f (a decimal string); else what was found
+local function refusal(rec, f)
+  local r = redis.call('HMGET', rec, 's', 'f')
+  if not r[1] then
+    return 'absent'
+  end
+  if r[1] ~= 'I' then
+    return 'record is COMPLETE'
+  end
+  if r[2] ~= f then
+    return 'record is IN_FLIGHT with fence#' .. r[2]
+  end
+  return nil
+end
