@@ -51,7 +51,7 @@ public abstract class AbstractStoreBenchmark {
     OTHER_FINGERPRINT[0] = 2;
   }
 
-  @Param({"IN_MEMORY", "H2", "POSTGRESQL", "MARIADB"})
+  @Param({"IN_MEMORY", "H2", "POSTGRESQL", "MARIADB", "REDIS"})
   public StoreType store;
 
   Fixture fixture;

@@ -44,6 +44,25 @@ public enum StoreType {
           "IDEMPOTENCY_TEST_MYSQL_USER",
           "IDEMPOTENCY_TEST_MYSQL_PASSWORD");
     }
+  },
+  /**
+   * {@code RedisKeyStore} on the Redis test server vs a bare {@code SET NX PX} + {@code SET XX}.
+   */
+  REDIS {
+    @Override
+    Fixture open() {
+      return RedisFixture.fromEnvironment();
+    }
+  },
+  /**
+   * The same, every write of both waiting for a replica of the test server ({@code WAIT 1 1000}),
+   * which the fixture starts: what {@code waitForReplicas} costs.
+   */
+  REDIS_WAIT {
+    @Override
+    Fixture open() throws Exception {
+      return RedisFixture.withReplica();
+    }
   };
 
   abstract Fixture open() throws Exception;
