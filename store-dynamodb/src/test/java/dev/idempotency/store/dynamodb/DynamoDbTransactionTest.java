@@ -76,10 +76,8 @@ class DynamoDbTransactionTest {
     public void close() {}
   }
 
-  /** The engine's execution, recording the callbacks in order. */
-  private static final class RecordingExecution implements Execution, TransactionCallbacks {
-    final List<String> calls = new ArrayList<>();
-
+  /** An execution of the record under {@link #FENCE}, without the engine's callbacks. */
+  private static class PlainExecution implements Execution {
     @Override
     public RecordId recordId() {
       return ID;
@@ -124,6 +122,12 @@ class DynamoDbTransactionTest {
     public IdempotencyKey downstreamKey(String purpose) {
       return IdempotencyKey.of("k-" + purpose);
     }
+  }
+
+  /** The engine's execution, recording the callbacks in order. */
+  private static final class RecordingExecution extends PlainExecution
+      implements TransactionCallbacks {
+    final List<String> calls = new ArrayList<>();
 
     @Override
     public void phaseOpening() {
@@ -325,51 +329,7 @@ class DynamoDbTransactionTest {
 
   @Test
   void anExecutionWithoutCallbacksIsRefusedBeforeTheWork() {
-    Execution plain =
-        new Execution() {
-          @Override
-          public RecordId recordId() {
-            return ID;
-          }
-
-          @Override
-          public FenceToken fence() {
-            return FENCE;
-          }
-
-          @Override
-          public Optional<RecoveryPoint> resumeFrom() {
-            return Optional.empty();
-          }
-
-          @Override
-          public boolean isTakeover() {
-            return false;
-          }
-
-          @Override
-          public Instant now() {
-            return NOW;
-          }
-
-          @Override
-          public Duration lease() {
-            return Duration.ofSeconds(30);
-          }
-
-          @Override
-          public void checkpoint(RecoveryPoint point) {}
-
-          @Override
-          public boolean leaseLost() {
-            return false;
-          }
-
-          @Override
-          public IdempotencyKey downstreamKey(String purpose) {
-            return IdempotencyKey.of("k");
-          }
-        };
+    Execution plain = new PlainExecution();
     AtomicInteger runs = new AtomicInteger();
     try (DynamoDbKeyStore store = store()) {
       assertThatThrownBy(
