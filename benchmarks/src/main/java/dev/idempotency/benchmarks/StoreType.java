@@ -44,6 +44,17 @@ public enum StoreType {
           "IDEMPOTENCY_TEST_MYSQL_USER",
           "IDEMPOTENCY_TEST_MYSQL_PASSWORD");
     }
+  },
+  /**
+   * {@code DynamoDbKeyStore} on the dynalite test server vs a conditional PutItem + UpdateItem on
+   * the same client. Not in the default list of {@code AbstractStoreBenchmark.store}: run it with
+   * {@code -p store=DYNAMODB} (dynalite measures the store's overhead, not DynamoDB's latency).
+   */
+  DYNAMODB {
+    @Override
+    Fixture open() {
+      return new DynamoDbFixture();
+    }
   };
 
   abstract Fixture open() throws Exception;
