@@ -66,6 +66,13 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
  * close the client, which is the caller's. Thread-safe; share one instance per table and client.
  * {@code docs/stores-dynamodb.md} has the item layout, every expression and the capacity each
  * outcome costs.
+ *
+ * <p>One class of about 590 lines, most of them javadoc: the public store, its nested builder (kept
+ * nested so that {@code DynamoDbKeyStore.Builder} stays the API, as {@code JdbcKeyStore.Builder}
+ * does) and the SPI methods, each a few lines over {@code internal.RecordRequests}, {@code
+ * internal.RecordItem}, {@code internal.TableScans}, {@code internal.ParallelRenewals} and {@code
+ * internal.TransactWrites}. The transaction loop stays here because the work's handle, {@link
+ * DynamoDbTransaction}, is public API whose closing is not; the builder is the seam, should it grow.
  */
 public final class DynamoDbKeyStore
     implements TransactionalKeyStore<DynamoDbTransaction>, AutoCloseable {
