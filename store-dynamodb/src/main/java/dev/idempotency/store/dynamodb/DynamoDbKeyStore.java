@@ -72,7 +72,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
  * does) and the SPI methods, each a few lines over {@code internal.RecordRequests}, {@code
  * internal.RecordItem}, {@code internal.TableScans}, {@code internal.ParallelRenewals} and {@code
  * internal.TransactWrites}. The transaction loop stays here because the work's handle, {@link
- * DynamoDbTransaction}, is public API whose closing is not; the builder is the seam, should it grow.
+ * DynamoDbTransaction}, is public API whose closing is not; the builder is the seam, should it
+ * grow.
  */
 public final class DynamoDbKeyStore
     implements TransactionalKeyStore<DynamoDbTransaction>, AutoCloseable {
