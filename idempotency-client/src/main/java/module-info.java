@@ -11,8 +11,7 @@
 module dev.idempotency.client {
   requires transitive java.net.http;
   // the nullness annotations of the API (@Nullable): needed to compile, optional at run time;
-  // transitive, so that a
-  // module compiling against this API reads them too
+  // transitive, so that a module compiling against this API reads them too
   requires static transitive org.jspecify;
 
   exports dev.idempotency.client;

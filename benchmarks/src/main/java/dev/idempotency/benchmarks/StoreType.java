@@ -63,6 +63,17 @@ public enum StoreType {
     Fixture open() throws Exception {
       return RedisFixture.withReplica();
     }
+  },
+  /**
+   * {@code DynamoDbKeyStore} on the dynalite test server vs a conditional PutItem + UpdateItem on
+   * the same client. Not in the default list of {@code AbstractStoreBenchmark.store}: run it with
+   * {@code -p store=DYNAMODB} (dynalite measures the store's overhead, not DynamoDB's latency).
+   */
+  DYNAMODB {
+    @Override
+    Fixture open() {
+      return new DynamoDbFixture();
+    }
   };
 
   abstract Fixture open() throws Exception;

@@ -16,6 +16,8 @@ record DemoOptions(
     Optional<String> jdbcUrl,
     String jdbcUser,
     String jdbcPassword,
+    Store store,
+    Optional<String> dynamoDbEndpoint,
     boolean compare,
     OffMode offMode,
     long seed,
@@ -24,6 +26,14 @@ record DemoOptions(
   enum Mode {
     RUN,
     SERVE
+  }
+
+  /** Which key store the payments API uses. */
+  enum Store {
+    /** JdbcKeyStore: embedded H2, or the database of --jdbc-url. */
+    JDBC,
+    /** DynamoDbKeyStore: AWS's DynamoDB, or the endpoint of --dynamodb-endpoint (dynalite). */
+    DYNAMODB
   }
 
   /** How the "library off" run sends its retries. */
@@ -58,6 +68,11 @@ record DemoOptions(
                              jdbc:postgresql://127.0.0.1:55432/idem
         --jdbc-user U        database user (default idem for a URL, sa for H2)
         --jdbc-password P    database password (default idem for a URL, empty for H2)
+        --store S            the key store: jdbc (default: embedded H2, or --jdbc-url) or dynamodb
+        --dynamodb-endpoint URL
+                             with --store dynamodb, the endpoint (e.g. dynalite: http://127.0.0.1:58000, with
+                             dummy credentials); without it, AWS's DynamoDB in AWS_REGION (default us-east-1)
+                             with the default credentials. The table is created and deleted by the demo.
         --seed N             seed of the fault injector (default 42)
         --port N             port of the API in serve mode (default 8080)
         --help               this text
@@ -84,6 +99,8 @@ record DemoOptions(
     String url = null;
     String user = null;
     String password = null;
+    Store store = Store.JDBC;
+    String endpoint = null;
     boolean compare = false;
     OffMode offMode = OffMode.FRESH_KEY;
     long seed = 42;
@@ -105,6 +122,18 @@ record DemoOptions(
         case "--jdbc-url" -> url = value(args, ++i, arg);
         case "--jdbc-user" -> user = value(args, ++i, arg);
         case "--jdbc-password" -> password = value(args, ++i, arg);
+        case "--store" -> {
+          String v = value(args, ++i, arg);
+          store =
+              switch (v.toLowerCase(Locale.ROOT)) {
+                case "jdbc", "h2" -> Store.JDBC;
+                case "dynamodb" -> Store.DYNAMODB;
+                default ->
+                    throw new UsageException(
+                        "--store must be jdbc or dynamodb, but was '" + v + "'");
+              };
+        }
+        case "--dynamodb-endpoint" -> endpoint = value(args, ++i, arg);
         case "--seed" -> seed = longValue(arg, value(args, ++i, arg));
         case "--port" -> port = intValue(arg, value(args, ++i, arg), 1, 65_535);
         case "--off-mode" -> {
@@ -120,6 +149,17 @@ record DemoOptions(
         }
         default -> throw new UsageException("unknown argument '" + arg + "'");
       }
+    }
+    if (store == Store.DYNAMODB && url != null) {
+      throw new UsageException("--jdbc-url is for --store jdbc, not --store dynamodb");
+    }
+    if (endpoint != null
+        && (store != Store.DYNAMODB
+            || !(endpoint.startsWith("http://") || endpoint.startsWith("https://")))) {
+      throw new UsageException(
+          "--dynamodb-endpoint needs --store dynamodb and an http(s) URL, but was '"
+              + endpoint
+              + "'");
     }
     if (url != null && !url.startsWith("jdbc:")) {
       throw new UsageException("--jdbc-url must be a JDBC URL (jdbc:…), but was '" + url + "'");
@@ -139,6 +179,8 @@ record DemoOptions(
         Optional.ofNullable(url),
         user != null ? user : url != null ? "idem" : "sa",
         password != null ? password : url != null ? "idem" : "",
+        store,
+        Optional.ofNullable(endpoint),
         compare,
         offMode,
         seed,

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.http.IdempotencyHttp;
 import dev.idempotency.servlet.IdempotencyFilter;
+import dev.idempotency.spi.KeyStore;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
@@ -35,7 +36,7 @@ import org.eclipse.jetty.server.ServerConnector;
  * The demo's payments API: {@code POST /payments} charges a card through the (non-idempotent) card
  * network and answers {@code 201} with the payment. With the library on, the {@link
  * IdempotencyFilter} stands in front of it, backed by the JDBC store (embedded H2 unless a JDBC URL
- * is given); with it off, nothing does.
+ * is given) or, with {@code --store dynamodb}, the DynamoDB store; with it off, nothing does.
  */
 final class PaymentsApi implements AutoCloseable {
   /**
@@ -45,24 +46,35 @@ final class PaymentsApi implements AutoCloseable {
   static final String DELAY_HEADER = "X-Demo-Delay-Millis";
 
   private final Server server;
-  private final HikariDataSource dataSource;
+
+  /** What the store holds open: the JDBC pool, or the DynamoDB store and its client. */
+  private final AutoCloseable storage;
+
   private final IdempotencyEngine engine;
   final CardNetwork cardNetwork = new CardNetwork();
 
   private PaymentsApi(DemoOptions options, boolean withFilter, int port, String database)
       throws Exception {
-    HikariConfig pool = new HikariConfig();
-    pool.setJdbcUrl(options.jdbcUrl().orElse("jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1"));
-    pool.setUsername(options.jdbcUser());
-    pool.setPassword(options.jdbcPassword());
-    pool.setMaximumPoolSize(16);
-    pool.setPoolName("payments-" + database);
-    dataSource = new HikariDataSource(pool);
-    JdbcKeyStore store =
-        JdbcKeyStore.builder(dataSource)
-            .tableName("demo_" + database + "_keys")
-            .createSchemaIfMissing()
-            .build();
+    KeyStore store;
+    if (options.store() == DemoOptions.Store.DYNAMODB) {
+      DemoDynamoDb dynamo = DemoDynamoDb.open(options.dynamoDbEndpoint(), "demo-" + database);
+      storage = dynamo;
+      store = dynamo.store();
+    } else {
+      HikariConfig pool = new HikariConfig();
+      pool.setJdbcUrl(options.jdbcUrl().orElse("jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1"));
+      pool.setUsername(options.jdbcUser());
+      pool.setPassword(options.jdbcPassword());
+      pool.setMaximumPoolSize(16);
+      pool.setPoolName("payments-" + database);
+      HikariDataSource dataSource = new HikariDataSource(pool);
+      storage = dataSource;
+      store =
+          JdbcKeyStore.builder(dataSource)
+              .tableName("demo_" + database + "_keys")
+              .createSchemaIfMissing()
+              .build();
+    }
     engine = IdempotencyEngine.builder(store).build();
 
     ServletContextHandler context = new ServletContextHandler();
@@ -97,8 +109,16 @@ final class PaymentsApi implements AutoCloseable {
     } catch (Exception e) {
       throw new IllegalStateException("stopping the payments API failed", e);
     } finally {
-      engine.close();
-      dataSource.close();
+      closeStore();
+    }
+  }
+
+  private void closeStore() {
+    engine.close();
+    try {
+      storage.close();
+    } catch (Exception e) {
+      throw new IllegalStateException("closing the store failed", e);
     }
   }
 

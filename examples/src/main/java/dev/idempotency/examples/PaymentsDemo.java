@@ -61,10 +61,12 @@ public final class PaymentsDemo {
    */
   static String run(DemoOptions options) throws Exception {
     String store =
-        options
-            .jdbcUrl()
-            .map(u -> u.replaceAll("(?<=//)[^@/]*@", ""))
-            .orElse("H2 (embedded, in memory)");
+        options.store() == DemoOptions.Store.DYNAMODB
+            ? "DynamoDB (" + options.dynamoDbEndpoint().orElse("AWS") + ")"
+            : options
+                .jdbcUrl()
+                .map(u -> u.replaceAll("(?<=//)[^@/]*@", ""))
+                .orElse("H2 (embedded, in memory)");
     List<DemoReport.Run> runs = new ArrayList<>();
     runs.add(runOnce(options, true, "library on"));
     if (options.compare()) {

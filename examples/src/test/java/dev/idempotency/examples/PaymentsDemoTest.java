@@ -54,5 +54,12 @@ class PaymentsDemoTest {
     assertThatThrownBy(() -> DemoOptions.parse("--frobnicate"))
         .hasMessage("unknown argument '--frobnicate'");
     assertThatThrownBy(() -> DemoOptions.parse("--clients")).hasMessage("--clients needs a value");
+    assertThatThrownBy(() -> DemoOptions.parse("--store", "redis"))
+        .hasMessage("--store must be jdbc or dynamodb, but was 'redis'");
+    assertThatThrownBy(() -> DemoOptions.parse("--dynamodb-endpoint", "http://127.0.0.1:1"))
+        .hasMessageContaining("needs --store dynamodb");
+    assertThatThrownBy(
+            () -> DemoOptions.parse("--store", "dynamodb", "--jdbc-url", "jdbc:h2:mem:x"))
+        .hasMessageContaining("--jdbc-url is for --store jdbc");
   }
 }

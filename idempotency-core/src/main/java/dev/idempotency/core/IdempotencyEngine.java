@@ -154,8 +154,7 @@ public final class IdempotencyEngine implements AutoCloseable {
         waitStart = System.nanoTime();
       }
       // Wall time, not the engine's clock, bounds the wait: it measures how long this thread is
-      // held, and a test
-      // clock that does not move must not make the wait endless.
+      // held, and a test clock that does not move must not make the wait endless.
       long waitedNanos = System.nanoTime() - waitStart;
       long leftNanos = waiting.maxWait().toNanos() - waitedNanos;
       if (!waiting.waits() || leftNanos <= 0) {
@@ -225,11 +224,9 @@ public final class IdempotencyEngine implements AutoCloseable {
    */
   private OperationFailedException failed(ExecutionImpl execution, Throwable cause) {
     // A StoreUnavailableException from a fenced write (a checkpoint, a transactional phase's
-    // commit) leaves its
-    // outcome unknown: the phase may have committed without the engine hearing of it. Releasing
-    // would erase that
-    // recovery point, so the key stays in flight and the next owner resumes from whatever did
-    // commit.
+    // commit) leaves its outcome unknown: the phase may have committed without the engine hearing
+    // of it. Releasing would erase that recovery point, so the key stays in flight and the next
+    // owner resumes from whatever did commit.
     boolean released =
         execution.committedPoint().isEmpty()
             && execution.committedResponse().isEmpty()
@@ -284,8 +281,8 @@ public final class IdempotencyEngine implements AutoCloseable {
       throw lost;
     } catch (StoreUnavailableException e) {
       // The work is done and the caller should have its result; the key stays in flight, and a
-      // retry after the
-      // lease may run the operation again unless the operation checkpointed. Say so loudly.
+      // retry after the lease may run the operation again unless the operation checkpointed. Say so
+      // loudly.
       LOG.log(
           System.Logger.Level.WARNING,
           "could not store the result of "

@@ -52,8 +52,7 @@ class IdempotencyEngineTest {
           .build();
   private final AtomicInteger sideEffects = new AtomicInteger();
   // a thread per concurrent request: CompletableFuture's default executor may have one thread on a
-  // two-core
-  // machine, so a request blocked in its operation would keep the next from starting
+  // two-core machine, so a request blocked in its operation would keep the next from starting
   private final ExecutorService async = Executors.newCachedThreadPool();
 
   @AfterEach
@@ -493,8 +492,8 @@ class IdempotencyEngineTest {
               async);
       running.await();
       // another instance, whose clock is 31 s ahead of this engine's (so past every lease the
-      // heartbeats renew to
-      // now + 30 s), finds the lease expired: as if this owner had stalled past it
+      // heartbeats renew to now + 30 s), finds the lease expired: as if this owner had stalled past
+      // it
       ClaimOutcome takeover =
           store.claim(
               new ClaimRequest(

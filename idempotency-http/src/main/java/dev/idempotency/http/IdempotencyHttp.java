@@ -248,8 +248,8 @@ public final class IdempotencyHttp {
         throw e;
       }
       // The work is done, but another owner took the key over (this owner was paused past its
-      // lease) and the
-      // result could not be stored. The caller still gets what the application answered.
+      // lease) and the result could not be stored. The caller still gets what the application
+      // answered.
       LOG.log(System.Logger.Level.WARNING, "result of " + id + " not stored: " + e.getMessage());
       return new HttpResult.Respond(run.live().get(), HttpResult.Disposition.EXECUTED);
     }

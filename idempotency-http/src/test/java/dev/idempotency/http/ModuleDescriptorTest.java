@@ -27,8 +27,8 @@ class ModuleDescriptorTest {
         .containsExactly("dev.idempotency.http");
     assertThat(d.exports()).allMatch(e -> !e.isQualified());
     // org.jspecify is required statically, for its annotations at compile time only, and
-    // transitively, so that a
-    // module compiling against this API reads the annotations on its signatures
+    // transitively, so that a module compiling against this API reads the annotations on its
+    // signatures
     Map<String, Set<ModuleDescriptor.Requires.Modifier>> requires =
         d.requires().stream()
             .collect(

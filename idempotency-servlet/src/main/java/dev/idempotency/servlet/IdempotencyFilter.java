@@ -142,13 +142,10 @@ public final class IdempotencyFilter implements Filter {
     if (result instanceof HttpResult.Respond respond) {
       if (bodyLeftUnread(request, respond)) {
         // A container may close a connection whose request body was not read once the response is
-        // sent (Jetty
-        // does; Tomcat reads and discards up to its maxSwallowSize and keeps it), but cannot say so
-        // in a response
-        // the filter commits by writing it whole; a client that reused the connection would have
-        // its next request
-        // fail. The header tells it to open a new one, at the cost of a reconnect where the
-        // container kept it.
+        // sent (Jetty does; Tomcat reads and discards up to its maxSwallowSize and keeps it), but
+        // cannot say so in a response the filter commits by writing it whole; a client that reused
+        // the connection would have its next request fail. The header tells it to open a new one,
+        // at the cost of a reconnect where the container kept it.
         response.setHeader("Connection", "close");
       }
       write(respond.response(), response);

@@ -121,8 +121,7 @@ abstract class ConcurrencyGateContract {
     server.app.gate = new CountDownLatch(1);
     CountDownLatch othersAnswered = new CountDownLatch(n - 1);
     // when: N at once; the gate opens only once N-1 have their answer. The firing runs on a thread
-    // of its own:
-    // it waits for N client threads, so it cannot take one of the N.
+    // of its own: it waits for N client threads, so it cannot take one of the N.
     ExecutorService firing = Executors.newSingleThreadExecutor();
     List<HttpResponse<byte[]>> responses;
     try {

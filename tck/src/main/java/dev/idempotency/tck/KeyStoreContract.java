@@ -2,10 +2,8 @@ package dev.idempotency.tck;
 
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spi.StoreCapability;
-import dev.idempotency.tck.internal.Knobs;
 import java.util.Objects;
 import java.util.Set;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -107,18 +105,9 @@ public abstract class KeyStoreContract {
   /** Creates this test's store, clock and timing; called by JUnit before every test. */
   @BeforeEach
   protected final void setUpKeyStoreContract(TestInfo info) throws Exception {
-    String name =
-        getClass().getSimpleName()
-            + "."
-            + info.getTestClass().map(Class::getSimpleName).orElse("?")
-            + "#"
-            + info.getTestMethod()
-                .map(java.lang.reflect.Method::getName)
-                .orElse(info.getDisplayName());
-    long seed = Knobs.seed().orElseGet(() -> new SplittableRandom().nextLong());
     // assigned before the factory runs, so that what it registered is closed even when it then
     // fails
-    TckContext test = new TckContext(name, seed);
+    TckContext test = TckContext.forTest(getClass(), info);
     context = test;
     KeyStore store = Objects.requireNonNull(newStore(test), "newStore(TckContext) returned null");
     Set<StoreCapability> capabilities =

@@ -53,9 +53,8 @@ final class KeyStoreUnderTest {
     // a store that judges time by its own clock ignores the TCK's now: its time rules run in real
     // time
     boolean serverClock = capabilities.contains(StoreCapability.SERVER_CLOCK);
-    this.clock = serverClock ? TckClock.system() : TckClock.controlled(TckClock.CONTROLLED_START);
-    this.timing =
-        serverClock ? Timing.realTime(Knobs.serverClockLeaseMillis()) : Timing.controlled();
+    this.clock = TckClock.forStore(serverClock);
+    this.timing = Timing.forStore(serverClock);
   }
 
   TckContext context() {

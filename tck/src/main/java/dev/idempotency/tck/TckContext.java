@@ -1,8 +1,12 @@
 package dev.idempotency.tck;
 
+import dev.idempotency.tck.internal.Knobs;
+import java.lang.reflect.Method;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Objects;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.TestInfo;
 
 /**
  * What the contract tells a store factory about the test it creates a store for, and where the
@@ -21,6 +25,20 @@ public final class TckContext {
   TckContext(String testName, long seed) {
     this.testName = Objects.requireNonNull(testName, "testName");
     this.seed = seed;
+  }
+
+  /**
+   * The context of the test JUnit is about to run: named {@code ContractClass.RuleGroup#method},
+   * with the replayed seed ({@code idempotency.tck.seed}) or a new one.
+   */
+  static TckContext forTest(Class<?> contract, TestInfo info) {
+    String name =
+        contract.getSimpleName()
+            + "."
+            + info.getTestClass().map(Class::getSimpleName).orElse("?")
+            + "#"
+            + info.getTestMethod().map(Method::getName).orElse(info.getDisplayName());
+    return new TckContext(name, Knobs.seed().orElseGet(() -> new SplittableRandom().nextLong()));
   }
 
   /**

@@ -91,10 +91,8 @@ abstract class AbstractCrashRecoveryTest {
       try (Connection c = ds.getConnection();
           Statement s = c.createStatement()) {
         // No unique constraint on (record_key, step), deliberately: a second charge must show as a
-        // second row,
-        // not be refused by the ledger, or the test could not see the library charge twice.
-        // "record_key", not
-        // "key": KEY is a reserved word in MariaDB.
+        // second row, not be refused by the ledger, or the test could not see the library charge
+        // twice. "record_key", not "key": KEY is a reserved word in MariaDB.
         s.execute(
             "CREATE TABLE "
                 + ledgerTable

@@ -151,22 +151,19 @@ public final class CrashWorker {
     pool.setPoolName("crash-worker-" + pid);
     try (HikariDataSource hikari = new HikariDataSource(pool)) {
       // the store reaches the pool through the commit gate, the only way to stop between its fenced
-      // write and
-      // its commit (the store has no hook there, nor should it)
+      // write and its commit (the store has no hook there, nor should it)
       CommitGate gate =
           new CommitGate(crashPoint == CrashPoint.BEFORE_CHARGE_COMMIT ? crashPoint : null);
       DataSource dataSource = gate.wrap(hikari);
       // The database clock (the default) judges the lease: the two workers are two machines as far
-      // as the
-      // store is concerned, and only the database's clock is common to them.
+      // as the store is concerned, and only the database's clock is common to them.
       JdbcKeyStore store = JdbcKeyStore.builder(dataSource).tableName(recordsTable).build();
       IdempotencyEngine engine =
           IdempotencyEngine.builder(store)
               .lease(LEASE)
               // The takeover worker starts while the dead worker's lease may still run: the engine
-              // polls the claim
-              // until the lease expires and then takes the record over, instead of answering
-              // in-flight at once.
+              // polls the claim until the lease expires and then takes the record over, instead of
+              // answering in-flight at once.
               .inFlightPolicy(
                   InFlightPolicy.waitUpTo(Duration.ofSeconds(20), Duration.ofMillis(100)))
               .build();

@@ -63,8 +63,7 @@ final class WorkerProcess {
     }
     command.add("-cp");
     // surefire runs the tests on the class path and sets java.class.path to it (the test classes,
-    // the modules',
-    // the drivers, HikariCP), so the child sees the same classes as the test
+    // the modules', the drivers, HikariCP), so the child sees the same classes as the test
     command.add(System.getProperty("java.class.path"));
     command.add(CrashWorker.class.getName());
     command.addAll(args);

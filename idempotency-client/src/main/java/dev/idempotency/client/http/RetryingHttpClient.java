@@ -233,8 +233,7 @@ public final class RetryingHttpClient {
     }
     CapturingBodyHandler<T> capturing = new CapturingBodyHandler<>(handler, timeout.get());
     // the callback completes `result` whatever happens, its own failures included: the future
-    // whenComplete returns
-    // holds nothing that is not in `result` already
+    // whenComplete returns holds nothing that is not in `result` already
     var unused =
         http.sendAsync(attempt(request, key, timeout.get()), capturing)
             .whenComplete(

@@ -106,8 +106,7 @@ final class DeadlineSubscriber<T> implements BodySubscriber<T> {
                 }));
     long left = Math.max(0, timeoutNanos - (System.nanoTime() - startNanos));
     // the callback only hands the expiry to another thread, and expire() ends the body even when it
-    // fails itself:
-    // neither future below holds a failure nobody else sees
+    // fails itself: neither future below holds a failure nobody else sees
     var unused =
         timer
             .orTimeout(left, TimeUnit.NANOSECONDS)

@@ -45,8 +45,7 @@ public final class ExecutionImpl implements Execution, TransactionCallbacks {
   // pointless
   private volatile boolean refused;
   // the end of the lease as last confirmed by the store, by the lease clock (Heartbeats.leaseTime)
-  // read before the
-  // confirming call
+  // read before the confirming call
   private volatile Instant confirmedUntil;
   // transactional phases open now (normally 0 or 1): their fenced write renews the lease, renewals
   // stay away
@@ -203,12 +202,10 @@ public final class ExecutionImpl implements Execution, TransactionCallbacks {
     try {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
       // length-prefixed parts, so that ("a/b", "c") and ("a", "b/c") cannot produce the same input.
-      // The generation
-      // (the fence of the claim that began this request, kept across takeovers) tells this request
-      // from an earlier
-      // one under the same key: a key reused after a release or past the window is a new request,
-      // and must not get
-      // the old request's downstream key (a payment provider would answer with the old charge).
+      // The generation (the fence of the claim that began this request, kept across takeovers)
+      // tells this request from an earlier one under the same key: a key reused after a release or
+      // past the window is a new request, and must not get the old request's downstream key (a
+      // payment provider would answer with the old charge).
       String[] parts = {
         id.scope().value(), id.key().value(), purpose, Long.toString(generation.value())
       };

@@ -91,9 +91,8 @@ public final class Heartbeats implements AutoCloseable {
     this.store = store;
     this.clock = clock;
     // A store on its server's clock judges leases by that clock, not the engine's: measuring them
-    // here by the
-    // engine's wall clock would let a step of it (NTP) tell owners late, or time every operation
-    // out at once.
+    // here by the engine's wall clock would let a step of it (NTP) tell owners late, or time every
+    // operation out at once.
     this.monotonic = store.capabilities().contains(StoreCapability.SERVER_CLOCK);
     this.interval = interval;
     this.lease = lease;
@@ -207,8 +206,7 @@ public final class Heartbeats implements AutoCloseable {
           (id, e) -> {
             if (!running.contains(e)) {
               // finished while the renewal was under way: a completed or released record refuses
-              // the renewal, which
-              // says nothing about its owner
+              // the renewal, which says nothing about its owner
               return;
             }
             if (refused.contains(id)) {

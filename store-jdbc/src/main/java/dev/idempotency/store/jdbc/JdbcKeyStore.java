@@ -151,10 +151,8 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
         transactions.run(
             dataSource, "claim of " + request.id(), (c, autoCommit) -> sql.claim(c, autoCommit, p));
     // With the database clock each statement judges by its own start time; a claim that started
-    // before the
-    // owner's claim and waited for its row lock would report more lease left than the lease. It is
-    // a hint:
-    // never more than the asking claim's lease.
+    // before the owner's claim and waited for its row lock would report more lease left than the
+    // lease. It is a hint: never more than the asking claim's lease.
     if (clockSource == ClockSource.DATABASE
         && outcome instanceof ClaimOutcome.InFlight f
         && f.leaseRemaining().compareTo(request.lease()) > 0) {
@@ -310,9 +308,8 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     Objects.requireNonNull(work, "work");
     TransactionCallbacks callbacks = TransactionCallbacks.of(execution);
     // the engine stops renewing this lease until the phase closes: a renewal committed while the
-    // transaction is
-    // open would make its fenced write fail at REPEATABLE READ and SERIALIZABLE (a concurrent
-    // update of the row)
+    // transaction is open would make its fenced write fail at REPEATABLE READ and SERIALIZABLE (a
+    // concurrent update of the row)
     callbacks.phaseOpening();
     try {
       return transactions.inTransaction(

@@ -37,6 +37,14 @@ public final class TckClock implements InstantSource {
     return new TckClock(null);
   }
 
+  /**
+   * The clock for a store: the system clock for one that judges time by its server's clock
+   * (SERVER_CLOCK), a controlled clock at {@link #CONTROLLED_START} for every other.
+   */
+  public static TckClock forStore(boolean serverClock) {
+    return serverClock ? system() : controlled(CONTROLLED_START);
+  }
+
   /** Whether the TCK moves this clock (false: it follows the system clock). */
   public boolean isControlled() {
     return now != null;

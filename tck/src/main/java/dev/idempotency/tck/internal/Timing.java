@@ -41,6 +41,15 @@ public final class Timing {
     this.stableRetention = stableRetention;
   }
 
+  /**
+   * The profile for a store: real time with the configured lease ({@link
+   * Knobs#serverClockLeaseMillis}) for one that judges time by its server's clock, the controlled
+   * profile for every other.
+   */
+  public static Timing forStore(boolean serverClock) {
+    return serverClock ? realTime(Knobs.serverClockLeaseMillis()) : controlled();
+  }
+
   /** The profile for a store that judges time by the {@code now} it is given. */
   public static Timing controlled() {
     Duration lease = Duration.ofSeconds(30);

@@ -134,12 +134,9 @@ final class H2Dialect extends SqlDialect {
                 + n
                 + " + s.lease, 'F', 1))");
     // H2 2.5.252 miscounts a DELETE with FETCH FIRST, over-deletes with a limited IN subquery, and
-    // returns
-    // duplicate and stale rows for "state IN (…) … ORDER BY … FETCH FIRST" over the (state,
-    // retain_from_ns) index
-    // (2.3.232 does not), so the batch is chosen by a SELECT without the IN list and deleted by
-    // key, each delete
-    // re-checking that the record is still past retention.
+    // returns duplicate and stale rows for "state IN (…) … ORDER BY … FETCH FIRST" over the (state,
+    // retain_from_ns) index (2.3.232 does not), so the batch is chosen by a SELECT without the IN
+    // list and deleted by key, each delete re-checking that the record is still past retention.
     expiredKeys =
         "SELECT scope, idem_key FROM "
             + t

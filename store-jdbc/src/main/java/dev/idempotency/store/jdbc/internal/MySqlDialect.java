@@ -63,13 +63,10 @@ final class MySqlDialect extends SqlDialect {
     String t = names.table();
     String n = now();
     // Whether this call claims the row, in either order of assignment: left to right (MySQL's
-    // default) the first
-    // assignment has already set the nonce to +nonce or -nonce, which answers; with
-    // SIMULTANEOUS_ASSIGNMENT in
-    // sql_mode (MariaDB, also part of sql_mode=ORACLE) every assignment sees the old row, whose
-    // nonce is an earlier
-    // claim's, so the claimability is judged again on that old row (the same cases the decision
-    // below claims).
+    // default) the first assignment has already set the nonce to +nonce or -nonce, which answers;
+    // with SIMULTANEOUS_ASSIGNMENT in sql_mode (MariaDB, also part of sql_mode=ORACLE) every
+    // assignment sees the old row, whose nonce is an earlier claim's, so the claimability is judged
+    // again on that old row (the same cases the decision below claims).
     String claimable =
         "(state = 'R' OR (state = 'C' AND completed_at_ns <= "
             + n

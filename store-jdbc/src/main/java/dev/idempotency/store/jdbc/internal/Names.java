@@ -48,11 +48,9 @@ public record Names(String table, String base) {
   /** Rewrites DDL written for {@value #DEFAULT_TABLE} for this table. */
   public String render(String ddl) {
     // One pass: constraint and index names take the base (they cannot be schema-qualified),
-    // everything else, the
-    // table and its sequence, the table as given. Two passes would rename again inside names
-    // already rendered
-    // when the table's own name contains the default one (idempotency_records2_pk becoming
-    // idempotency_records22_pk).
+    // everything else, the table and its sequence, the table as given. Two passes would rename
+    // again inside names already rendered when the table's own name contains the default one
+    // (idempotency_records2_pk becoming idempotency_records22_pk).
     return DEFAULT_NAME
         .matcher(ddl)
         .replaceAll(

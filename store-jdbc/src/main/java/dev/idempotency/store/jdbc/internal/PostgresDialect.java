@@ -39,26 +39,19 @@ final class PostgresDialect extends SqlDialect {
     String seq = "nextval('" + names.sequence() + "')";
     // One statement, three branches, at most one of which writes:
     // - existing: the row as of the statement's snapshot. A replay, a mismatch or an in-flight
-    // answer is decided
-    //   from it alone, so those outcomes only read: no row lock, no write, like a plain SELECT.
+    //   answer is decided from it alone, so those outcomes only read: no row lock, no write, like a
+    //   plain SELECT.
     // - inserted: a fresh claim when the snapshot has no row. ON CONFLICT DO NOTHING: a row a
-    // concurrent
-    //   transaction inserted meanwhile makes it return nothing, and the caller reads again (two
-    // round trips only
-    //   under that race).
+    //   concurrent transaction inserted meanwhile makes it return nothing, and the caller reads
+    //   again (two round trips only under that race).
     // - updated: a takeover or a re-claim when the snapshot's row is claimable. UPDATE re-checks
-    // the condition on
-    //   the newest row version after any lock wait, so two takers cannot both win.
+    //   the condition on the newest row version after any lock wait, so two takers cannot both win.
     claim = NamedSql.parse(claimSql(t, n, seq, false));
     // The same statement with the existing row locked: used once an attempt did not settle, so that
-    // the claim
-    // cannot lose again. Without the lock, a claim that meets a released row whose UPDATE another
-    // claim wins, and
-    // that then reads the row released again, starts over; under a churn of claims and releases on
-    // one key it can
-    // lose every round until it runs out of attempts. Not the first attempt: replays and in-flight
-    // answers stay
-    // plain reads that take no row lock.
+    // the claim cannot lose again. Without the lock, a claim that meets a released row whose UPDATE
+    // another claim wins, and that then reads the row released again, starts over; under a churn of
+    // claims and releases on one key it can lose every round until it runs out of attempts. Not the
+    // first attempt: replays and in-flight answers stay plain reads that take no row lock.
     claimLocked = NamedSql.parse(claimSql(t, n, seq, true));
   }
 
@@ -120,8 +113,7 @@ final class PostgresDialect extends SqlDialect {
         + FINGERPRINT
         + ","
         // nextval is drawn under the row lock, so it is greater than every fence issued before;
-        // GREATEST guards
-        // against a sequence that was reset by hand
+        // GREATEST guards against a sequence that was reset by hand
         + " fence = GREATEST("
         + seq
         + ", r.fence + 1),"

@@ -98,9 +98,8 @@ public abstract class SqlDialect {
                 + " AND idem_key = "
                 + KEY);
     // Every fenced write bumps row_version, so that it always changes the row: MySQL drivers that
-    // report found
-    // rows and those that report changed rows then agree on the update count (1 = written, 0 =
-    // fence refused).
+    // report found rows and those that report changed rows then agree on the update count (1 =
+    // written, 0 = fence refused).
     String fenced =
         " WHERE scope = "
             + SCOPE
@@ -459,9 +458,8 @@ public abstract class SqlDialect {
       List<OwnedLease> chunk =
           owned.subList(from, Math.min(owned.size(), from + RENEWALS_PER_STATEMENT));
       // statements come in a few sizes (powers of two), padded with the last lease, so that the
-      // renewal adds nine
-      // texts at most to the driver's and the database's statement caches, where the claim's must
-      // stay
+      // renewal adds nine texts at most to the driver's and the database's statement caches, where
+      // the claim's must stay
       int size =
           Integer.highestOneBit(chunk.size()) == chunk.size()
               ? chunk.size()

@@ -1,0 +1,295 @@
+package dev.idempotency.store.dynamodb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotency.FenceToken;
+import dev.idempotency.Fingerprint;
+import dev.idempotency.KeyState;
+import dev.idempotency.RecordId;
+import dev.idempotency.RecoveryPoint;
+import dev.idempotency.StoredResponse;
+import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.KeyStoreException;
+import dev.idempotency.spi.LeaseLostException;
+import dev.idempotency.spi.RecordSnapshot;
+import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.testing.LoopbackPorts;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * The store's own tests on dynalite: the item it writes, the requests each claim outcome costs, the
+ * partition key, a response too large for an item, a missing table, a closed port, and the refusal
+ * that carries the item (as DynamoDB's does) through {@link DynamoFront}.
+ */
+class DynamoDbKeyStoreIT {
+  private static final Instant T0 = Instant.parse("2031-05-17T10:00:00Z");
+  private static final Duration LEASE = Duration.ofSeconds(30);
+  private static final Duration WINDOW = Duration.ofHours(24);
+  private static final Fingerprint FP_A = Fingerprint.of(new byte[] {1, 2, 3});
+  private static final Fingerprint FP_B = Fingerprint.of(new byte[] {4, 5, 6});
+
+  private final List<String> operations = new CopyOnWriteArrayList<>();
+  private DynamoDbClient client;
+  private DynamoDbClient counted;
+  private DynamoDbKeyStore store;
+  private String table;
+
+  @BeforeEach
+  void setUp() {
+    client = Dynalite.client();
+    counted = countingClient(Dynalite.endpoint());
+    table = Dynalite.table("store");
+    store = DynamoDbKeyStore.builder(counted).tableName(table).createTableIfMissing().build();
+  }
+
+  @AfterEach
+  void tearDown() {
+    store.close();
+    Dynalite.drop(client, table);
+    counted.close();
+    client.close();
+  }
+
+  private DynamoDbClient countingClient(URI endpoint) {
+    DynamoDbClient plain = Dynalite.client(endpoint);
+    ExecutionInterceptor count =
+        new ExecutionInterceptor() {
+          @Override
+          public void beforeTransmission(
+              Context.BeforeTransmission context, ExecutionAttributes attributes) {
+            operations.add(context.request().getClass().getSimpleName().replace("Request", ""));
+          }
+        };
+    DynamoDbClient c =
+        DynamoDbClient.builder()
+            .endpointOverride(endpoint)
+            .region(plain.serviceClientConfiguration().region())
+            .credentialsProvider(plain.serviceClientConfiguration().credentialsProvider())
+            .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
+            .overrideConfiguration(o -> o.addExecutionInterceptor(count))
+            .build();
+    plain.close();
+    return c;
+  }
+
+  private ClaimOutcome claim(RecordId id, Fingerprint fp, Instant now) {
+    return store.claim(new ClaimRequest(id, fp, now, LEASE, WINDOW));
+  }
+
+  /** The requests {@code call} sent, by operation. */
+  private List<String> requestsOf(Runnable call) {
+    operations.clear();
+    call.run();
+    return new ArrayList<>(operations);
+  }
+
+  @Test
+  void everyClaimOutcomeAndTheRequestsItCosts() {
+    RecordId id = RecordId.of("payments", "order-17");
+    ClaimOutcome[] out = new ClaimOutcome[1];
+    assertThat(requestsOf(() -> out[0] = claim(id, FP_A, T0))).containsExactly("UpdateItem");
+    ClaimOutcome.Claimed first = (ClaimOutcome.Claimed) out[0];
+    assertThat(first.takeover()).isFalse();
+    assertThat(first.generation()).isEqualTo(first.fence());
+
+    // refused outcomes: dynalite ignores ReturnValuesOnConditionCheckFailure, so one GetItem more
+    assertThat(requestsOf(() -> out[0] = claim(id, FP_A, T0.plusSeconds(1))))
+        .containsExactly("UpdateItem", "GetItem");
+    assertThat(out[0]).isEqualTo(new ClaimOutcome.InFlight(LEASE.minusSeconds(1)));
+    assertThat(requestsOf(() -> out[0] = claim(id, FP_B, T0.plusSeconds(1))))
+        .containsExactly("UpdateItem", "GetItem");
+    assertThat(out[0]).isEqualTo(new ClaimOutcome.Mismatch(KeyState.IN_FLIGHT));
+
+    store.checkpoint(id, first.fence(), RecoveryPoint.of("charged", new byte[] {9}), T0, LEASE);
+    Instant expired = T0.plus(LEASE);
+    assertThat(requestsOf(() -> out[0] = claim(id, FP_A, expired))).containsExactly("UpdateItem");
+    ClaimOutcome.Claimed takeover = (ClaimOutcome.Claimed) out[0];
+    assertThat(takeover.takeover()).isTrue();
+    assertThat(takeover.fence()).isEqualTo(FenceToken.of(first.fence().value() + 1));
+    assertThat(takeover.generation()).isEqualTo(first.fence());
+    assertThat(takeover.resumeFrom()).contains(RecoveryPoint.of("charged", new byte[] {9}));
+
+    StoredResponse response = response(201, "created");
+    assertThat(requestsOf(() -> store.complete(id, takeover.fence(), response, expired)))
+        .containsExactly("UpdateItem");
+    assertThat(requestsOf(() -> out[0] = claim(id, FP_A, expired.plusSeconds(5))))
+        .containsExactly("UpdateItem", "GetItem");
+    assertThat(out[0]).isEqualTo(new ClaimOutcome.Completed(response, expired));
+    assertThat(claim(id, FP_B, expired)).isEqualTo(new ClaimOutcome.Mismatch(KeyState.COMPLETE));
+
+    assertThat(requestsOf(() -> out[0] = claim(id, FP_B, expired.plus(WINDOW))))
+        .containsExactly("UpdateItem");
+    ClaimOutcome.Claimed again = (ClaimOutcome.Claimed) out[0];
+    assertThat(again.takeover()).isFalse();
+    assertThat(again.fence().value()).isEqualTo(takeover.fence().value() + 1);
+    assertThat(again.generation()).isEqualTo(again.fence());
+    assertThat(again.resumeFrom())
+        .as("a new request does not resume the old one's point")
+        .isEmpty();
+    assertThat(store.lookup(id).orElseThrow().recoveryPoint()).isEmpty();
+  }
+
+  @Test
+  void theItemHoldsTheDocumentedAttributes() {
+    RecordId id = RecordId.of("a/b", "c");
+    ClaimOutcome.Claimed c = (ClaimOutcome.Claimed) claim(id, FP_A, T0);
+    store.checkpoint(id, c.fence(), RecoveryPoint.of("p1"), T0, LEASE);
+    Map<String, AttributeValue> inFlight = rawItem("3:a/b/c");
+    assertThat(inFlight.keySet())
+        .containsExactlyInAnyOrder(
+            "pk", "scope", "ikey", "st", "fp", "fence", "gen", "lease", "retain", "ttl", "nonce",
+            "rp", "rpg");
+    assertThat(inFlight.get("st").s()).isEqualTo("I");
+    long leaseEnd = T0.plus(LEASE).getEpochSecond() * 1_000_000_000L;
+    assertThat(inFlight.get("lease").n()).isEqualTo(Long.toString(leaseEnd));
+    assertThat(inFlight.get("ttl").n())
+        .as("DynamoDB's time to live: the lease's end plus the store's retention, epoch seconds")
+        .isEqualTo(Long.toString(T0.plus(LEASE).plus(Duration.ofDays(3)).getEpochSecond()));
+
+    Map<String, List<String>> headers = new LinkedHashMap<>();
+    headers.put("Content-Type", List.of("application/json"));
+    headers.put("Set-Cookie", List.of("a=1", "b=2"));
+    headers.put("X-Empty", List.of(""));
+    StoredResponse response =
+        StoredResponse.of(201, headers, "{\"ok\":true}".getBytes(StandardCharsets.UTF_8));
+    store.complete(id, c.fence(), response, T0.plusSeconds(1));
+    Map<String, AttributeValue> complete = rawItem("3:a/b/c");
+    assertThat(complete.keySet())
+        .containsExactlyInAnyOrder(
+            "pk", "scope", "ikey", "st", "fp", "fence", "gen", "done", "cgen", "retain", "ttl",
+            "nonce", "rp", "rpg", "status", "hdr", "body");
+    RecordSnapshot s = store.lookup(id).orElseThrow();
+    assertThat(s.response()).contains(response);
+    assertThat(s.response().orElseThrow().headers().keySet())
+        .containsExactly("Content-Type", "Set-Cookie", "X-Empty");
+    assertThat(s.recoveryPoint()).contains(RecoveryPoint.of("p1"));
+
+    // another scope and key whose plain concatenation would be the same
+    RecordId other = RecordId.of("a", "b/c");
+    assertThat(claim(other, FP_A, T0)).isInstanceOf(ClaimOutcome.Claimed.class);
+    assertThat(rawItem("1:a/b/c")).isNotEmpty();
+  }
+
+  @Test
+  void aResponseTooLargeForAnItemIsRefusedAndNothingIsWritten() {
+    RecordId id = RecordId.of("s", "big");
+    ClaimOutcome.Claimed c = (ClaimOutcome.Claimed) claim(id, FP_A, T0);
+    StoredResponse big = StoredResponse.of(200, new byte[DynamoDbKeyStore.MAX_RESPONSE_BYTES + 1]);
+    assertThatThrownBy(() -> store.complete(id, c.fence(), big, T0))
+        .isInstanceOf(KeyStoreException.class)
+        .hasMessageContaining("does not fit in one DynamoDB item")
+        .hasMessageContaining("maxStoredResponseBytes");
+    assertThat(store.lookup(id).orElseThrow().state()).isEqualTo(KeyState.IN_FLIGHT);
+    // the largest accepted response fits
+    StoredResponse largest = StoredResponse.of(200, new byte[DynamoDbKeyStore.MAX_RESPONSE_BYTES]);
+    store.complete(id, c.fence(), largest, T0);
+    assertThat(claim(id, FP_A, T0)).isEqualTo(new ClaimOutcome.Completed(largest, T0));
+  }
+
+  @Test
+  void aStaleFenceIsRefusedWithWhatTheStoreFound() {
+    RecordId id = RecordId.of("s", "k");
+    ClaimOutcome.Claimed c = (ClaimOutcome.Claimed) claim(id, FP_A, T0);
+    ClaimOutcome.Claimed t = (ClaimOutcome.Claimed) claim(id, FP_A, T0.plus(LEASE));
+    assertThatThrownBy(() -> store.heartbeat(id, c.fence(), T0, LEASE))
+        .isInstanceOf(LeaseLostException.class)
+        .hasMessageContaining("record is IN_FLIGHT with " + t.fence());
+    Map<RecordId, FenceToken> leases = new LinkedHashMap<>();
+    leases.put(id, c.fence());
+    RecordId never = RecordId.of("s", "never");
+    leases.put(never, FenceToken.of(5));
+    for (int i = 0; i < 40; i++) {
+      RecordId mine = RecordId.of("s", "many-" + i);
+      leases.put(mine, ((ClaimOutcome.Claimed) claim(mine, FP_A, T0)).fence());
+    }
+    assertThat(store.heartbeatAll(leases, T0.plusSeconds(20), LEASE))
+        .containsExactlyInAnyOrder(id, never);
+    assertThat(store.lookup(RecordId.of("s", "many-39")).orElseThrow().leaseExpiresAt())
+        .contains(T0.plusSeconds(20).plus(LEASE));
+    assertThat(store.lookup(never)).isEmpty();
+  }
+
+  @Test
+  void aRefusalThatCarriesTheItemNeedsNoRead() throws Exception {
+    try (DynamoFront front = DynamoFront.start(Dynalite.endpoint())) {
+      front.returnItemOnConditionFailure(true);
+      operations.clear();
+      DynamoDbClient viaFront = countingClient(front.uri());
+      try (DynamoDbKeyStore s = DynamoDbKeyStore.builder(viaFront).tableName(table).build()) {
+        RecordId id = RecordId.of("s", "k");
+        s.claim(new ClaimRequest(id, FP_A, T0, LEASE, WINDOW));
+        assertThat(
+                requestsOf(
+                    () ->
+                        assertThat(s.claim(new ClaimRequest(id, FP_B, T0, LEASE, WINDOW)))
+                            .isEqualTo(new ClaimOutcome.Mismatch(KeyState.IN_FLIGHT))))
+            .containsExactly("UpdateItem");
+        assertThatThrownBy(() -> s.release(id, FenceToken.of(1), T0))
+            .isInstanceOf(LeaseLostException.class)
+            .hasMessageContaining("record is IN_FLIGHT with fence#");
+      } finally {
+        viaFront.close();
+      }
+    }
+  }
+
+  @Test
+  void aMissingTableIsAKeyStoreExceptionThatSaysHowToCreateIt() {
+    try (DynamoDbKeyStore s = DynamoDbKeyStore.builder(client).tableName(table + "-none").build()) {
+      assertThatThrownBy(() -> s.lookup(RecordId.of("s", "k")))
+          .isInstanceOf(KeyStoreException.class)
+          .isNotInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining(table + "-none")
+          .hasMessageContaining("createTableIfMissing");
+    }
+  }
+
+  @Test
+  void aClosedPortIsStoreUnavailable() throws Exception {
+    try (DynamoDbClient nowhere =
+            Dynalite.client(URI.create("http://127.0.0.1:" + LoopbackPorts.closed()));
+        DynamoDbKeyStore s =
+            DynamoDbKeyStore.builder(nowhere)
+                .tableName(table)
+                .callTimeout(Duration.ofSeconds(2))
+                .build()) {
+      RecordId id = RecordId.of("s", "k");
+      assertThatThrownBy(() -> s.claim(new ClaimRequest(id, FP_A, T0, LEASE, WINDOW)))
+          .isInstanceOf(StoreUnavailableException.class);
+      assertThatThrownBy(() -> s.heartbeatAll(Map.of(id, FenceToken.of(1)), T0, LEASE))
+          .isInstanceOf(StoreUnavailableException.class);
+      assertThatThrownBy(() -> s.findAbandoned(T0, 10))
+          .isInstanceOf(StoreUnavailableException.class);
+    }
+  }
+
+  private Map<String, AttributeValue> rawItem(String pk) {
+    return client
+        .getItem(
+            b ->
+                b.tableName(table).key(Map.of("pk", AttributeValue.fromS(pk))).consistentRead(true))
+        .item();
+  }
+
+  private static StoredResponse response(int status, String body) {
+    return StoredResponse.ofUtf8(status, body);
+  }
+}

@@ -1,0 +1,353 @@
+package dev.idempotency.store.dynamodb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotency.Execution;
+import dev.idempotency.FenceToken;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.RecordId;
+import dev.idempotency.RecoveryPoint;
+import dev.idempotency.StoredResponse;
+import dev.idempotency.spi.LeaseLostException;
+import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.spi.TransactionCallbacks;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.Put;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsResponse;
+import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
+import software.amazon.awssdk.services.dynamodb.model.Update;
+
+/**
+ * {@code inPhase} and {@code completeWith} against a client that records the {@code
+ * TransactWriteItems} request and answers as a test tells it: a fake, because dynalite (the tests'
+ * DynamoDB) has no transactions. It checks the request the store builds (the work's items, then the
+ * fenced write, conditional on the fence) and how the store reads DynamoDB's answers (cancellation
+ * reasons); whether DynamoDB applies that request as documented is what the fake cannot show
+ * (docs/stores-dynamodb.md).
+ */
+class DynamoDbTransactionTest {
+  private static final RecordId ID = RecordId.of("payments", "order-17");
+  private static final FenceToken FENCE = FenceToken.of(1_900_000_000_000_001L);
+  private static final Instant NOW = Instant.parse("2031-05-17T10:00:00Z");
+
+  /** Answers each TransactWriteItems with the next scripted exception, or success. */
+  private static final class RecordingClient implements DynamoDbClient {
+    final List<TransactWriteItemsRequest> requests = new ArrayList<>();
+    final Deque<RuntimeException> answers = new ArrayDeque<>();
+
+    @Override
+    public TransactWriteItemsResponse transactWriteItems(TransactWriteItemsRequest request) {
+      requests.add(request);
+      RuntimeException next = answers.poll();
+      if (next != null) {
+        throw next;
+      }
+      return TransactWriteItemsResponse.builder().build();
+    }
+
+    @Override
+    public GetItemResponse getItem(GetItemRequest request) {
+      return GetItemResponse.builder().build();
+    }
+
+    @Override
+    public String serviceName() {
+      return "dynamodb";
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  /** An execution of the record under {@link #FENCE}, without the engine's callbacks. */
+  private static class PlainExecution implements Execution {
+    @Override
+    public RecordId recordId() {
+      return ID;
+    }
+
+    @Override
+    public FenceToken fence() {
+      return FENCE;
+    }
+
+    @Override
+    public Optional<RecoveryPoint> resumeFrom() {
+      return Optional.empty();
+    }
+
+    @Override
+    public boolean isTakeover() {
+      return false;
+    }
+
+    @Override
+    public Instant now() {
+      return NOW;
+    }
+
+    @Override
+    public Duration lease() {
+      return Duration.ofSeconds(30);
+    }
+
+    @Override
+    public void checkpoint(RecoveryPoint point) {
+      throw new AssertionError("a transactional phase checkpoints in its transaction");
+    }
+
+    @Override
+    public boolean leaseLost() {
+      return false;
+    }
+
+    @Override
+    public IdempotencyKey downstreamKey(String purpose) {
+      return IdempotencyKey.of("k-" + purpose);
+    }
+  }
+
+  /** The engine's execution, recording the callbacks in order. */
+  private static final class RecordingExecution extends PlainExecution
+      implements TransactionCallbacks {
+    final List<String> calls = new ArrayList<>();
+
+    @Override
+    public void phaseOpening() {
+      calls.add("opening");
+    }
+
+    @Override
+    public void phaseClosed() {
+      calls.add("closed");
+    }
+
+    @Override
+    public void phaseCommitted(RecoveryPoint point) {
+      calls.add("committed " + point.name());
+    }
+
+    @Override
+    public void completionCommitted(StoredResponse response) {
+      calls.add("completed " + response.status());
+    }
+  }
+
+  private final RecordingClient client = new RecordingClient();
+  private final RecordingExecution execution = new RecordingExecution();
+
+  private DynamoDbKeyStore store() {
+    return DynamoDbKeyStore.builder(client).tableName("records").build();
+  }
+
+  private static TransactWriteItem orderPut(String order) {
+    return TransactWriteItem.builder()
+        .put(
+            Put.builder()
+                .tableName("orders")
+                .item(Map.of("id", AttributeValue.fromS(order)))
+                .conditionExpression("attribute_not_exists(id)")
+                .build())
+        .build();
+  }
+
+  private static TransactionCanceledException cancelled(String... codes) {
+    List<CancellationReason> reasons = new ArrayList<>();
+    for (String c : codes) {
+      reasons.add(CancellationReason.builder().code(c).build());
+    }
+    return TransactionCanceledException.builder()
+        .message("Transaction cancelled")
+        .cancellationReasons(reasons)
+        .build();
+  }
+
+  @Test
+  void aPhaseCommitsTheWorksItemsAndTheFencedCheckpointInOneRequest() throws Exception {
+    try (DynamoDbKeyStore store = store()) {
+      String result =
+          store.inPhase(
+              execution,
+              RecoveryPoint.of("charged"),
+              tx -> {
+                tx.add(orderPut("o-1"));
+                return "charge-1";
+              });
+      assertThat(result).isEqualTo("charge-1");
+    }
+    assertThat(client.requests).hasSize(1);
+    TransactWriteItemsRequest r = client.requests.get(0);
+    assertThat(r.clientRequestToken()).as("SDK retries of the commit are idempotent").isNotBlank();
+    assertThat(r.transactItems()).hasSize(2);
+    assertThat(r.transactItems().get(0)).isEqualTo(orderPut("o-1"));
+    Update fenced = r.transactItems().get(1).update();
+    assertThat(fenced.tableName()).isEqualTo("records");
+    assertThat(fenced.key()).containsEntry("pk", AttributeValue.fromS("8:payments/order-17"));
+    assertThat(fenced.conditionExpression()).isEqualTo("fence = :f AND st = :I");
+    assertThat(fenced.expressionAttributeValues())
+        .containsEntry(":f", AttributeValue.fromN(Long.toString(FENCE.value())))
+        .containsEntry(":I", AttributeValue.fromS("I"))
+        .containsEntry(":rp", AttributeValue.fromS("charged"));
+    assertThat(fenced.updateExpression()).startsWith("SET rp = :rp, rpg = gen, lease = :lease");
+    assertThat(execution.calls).containsExactly("opening", "closed", "committed charged");
+  }
+
+  @Test
+  void aCompletionCommitsTheResponseUnderTheFence() throws Exception {
+    StoredResponse response = StoredResponse.ofUtf8(201, "{\"order\":\"o-1\"}");
+    try (DynamoDbKeyStore store = store()) {
+      assertThat(
+              store.completeWith(
+                  execution,
+                  tx -> {
+                    tx.add(orderPut("o-1"));
+                    return response;
+                  }))
+          .isEqualTo(response);
+    }
+    Update fenced = client.requests.get(0).transactItems().get(1).update();
+    assertThat(fenced.conditionExpression()).isEqualTo("fence = :f AND st = :I");
+    assertThat(fenced.updateExpression()).startsWith("SET st = :C, done = :now, cgen = gen");
+    assertThat(fenced.expressionAttributeValues())
+        .containsEntry(":status", AttributeValue.fromN("201"))
+        .containsEntry(":f1", AttributeValue.fromN(Long.toString(FENCE.value() + 1)));
+    assertThat(execution.calls).containsExactly("opening", "closed", "completed 201");
+  }
+
+  @Test
+  void aRefusedFencedWriteIsALostLeaseAndNothingIsReportedCommitted() {
+    client.answers.add(cancelled("None", "ConditionalCheckFailed"));
+    try (DynamoDbKeyStore store = store()) {
+      assertThatThrownBy(
+              () ->
+                  store.inPhase(
+                      execution,
+                      RecoveryPoint.of("charged"),
+                      tx -> {
+                        tx.add(orderPut("o-1"));
+                        return "x";
+                      }))
+          .isInstanceOf(LeaseLostException.class)
+          .hasMessageContaining(ID.toString());
+    }
+    assertThat(execution.calls).containsExactly("opening", "closed");
+  }
+
+  @Test
+  void theWorksOwnFailedConditionComesOutAsDynamoDbThrewIt() {
+    TransactionCanceledException own = cancelled("ConditionalCheckFailed", "None");
+    client.answers.add(own);
+    try (DynamoDbKeyStore store = store()) {
+      assertThatThrownBy(
+              () ->
+                  store.completeWith(
+                      execution,
+                      tx -> {
+                        tx.add(orderPut("o-1"));
+                        return StoredResponse.ofUtf8(200, "ok");
+                      }))
+          .isSameAs(own);
+    }
+    assertThat(execution.calls).containsExactly("opening", "closed");
+  }
+
+  @Test
+  void aConflictRunsTheWorkAgainAndOnlyTheLastRunsItemsAreSent() throws Exception {
+    client.answers.add(cancelled("TransactionConflict", "None"));
+    AtomicInteger runs = new AtomicInteger();
+    try (DynamoDbKeyStore store = store()) {
+      String result =
+          store.inPhase(
+              execution,
+              RecoveryPoint.of("charged"),
+              tx -> {
+                int run = runs.incrementAndGet();
+                tx.add(orderPut("o-run-" + run));
+                return "run " + run;
+              });
+      assertThat(result).isEqualTo("run 2");
+    }
+    assertThat(client.requests).hasSize(2);
+    assertThat(client.requests.get(1).transactItems()).hasSize(2);
+    assertThat(client.requests.get(1).transactItems().get(0)).isEqualTo(orderPut("o-run-2"));
+    assertThat(client.requests.get(1).clientRequestToken())
+        .as("a new attempt is a new transaction")
+        .isNotEqualTo(client.requests.get(0).clientRequestToken());
+    assertThat(execution.calls).containsExactly("opening", "closed", "committed charged");
+  }
+
+  @Test
+  void throttlingIsUnavailableAndConflictsEndAfterTheAttempts() {
+    client.answers.add(cancelled("None", "ThrottlingError"));
+    try (DynamoDbKeyStore store = store()) {
+      assertThatThrownBy(() -> store.inPhase(execution, RecoveryPoint.of("p"), tx -> "x"))
+          .isInstanceOf(StoreUnavailableException.class);
+      for (int i = 0; i < 3; i++) {
+        client.answers.add(cancelled("TransactionConflict"));
+      }
+      assertThatThrownBy(() -> store.inPhase(execution, RecoveryPoint.of("p"), tx -> "x"))
+          .isInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("3 times");
+    }
+  }
+
+  @Test
+  void workThatThrowsSendsNothingAndItsExceptionComesOutAsThrown() {
+    IllegalStateException declined = new IllegalStateException("card declined");
+    try (DynamoDbKeyStore store = store()) {
+      assertThatThrownBy(
+              () ->
+                  store.inPhase(
+                      execution,
+                      RecoveryPoint.of("p"),
+                      tx -> {
+                        tx.add(orderPut("o-1"));
+                        throw declined;
+                      }))
+          .isSameAs(declined);
+    }
+    assertThat(client.requests).isEmpty();
+    assertThat(execution.calls).containsExactly("opening", "closed");
+  }
+
+  @Test
+  void anExecutionWithoutCallbacksIsRefusedBeforeTheWork() {
+    Execution plain = new PlainExecution();
+    AtomicInteger runs = new AtomicInteger();
+    try (DynamoDbKeyStore store = store()) {
+      assertThatThrownBy(
+              () -> store.inPhase(plain, RecoveryPoint.of("p"), tx -> runs.incrementAndGet()))
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+    assertThat(runs).hasValue(0);
+    assertThat(client.requests).isEmpty();
+  }
+
+  @Test
+  void theHandleRefusesMoreItemsThanATransactionHolds() {
+    DynamoDbTransaction tx = new DynamoDbTransaction();
+    for (int i = 0; i < DynamoDbTransaction.MAX_ITEMS - 1; i++) {
+      tx.add(orderPut("o-" + i));
+    }
+    assertThatThrownBy(() -> tx.add(orderPut("one-too-many")))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("at most 100 items");
+  }
+}
