@@ -52,6 +52,11 @@ import java.util.Set;
  * only what checks the fence: guard downstream writes with it ({@link FenceChecker}).
  *
  * <p>Thread-safe and immutable.
+ *
+ * <p>One class of about 560 lines, about 180 of them the nested builder and its javadoc: the public
+ * store, its builder (nested so that {@code RedisKeyStore.Builder} is the API, as {@code
+ * JdbcKeyStore.Builder} is) and the SPI methods, each a few lines over {@code internal.RedisCalls}
+ * and the scripts. The builder is the seam, should it grow.
  */
 public final class RedisKeyStore implements KeyStore {
   /** The default of {@link Builder#commandTimeout}. */
