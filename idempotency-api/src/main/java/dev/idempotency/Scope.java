@@ -11,8 +11,11 @@ import java.util.Objects;
  * guessing its key. The scope is resolved by the server from the authenticated principal, never
  * from a value the client may set freely.
  *
- * <p>A scope is 1 to {@value #MAX_LENGTH} characters of any Unicode text without control
- * characters. Instances are immutable and thread-safe; equality is by value.
+ * <p>A scope is 1 to {@value #MAX_LENGTH} characters of any Unicode text without control characters
+ * and without unpaired surrogates. The last rule keeps scopes distinct as bytes: UTF-8 cannot
+ * encode a lone surrogate, and Java's encoder turns it into {@code ?}, so {@code "t\uD800"} and
+ * {@code "t?"} would name one record in every store that keys by the scope's UTF-8 bytes. Instances
+ * are immutable and thread-safe; equality is by value.
  */
 public final class Scope {
   /** The longest scope accepted, in characters. */
@@ -31,7 +34,7 @@ public final class Scope {
    * @return the scope
    * @throws NullPointerException if {@code value} is null
    * @throws IllegalArgumentException if {@code value} is empty, longer than {@value #MAX_LENGTH}
-   *     characters, or contains a control character
+   *     characters, or contains a control character or an unpaired surrogate
    */
   public static Scope of(String value) {
     Objects.requireNonNull(value, "value");
@@ -40,9 +43,18 @@ public final class Scope {
           "scope must be 1 to " + MAX_LENGTH + " characters, but had " + value.length());
     }
     for (int i = 0; i < value.length(); i++) {
-      if (Character.isISOControl(value.charAt(i))) {
+      char c = value.charAt(i);
+      if (Character.isISOControl(c)) {
         throw new IllegalArgumentException(
             "scope must not contain control characters (index " + i + ")");
+      }
+      if (Character.isHighSurrogate(c)
+          && i + 1 < value.length()
+          && Character.isLowSurrogate(value.charAt(i + 1))) {
+        i++; // a pair: one supplementary character
+      } else if (Character.isSurrogate(c)) {
+        throw new IllegalArgumentException(
+            "scope must not contain an unpaired surrogate (index " + i + ")");
       }
     }
     return new Scope(value);

@@ -84,6 +84,11 @@ class ValueTypesTest {
     assertThatThrownBy(() -> Scope.of("")).hasMessageContaining("scope must be 1 to 255");
     assertThatThrownBy(() -> Scope.of("a\nb")).hasMessageContaining("control characters");
     assertThat(Scope.of("tenant-ü")).isEqualTo(Scope.of("tenant-ü"));
+    // UTF-8 turns a lone surrogate into '?': "t\uD800" and "t?" would be one record in a store
+    assertThatThrownBy(() -> Scope.of("t\uD800")).hasMessageContaining("unpaired surrogate");
+    assertThatThrownBy(() -> Scope.of("\uDC00t")).hasMessageContaining("unpaired surrogate");
+    assertThatThrownBy(() -> Scope.of("t\uDC00\uD800")).hasMessageContaining("index 1");
+    assertThat(Scope.of("t\uD83D\uDE00").value()).isEqualTo("t😀"); // a pair is one character
     assertThat(Fingerprint.fromHex("00ff").hex()).isEqualTo("00ff");
     assertThatThrownBy(() -> Fingerprint.of(new byte[0]))
         .hasMessageContaining("fingerprint must be 1 to 64");
