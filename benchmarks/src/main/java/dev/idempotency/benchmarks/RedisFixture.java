@@ -51,7 +51,8 @@ final class RedisFixture implements Fixture {
     connection = client.connect(ByteArrayCodec.INSTANCE);
     RedisKeyStore.Builder b = RedisKeyStore.builder(connection).keyPrefix(prefix + ":");
     if (replica != null) {
-      b.waitForReplicas(1, Duration.ofSeconds(1));
+      // WAIT on a connection of its own, as the store requires; client.shutdown() closes it
+      b.waitForReplicas(1, Duration.ofSeconds(1), client.connect(ByteArrayCodec.INSTANCE));
     }
     store = b.build();
     baseline = new BareLockBaseline(replica != null);

@@ -7,11 +7,14 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.store.redis.internal.CallNonce;
 import dev.idempotency.store.redis.internal.HeaderLines;
+import dev.idempotency.store.redis.internal.IndexShardCalls;
 import dev.idempotency.store.redis.internal.KeyLayout;
 import dev.idempotency.store.redis.internal.Micros;
 import dev.idempotency.store.redis.internal.RedisCalls;
@@ -23,14 +26,12 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link KeyStore} on Redis: every claim, heartbeat, checkpoint, completion and release is one
@@ -68,24 +69,36 @@ public final class RedisKeyStore implements KeyStore {
   /** The default of {@link Builder#keyPrefix}. */
   public static final String DEFAULT_KEY_PREFIX = "idem:";
 
-  /** The most leases one renewal script renews, so that no script holds Redis for long. */
-  private static final int RENEWALS_PER_SCRIPT = 256;
+  /**
+   * How long a release's receipt stays beyond the command timeout: a client re-sends a command only
+   * while its caller still waits for it (at most the command timeout), so a minute more covers the
+   * re-sent command's way to the server.
+   */
+  private static final long RECEIPT_MARGIN_MILLIS = 60_000;
 
   private static final byte[] SERVER_NOW = new byte[0];
 
   private final RedisCalls calls;
+  private final IndexShardCalls shardCalls;
   private final KeyLayout layout;
   private final RedisClock clock;
+  private final Duration retention;
   private final long retentionMillis;
+  private final long receiptMillis;
   private final int waitReplicas;
   private final Duration waitTimeout;
   private final Set<StoreCapability> capabilities;
 
   private RedisKeyStore(Builder b) {
-    this.calls = new RedisCalls(b.commands, b.commandTimeout);
+    this.calls =
+        new RedisCalls(
+            b.commands, b.replicaAcks == null ? null : b.replicaAcks.async(), b.commandTimeout);
     this.layout = KeyLayout.of(b.keyPrefix, b.indexShards);
+    this.shardCalls = new IndexShardCalls(calls, layout);
     this.clock = b.clock;
+    this.retention = b.retention;
     this.retentionMillis = b.retention.toMillis();
+    this.receiptMillis = b.commandTimeout.toMillis() + RECEIPT_MARGIN_MILLIS;
     this.waitReplicas = b.waitReplicas;
     this.waitTimeout = b.waitTimeout;
     this.capabilities =
@@ -96,12 +109,14 @@ public final class RedisKeyStore implements KeyStore {
 
   /**
    * Starts a builder over a standalone (or Sentinel-managed) connection with the byte-array codec
-   * ({@code client.connect(ByteArrayCodec.INSTANCE)}).
+   * ({@code client.connect(ByteArrayCodec.INSTANCE)}). Give the store a connection of its own: see
+   * the class comment.
    *
    * @throws NullPointerException if {@code connection} is null
    */
   public static Builder builder(StatefulRedisConnection<byte[], byte[]> connection) {
-    return new Builder(Objects.requireNonNull(connection, "connection").async(), false);
+    Objects.requireNonNull(connection, "connection");
+    return new Builder(connection.async(), connection, false);
   }
 
   /**
@@ -111,7 +126,8 @@ public final class RedisKeyStore implements KeyStore {
    * @throws NullPointerException if {@code connection} is null
    */
   public static Builder builder(StatefulRedisClusterConnection<byte[], byte[]> connection) {
-    return new Builder(Objects.requireNonNull(connection, "connection").async(), true);
+    Objects.requireNonNull(connection, "connection");
+    return new Builder(connection.async(), connection, true);
   }
 
   /** The clock that judges leases and windows. */
@@ -124,15 +140,35 @@ public final class RedisKeyStore implements KeyStore {
     return capabilities;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * @throws KeyStoreException if the request's replay window is longer than the store's {@link
+   *     Builder#retention}: a completed record's key expires after the retention, so a retry later
+   *     in the window would execute again
+   */
   @Override
   public ClaimOutcome claim(ClaimRequest request) {
     Objects.requireNonNull(request, "request");
+    if (request.replayWindow().compareTo(retention) > 0) {
+      throw new KeyStoreException(
+          "the replay window "
+              + request.replayWindow()
+              + " of the claim of "
+              + request.id()
+              + " is longer than the Redis store's retention "
+              + retention
+              + " (RedisKeyStore.Builder.retention): a completed record's key expires after the"
+              + " retention, and a retry later in the window would execute again; set the store's"
+              + " retention to the engine's, at least the window");
+    }
     String member = KeyLayout.member(request.id());
     int shard = layout.shardOf(member);
     long lease = Micros.of(request.lease());
+    String what = "claim of " + request.id();
     List<Object> reply =
         calls.script(
-            "claim of " + request.id(),
+            what,
             Script.CLAIM,
             keys(
                 layout.record(member),
@@ -145,12 +181,43 @@ public final class RedisKeyStore implements KeyStore {
             number(lease),
             number(Micros.of(request.replayWindow())),
             number(inFlightExpiryMillis(lease)),
-            number(counterExpiryMillis(lease)));
+            number(counterExpiryMillis(lease)),
+            CallNonce.next());
     ClaimOutcome outcome = Replies.claimOutcome(reply);
-    if (outcome instanceof ClaimOutcome.Claimed) {
-      awaitReplicas("claim of " + request.id());
+    if (outcome instanceof ClaimOutcome.Claimed claimed) {
+      try {
+        awaitReplicas(what);
+      } catch (StoreUnavailableException e) {
+        withdraw(request, member, claimed.fence(), e);
+        throw e;
+      }
     }
     return outcome;
+  }
+
+  /**
+   * A claim about to be reported as {@link StoreUnavailableException} ("nothing was decided")
+   * because its replicas did not confirm it must not stand on the primary: the retry would find it
+   * in flight for a whole lease, and then fail the same way. Under the fence just drawn, a fresh
+   * claim is undone and a takeover's lease ended; best effort, as Redis may be failing.
+   */
+  private void withdraw(
+      ClaimRequest request, String member, FenceToken fence, StoreUnavailableException failure) {
+    try {
+      calls.script(
+          "withdrawal of the claim of " + request.id(),
+          Script.WITHDRAW,
+          keys(
+              layout.record(member),
+              layout.counter(member),
+              layout.leaseIndex(layout.shardOf(member))),
+          now(request.now()),
+          ascii(member),
+          number(fence.value()),
+          number(counterExpiryMillis(Micros.of(request.lease()))));
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e);
+    }
   }
 
   @Override
@@ -189,14 +256,18 @@ public final class RedisKeyStore implements KeyStore {
         id,
         fence,
         Script.CHECKPOINT,
-        keys(layout.record(member), layout.leaseIndex(layout.shardOf(member))),
+        keys(
+            layout.record(member),
+            layout.leaseIndex(layout.shardOf(member)),
+            layout.counter(member)),
         now(now),
         ascii(member),
         number(fence.value()),
         number(us),
         number(inFlightExpiryMillis(us)),
         ascii(point.name()),
-        point.data());
+        point.data(),
+        number(counterExpiryMillis(us)));
   }
 
   @Override
@@ -209,14 +280,20 @@ public final class RedisKeyStore implements KeyStore {
         id,
         fence,
         Script.COMPLETE,
-        keys(layout.record(member), layout.leaseIndex(shard), layout.completionIndex(shard)),
+        keys(
+            layout.record(member),
+            layout.leaseIndex(shard),
+            layout.completionIndex(shard),
+            layout.counter(member)),
         now(now),
         ascii(member),
         number(fence.value()),
         number(response.status()),
         HeaderLines.encode(response.headers()),
         response.body(),
-        number(retentionMillis));
+        number(retentionMillis),
+        CallNonce.next(),
+        number(retentionMillis + retentionMillis));
   }
 
   @Override
@@ -230,71 +307,52 @@ public final class RedisKeyStore implements KeyStore {
         keys(
             layout.record(member),
             layout.counter(member),
-            layout.leaseIndex(layout.shardOf(member))),
+            layout.leaseIndex(layout.shardOf(member)),
+            layout.releaseReceipt(member)),
         now(now),
         ascii(member),
         number(fence.value()),
-        number(counterExpiryMillis(0)));
+        number(counterExpiryMillis(0)),
+        CallNonce.next(),
+        number(receiptMillis));
   }
 
+  /** Read by a script, so that it runs on the primary even on a connection that reads replicas. */
   @Override
   public Optional<RecordSnapshot> lookup(RecordId id) {
     Objects.requireNonNull(id, "id");
-    return Replies.snapshot(
-        id, calls.fields("lookup of " + id, layout.record(KeyLayout.member(id)), Replies.FIELDS));
+    List<Object> rows =
+        calls.script(
+            "lookup of " + id,
+            Script.RECORDS,
+            keys(layout.record(KeyLayout.member(id))),
+            SERVER_NOW);
+    return Replies.snapshot(id, rows.get(0));
   }
 
-  /** One read-only script per index shard, all sent at once; merged by lease end. */
+  /**
+   * Per index shard, the due entries of its lease index and then their records, every shard's
+   * script of a round sent at once; merged by lease end. Each shard looks at no more than {@code 10
+   * * limit + 100} index entries.
+   */
   @Override
   public List<RecordSnapshot> findAbandoned(Instant now, int limit) {
     byte[] at = now(now);
     positiveLimit(limit);
-    List<RedisCalls.PendingScript> pending = new ArrayList<>(layout.shards());
-    for (int shard = 0; shard < layout.shards(); shard++) {
-      pending.add(
-          calls.send(
-              Script.ABANDONED,
-              keys(layout.leaseIndex(shard)),
-              at,
-              number(limit),
-              layout.recordPrefix(shard)));
-    }
-    List<RecordSnapshot> found = new ArrayList<>();
-    for (RedisCalls.PendingScript p : pending) {
-      for (Object entry : calls.awaitScript("findAbandoned", p)) {
-        found.add(Replies.abandoned(RedisCalls.list(entry)));
-      }
-    }
-    found.sort(Comparator.comparing(s -> s.leaseExpiresAt().orElseThrow()));
-    return List.copyOf(found.subList(0, Math.min(limit, found.size())));
+    return shardCalls.abandoned(at, limit);
   }
 
   /**
-   * One script per index shard in turn, each deleting up to what is left of {@code limit}; each
-   * looks at no more than {@code 10 * limit + 100} index entries, so that a mass of entries whose
-   * records already expired cannot hold Redis for long (the next batch goes on with them).
+   * Per index shard in turn, batches of due candidates (at most 512 per script), each re-checked
+   * and deleted by a script, until {@code limit} records are deleted or none is left; index entries
+   * whose record already expired are dropped without counting.
    */
   @Override
   public int deleteExpired(Instant now, Duration retention, int limit) {
     byte[] at = now(now);
     long us = positive(retention, "retention");
     positiveLimit(limit);
-    int deleted = 0;
-    for (int shard = 0; shard < layout.shards() && deleted < limit; shard++) {
-      int left = limit - deleted;
-      List<Object> reply =
-          calls.script(
-              "deleteExpired",
-              Script.REAP,
-              keys(layout.leaseIndex(shard), layout.completionIndex(shard)),
-              at,
-              number(us),
-              number(left),
-              layout.recordPrefix(shard),
-              number(10L * left + 100));
-      deleted += (int) RedisCalls.number(reply, 0);
-    }
-    return deleted;
+    return shardCalls.reap(at, us, limit);
   }
 
   @Override
@@ -307,48 +365,8 @@ public final class RedisKeyStore implements KeyStore {
       Map<RecordId, FenceToken> leases, Instant now, Duration lease) {
     byte[] at = now(now);
     long us = positive(lease, "lease");
-    Map<Integer, List<Map.Entry<RecordId, FenceToken>>> byShard = new HashMap<>();
-    leases
-        .entrySet()
-        .forEach(
-            e ->
-                byShard
-                    .computeIfAbsent(
-                        layout.shardOf(KeyLayout.member(e.getKey())), s -> new ArrayList<>())
-                    .add(e));
-    List<List<Map.Entry<RecordId, FenceToken>>> batches = new ArrayList<>();
-    List<RedisCalls.PendingScript> pending = new ArrayList<>();
-    byShard.forEach(
-        (shard, ids) -> {
-          for (int from = 0; from < ids.size(); from += RENEWALS_PER_SCRIPT) {
-            List<Map.Entry<RecordId, FenceToken>> batch =
-                ids.subList(from, Math.min(ids.size(), from + RENEWALS_PER_SCRIPT));
-            byte[][] keys = new byte[batch.size() + 1][];
-            byte[][] args = new byte[3 + 2 * batch.size()][];
-            keys[0] = layout.leaseIndex(shard);
-            args[0] = at;
-            args[1] = number(us);
-            args[2] = number(inFlightExpiryMillis(us));
-            for (int i = 0; i < batch.size(); i++) {
-              String member = KeyLayout.member(batch.get(i).getKey());
-              keys[i + 1] = layout.record(member);
-              args[3 + 2 * i] = ascii(member);
-              args[4 + 2 * i] = number(batch.get(i).getValue().value());
-            }
-            batches.add(batch);
-            pending.add(calls.send(Script.RENEW, keys, args));
-          }
-        });
-    Map<RecordId, String> refused = new HashMap<>();
-    for (int b = 0; b < pending.size(); b++) {
-      List<Object> reply =
-          calls.awaitScript("renewal of " + leases.size() + " leases", pending.get(b));
-      for (int i = 0; i + 1 < reply.size(); i += 2) {
-        refused.put(
-            batches.get(b).get((int) RedisCalls.number(reply, i) - 1).getKey(),
-            RedisCalls.text(reply, i + 1));
-      }
-    }
+    Map<RecordId, String> refused =
+        shardCalls.renew(leases, at, us, inFlightExpiryMillis(us), counterExpiryMillis(us));
     if (refused.size() < leases.size()) {
       awaitReplicas("renewal of " + leases.size() + " leases");
     }
@@ -365,14 +383,14 @@ public final class RedisKeyStore implements KeyStore {
   }
 
   /**
-   * With {@link Builder#waitForReplicas}: {@code WAIT}, and a write fewer replicas acknowledged is
-   * reported as {@link StoreUnavailableException}; it stands on the primary.
+   * With {@link Builder#waitForReplicas}: {@code WAIT} on the store's acknowledgement connection,
+   * and a write fewer replicas acknowledged is reported as {@link StoreUnavailableException}.
    */
   private void awaitReplicas(String what) {
     if (waitReplicas == 0) {
       return;
     }
-    long acked = calls.waitForReplicas(what, waitReplicas, waitTimeout);
+    long acked = calls.awaitReplicas(what, layout.replicationMarker(), waitReplicas, waitTimeout);
     if (acked < waitReplicas) {
       throw new StoreUnavailableException(
           what
@@ -382,7 +400,7 @@ public final class RedisKeyStore implements KeyStore {
               + waitReplicas
               + " replicas required within "
               + waitTimeout
-              + ": it stands on the primary, but a failover now could lose it");
+              + "; a failover now could lose it");
     }
   }
 
@@ -439,6 +457,7 @@ public final class RedisKeyStore implements KeyStore {
   /** Configures a {@link RedisKeyStore}. Not thread-safe; {@link #build()} yields the store. */
   public static final class Builder {
     private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+    private final Object connection;
     private final boolean cluster;
     private String keyPrefix = DEFAULT_KEY_PREFIX;
     private int indexShards;
@@ -447,9 +466,12 @@ public final class RedisKeyStore implements KeyStore {
     private Duration retention = DEFAULT_RETENTION;
     private int waitReplicas;
     private Duration waitTimeout = Duration.ZERO;
+    private @Nullable StatefulRedisConnection<byte[], byte[]> replicaAcks;
 
-    private Builder(RedisClusterAsyncCommands<byte[], byte[]> commands, boolean cluster) {
+    private Builder(
+        RedisClusterAsyncCommands<byte[], byte[]> commands, Object connection, boolean cluster) {
       this.commands = commands;
+      this.connection = connection;
       this.cluster = cluster;
       this.indexShards = cluster ? 64 : 1;
     }
@@ -523,17 +545,30 @@ public final class RedisKeyStore implements KeyStore {
     }
 
     /**
-     * After every write ({@code WAIT replicas timeout}), requires {@code replicas} replicas to have
-     * acknowledged it; a write fewer acknowledged throws {@link StoreUnavailableException} (it
-     * stands on the primary). This narrows, and does not close, the window in which a failover
-     * loses an acknowledged claim: {@code docs/stores-redis.md} says what remains and what it
-     * costs. Standalone or Sentinel connections only.
+     * After every write, requires {@code replicas} replicas to have acknowledged it within {@code
+     * timeout} ({@code WAIT replicas timeout}, sent on {@code acknowledgements}); a write fewer
+     * acknowledged throws {@link StoreUnavailableException}. A claim so reported is withdrawn first
+     * (best effort: a fresh claim is undone, a takeover's lease ended), so that its retry can claim
+     * again; a completion, checkpoint or release so reported stands on the primary. This narrows,
+     * and does not close, the window in which a failover loses an acknowledged claim: {@code
+     * docs/stores-redis.md} says what remains and what it costs. Standalone or Sentinel connections
+     * only.
+     *
+     * <p>{@code acknowledgements} is a second connection to the same primary, used for nothing else
+     * (the store never closes it): {@code WAIT} blocks the connection it is sent on until the
+     * replicas answer or the timeout ends, and Redis reads no other command from that connection
+     * meanwhile, so on the store's connection every claim and renewal would queue behind it. {@code
+     * WAIT} counts the writes of its own connection, so before each the store writes a marker key
+     * ({@code <prefix>replicated}) there, after its own write was answered.
      *
      * @throws IllegalArgumentException if {@code replicas} is not positive or the timeout is not at
      *     least one millisecond
+     * @throws NullPointerException if an argument is null
      */
-    public Builder waitForReplicas(int replicas, Duration timeout) {
+    public Builder waitForReplicas(
+        int replicas, Duration timeout, StatefulRedisConnection<byte[], byte[]> acknowledgements) {
       Objects.requireNonNull(timeout, "timeout");
+      Objects.requireNonNull(acknowledgements, "acknowledgements");
       if (replicas < 1 || timeout.toMillis() < 1) {
         throw new IllegalArgumentException(
             "waitForReplicas needs at least 1 replica and 1 ms, but was "
@@ -543,6 +578,7 @@ public final class RedisKeyStore implements KeyStore {
       }
       this.waitReplicas = replicas;
       this.waitTimeout = timeout;
+      this.replicaAcks = acknowledgements;
       return this;
     }
 
@@ -551,13 +587,30 @@ public final class RedisKeyStore implements KeyStore {
      *
      * @throws IllegalArgumentException if the key prefix breaks its rule
      * @throws IllegalStateException if {@link #waitForReplicas} was set on a Cluster connection
-     *     (Lettuce does not send {@code WAIT} to the node that took the write)
+     *     (Lettuce does not send {@code WAIT} to the node that took the write), with the store's
+     *     own connection as the acknowledgement connection, or with a timeout not shorter than the
+     *     command timeout (the wait would be cut off before Redis answers)
      */
     public RedisKeyStore build() {
-      if (cluster && waitReplicas > 0) {
-        throw new IllegalStateException(
-            "waitForReplicas needs a standalone or Sentinel connection: on a Cluster connection"
-                + " WAIT would not go to the node that took the write");
+      if (waitReplicas > 0) {
+        if (cluster) {
+          throw new IllegalStateException(
+              "waitForReplicas needs a standalone or Sentinel connection: on a Cluster connection"
+                  + " WAIT would not go to the node that took the write");
+        }
+        if (replicaAcks == connection) {
+          throw new IllegalStateException(
+              "waitForReplicas needs a connection of its own: WAIT blocks the connection it is"
+                  + " sent on, and every claim and renewal on it would wait behind it");
+        }
+        if (waitTimeout.compareTo(commandTimeout) >= 0) {
+          throw new IllegalStateException(
+              "the timeout of waitForReplicas ("
+                  + waitTimeout
+                  + ") must be shorter than the command timeout ("
+                  + commandTimeout
+                  + "), which bounds the wait for WAIT's answer");
+        }
       }
       return new RedisKeyStore(this);
     }

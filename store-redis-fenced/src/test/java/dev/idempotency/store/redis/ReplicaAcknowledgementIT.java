@@ -44,7 +44,8 @@ class ReplicaAcknowledgementIT {
           primary
               .store()
               .clock(RedisClock.ENGINE)
-              .waitForReplicas(1, Duration.ofMillis(300))
+              .waitForReplicas(
+                  1, Duration.ofMillis(300), primary.client.connect(ByteArrayCodec.INSTANCE))
               .build();
       RecordId id = RecordId.of("tenant", "replicated");
       ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed) OwnRedis.claim(store, id, NOW);
@@ -84,7 +85,7 @@ class ReplicaAcknowledgementIT {
                                   io.lettuce.core.cluster.api.StatefulRedisClusterConnection.class
                                 },
                                 (proxy, method, args) -> null))
-                    .waitForReplicas(1, Duration.ofSeconds(1))
+                    .waitForReplicas(1, Duration.ofSeconds(1), null)
                     .build())
         .isInstanceOf(IllegalStateException.class);
   }

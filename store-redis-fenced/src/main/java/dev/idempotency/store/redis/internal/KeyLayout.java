@@ -20,6 +20,7 @@ import java.util.zip.CRC32;
  * <pre>
  *   &lt;prefix&gt;{s&lt;n&gt;}r:&lt;member&gt;   the record (a hash)
  *   &lt;prefix&gt;{s&lt;n&gt;}f:&lt;member&gt;   its fence counter (a string)
+ *   &lt;prefix&gt;{s&lt;n&gt;}x:&lt;member&gt;   its last release's receipt (a string, kept briefly)
  *   &lt;prefix&gt;{s&lt;n&gt;}lease         in-flight members by lease end (a sorted set)
  *   &lt;prefix&gt;{s&lt;n&gt;}done          completed members by completion time (a sorted set)
  * </pre>
@@ -115,9 +116,18 @@ public final class KeyLayout {
     return bytes(shardPrefix(shardOf(member)) + "f:" + member);
   }
 
-  /** What a shard's record keys start with: a script derives them from the members it reads. */
-  public byte[] recordPrefix(int shard) {
-    return bytes(shardPrefix(shard) + "r:");
+  /** The receipt of a member's last release: the nonce of the call, for a re-sent release. */
+  public byte[] releaseReceipt(String member) {
+    return bytes(shardPrefix(shardOf(member)) + "x:" + member);
+  }
+
+  /**
+   * The key the store writes on its replica-acknowledgement connection before each {@code WAIT}:
+   * {@code WAIT} counts the writes of the connection it is sent on, so the marker, written after
+   * the store's own write was answered, stands for it in the replication stream.
+   */
+  public byte[] replicationMarker() {
+    return bytes(prefix + "replicated");
   }
 
   /** A shard's index of in-flight records by lease end. */

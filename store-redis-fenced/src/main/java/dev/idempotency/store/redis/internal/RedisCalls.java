@@ -2,17 +2,18 @@ package dev.idempotency.store.redis.internal;
 
 import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.spi.StoreUnavailableException;
-import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -20,17 +21,27 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Every command the store sends, bounded by its command timeout, with Lettuce's failures mapped to
- * the SPI's exceptions: unreachable, slow, loading, read-only or out of memory is {@link
- * StoreUnavailableException}; anything else Redis refuses is {@link KeyStoreException}.
+ * Every command the store sends, with Lettuce's failures mapped to the SPI's exceptions:
+ * unreachable, slow, loading, read-only or out of memory is {@link StoreUnavailableException};
+ * anything else Redis refuses is {@link KeyStoreException}.
+ *
+ * <p>Each call of the store has one budget, the command timeout, for everything it waits for: a
+ * script and its {@code EVAL} after {@code NOSCRIPT} together, or a batch of scripts sent at once.
+ * Waiting for replicas has a budget of its own, of the same length, and a connection of its own
+ * ({@link #awaitReplicas}).
  *
  * <p>A command that times out is cancelled: Lettuce then never writes it if it still waits in the
  * connection's queue (a reconnecting connection queues commands), so a late claim cannot land after
  * the caller was told it failed. One already written may still run on the server; for a claim that
  * leaves a record in flight under a lease nobody holds, which a retry takes over once the lease
- * ended. Thread-safe: Lettuce multiplexes the one connection over every thread.
+ * ended. One written and not answered when the connection drops is written again after the
+ * reconnect: the scripts recognize their own nonce and answer as the first time. Thread-safe:
+ * Lettuce multiplexes the one connection over every thread.
  */
 public final class RedisCalls {
+  /** How long a replication marker stays: it only needs to reach the replicas. */
+  private static final long MARKER_MILLIS = 60_000;
+
   /** Replies Redis gives while it cannot serve writes: the call may succeed later. */
   private static final List<String> UNAVAILABLE =
       List.of(
@@ -44,20 +55,35 @@ public final class RedisCalls {
           "NOREPLICAS",
           "MOVED",
           "ASK",
-          "NOAUTH");
+          "NOAUTH",
+          "MISCONF", // RDB or AOF writes failing on disk: Redis refuses writes until they work
+          // again
+          "UNBLOCKED"); // a blocked command ended by CLIENT UNBLOCK ... ERROR or a failover
 
   private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+  private final @Nullable RedisClusterAsyncCommands<byte[], byte[]> replicaAcks;
   private final long timeoutNanos;
   private final String timeoutText;
 
   /**
    * @param commands the user's connection's asynchronous commands
-   * @param timeout how long any one command may take
+   * @param replicaAcks the asynchronous commands of the connection {@link #awaitReplicas} blocks,
+   *     or null without replica acknowledgement
+   * @param timeout how long one call may wait for Redis
    */
-  public RedisCalls(RedisClusterAsyncCommands<byte[], byte[]> commands, Duration timeout) {
+  public RedisCalls(
+      RedisClusterAsyncCommands<byte[], byte[]> commands,
+      @Nullable RedisClusterAsyncCommands<byte[], byte[]> replicaAcks,
+      Duration timeout) {
     this.commands = commands;
+    this.replicaAcks = replicaAcks;
     this.timeoutNanos = timeout.toNanos();
     this.timeoutText = timeout.toString();
+  }
+
+  /** A call's budget, starting now: what every wait of the call takes from. */
+  public long deadline() {
+    return System.nanoTime() + timeoutNanos;
   }
 
   /** Sends a script without waiting: {@link #awaitScript} takes its reply. */
@@ -65,58 +91,45 @@ public final class RedisCalls {
     return new PendingScript(script, keys, args, dispatch(() -> evalsha(script, keys, args)));
   }
 
-  /** Runs a script and returns its reply, an array. */
+  /** Runs a script within a budget of its own and returns its reply, an array. */
   public List<Object> script(String what, Script script, byte[][] keys, byte[]... args) {
-    return awaitScript(what, send(script, keys, args));
+    return awaitScript(what, send(script, keys, args), deadline());
   }
 
   /**
-   * The reply of a script sent with {@link #send}; on {@code NOSCRIPT} sends its body and waits for
-   * that.
+   * The reply of a script sent with {@link #send}, by {@code deadline} ({@link #deadline()}); on
+   * {@code NOSCRIPT} sends its body and waits for that, within the same deadline.
    */
-  public List<Object> awaitScript(String what, PendingScript pending) {
+  public List<Object> awaitScript(String what, PendingScript pending, long deadline) {
     try {
-      return await(what, pending.future());
+      return await(what, pending.future(), deadline);
     } catch (NoScript e) {
       Script s = pending.script();
       RedisFuture<List<Object>> eval =
           dispatch(
               () ->
                   commands.eval(s.body(), ScriptOutputType.MULTI, pending.keys(), pending.args()));
-      return await(what, eval);
+      return await(what, eval, deadline);
     }
-  }
-
-  /** Runs any other command, bounded and mapped the same way. */
-  public <T> T call(String what, Supplier<RedisFuture<T>> command) {
-    return await(what, dispatch(command));
   }
 
   /**
-   * The record hash's {@code fields} at {@code key} ({@code HMGET}, one atomic read), null where a
-   * field is absent.
+   * Writes {@code marker} on the replica-acknowledgement connection, then {@code WAIT replicas
+   * timeout} there: how many replicas have every write the store's connection had answered before
+   * this call. {@code WAIT} counts the writes of the connection it is sent on, and blocks that
+   * connection while it waits (Redis reads nothing else from it meanwhile); on a connection of its
+   * own it delays no claim or renewal, and the marker, written after the store's write was
+   * answered, follows that write in the replication stream. Within a budget of its own.
    */
-  public List<byte @Nullable []> fields(String what, byte[] key, List<String> fields) {
-    byte[][] names = new byte[fields.size()][];
-    for (int i = 0; i < names.length; i++) {
-      names[i] = fields.get(i).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    }
-    List<KeyValue<byte[], byte[]>> values = call(what, () -> commands.hmget(key, names));
-    List<byte @Nullable []> out = new ArrayList<>(values.size());
-    for (KeyValue<byte[], byte[]> kv : values) {
-      out.add(kv.hasValue() ? kv.getValue() : null);
-    }
-    return out;
-  }
-
-  /**
-   * {@code WAIT replicas timeout}: how many replicas acknowledged every write this connection sent
-   * so far, waiting up to {@code timeout} for {@code replicas} of them.
-   */
-  public long waitForReplicas(String what, int replicas, Duration timeout) {
-    RedisFuture<Long> acked =
-        dispatch(() -> commands.waitForReplication(replicas, timeout.toMillis()));
-    return awaitFor(what, acked, timeoutNanos + timeout.toNanos());
+  public long awaitReplicas(String what, byte[] marker, int replicas, Duration timeout) {
+    RedisClusterAsyncCommands<byte[], byte[]> acks =
+        Objects.requireNonNull(replicaAcks, "no replica-acknowledgement connection");
+    long deadline = deadline();
+    RedisFuture<String> written =
+        dispatch(() -> acks.set(marker, new byte[] {'1'}, SetArgs.Builder.px(MARKER_MILLIS)));
+    RedisFuture<Long> acked = dispatch(() -> acks.waitForReplication(replicas, timeout.toMillis()));
+    await(what + " (marker for WAIT)", written, deadline);
+    return await(what + " (WAIT)", acked, deadline);
   }
 
   private RedisFuture<List<Object>> evalsha(Script script, byte[][] keys, byte[][] args) {
@@ -132,13 +145,9 @@ public final class RedisCalls {
     }
   }
 
-  private <T> T await(String what, RedisFuture<T> future) {
-    return awaitFor(what, future, timeoutNanos);
-  }
-
-  private <T> T awaitFor(String what, RedisFuture<T> future, long nanos) {
+  private <T> T await(String what, RedisFuture<T> future, long deadline) {
     try {
-      T value = future.get(nanos, TimeUnit.NANOSECONDS);
+      T value = future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
       if (value == null) {
         throw new KeyStoreException("Redis answered " + what + " with nothing");
       }
@@ -151,6 +160,10 @@ public final class RedisCalls {
       future.cancel(false);
       Thread.currentThread().interrupt();
       throw new StoreUnavailableException("interrupted while waiting for Redis: " + what, e);
+    } catch (CancellationException e) {
+      // Lettuce cancels the commands in flight when it resets a connection (CommandHandler.reset)
+      throw new StoreUnavailableException(
+          "Redis' client cancelled " + what + " (its connection was reset)", e);
     } catch (ExecutionException e) {
       throw map(what, e.getCause() != null ? e.getCause() : e);
     }
@@ -162,8 +175,7 @@ public final class RedisCalls {
     }
     if (cause instanceof RedisCommandExecutionException refused) {
       String message = String.valueOf(refused.getMessage());
-      String code = message.split(" ", 2)[0].toUpperCase(Locale.ROOT);
-      if (UNAVAILABLE.contains(code)) {
+      if (UNAVAILABLE.contains(code(message))) {
         return new StoreUnavailableException(
             "Redis cannot serve " + what + " now: " + message, refused);
       }
@@ -179,6 +191,11 @@ public final class RedisCalls {
     // connection refused or lost, the client's own timeout, a closed connection
     return new StoreUnavailableException(
         "Redis could not be reached for " + what + ": " + cause, cause);
+  }
+
+  /** The error code of a Redis error reply: its first word. */
+  static String code(String message) {
+    return message.split(" ", 2)[0].toUpperCase(Locale.ROOT);
   }
 
   /** {@code NOSCRIPT}: the server does not have the script (yet). */

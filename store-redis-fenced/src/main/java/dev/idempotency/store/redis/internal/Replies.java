@@ -16,13 +16,14 @@ import dev.idempotency.spi.RecordSnapshot;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /** Turns the scripts' replies and the record hash into the SPI's types. Stateless. */
 public final class Replies {
-  /** The record hash's fields, in the order {@link #snapshot} reads them. */
+  /** The record hash's fields, in the order {@link #snapshot} reads them and records.lua reads. */
   public static final List<String> FIELDS =
       List.of("s", "fp", "f", "g", "l", "rp", "rd", "c", "st", "h", "b");
 
@@ -97,23 +98,16 @@ public final class Replies {
   }
 
   /**
-   * The snapshot of one entry of {@link Script#ABANDONED}'s reply: {@code {member, fingerprint,
-   * fence, generation, lease end, has point, point name, point data}}.
+   * The snapshot of one record read by {@link Script#RECORDS} ({@link #FIELDS}, nil where absent);
+   * empty when there is no record.
    */
-  public static RecordSnapshot abandoned(List<Object> entry) {
-    Optional<RecoveryPoint> point =
-        number(entry, 5) == 1
-            ? Optional.of(RecoveryPoint.of(text(entry, 6), bytes(entry, 7)))
-            : Optional.empty();
-    return new RecordSnapshot(
-        KeyLayout.idOf(text(entry, 0)),
-        KeyState.IN_FLIGHT,
-        Fingerprint.of(bytes(entry, 1)),
-        FenceToken.of(number(entry, 2)),
-        Optional.of(Micros.toInstant(number(entry, 4))),
-        point,
-        Optional.empty(),
-        Optional.empty());
+  public static Optional<RecordSnapshot> snapshot(RecordId id, Object row) {
+    List<Object> fields = RedisCalls.list(row);
+    List<byte @Nullable []> values = new ArrayList<>(fields.size());
+    for (Object v : fields) {
+      values.add(v instanceof byte[] b ? b : null);
+    }
+    return snapshot(id, values);
   }
 
   private static StoredResponse response(long status, byte[] headers, byte[] body) {

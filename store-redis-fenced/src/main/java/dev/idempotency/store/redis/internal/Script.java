@@ -25,9 +25,13 @@ public enum Script {
   COMPLETE("complete.lua"),
   /** The release. */
   RELEASE("release.lua"),
-  /** The abandoned records of one shard. */
-  ABANDONED("abandoned.lua"),
-  /** One reaper batch in one shard. */
+  /** The withdrawal of a claim the store reports as failed. */
+  WITHDRAW("withdraw.lua"),
+  /** Records read on the primary: lookup and the abandoned records' snapshots. */
+  RECORDS("records.lua"),
+  /** The members of a shard's indexes due by a cutoff. */
+  DUE("due.lua"),
+  /** One reaper batch over candidates of one shard. */
   REAP("reap.lua");
 
   private final String body;

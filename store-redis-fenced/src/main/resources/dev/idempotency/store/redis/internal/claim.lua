@@ -1,7 +1,7 @@
 -- The claim: one atomic decision on the record, and on a win the next fence, in one script.
 -- KEYS: record hash, fence counter, lease index, completion index (one hash tag: one slot)
 -- ARGV: now (µs or ''), member, fingerprint, lease (µs), replay window (µs), record expiry (ms),
---       counter expiry (ms)
+--       counter expiry (ms), the call's nonce
 -- Reply: {'N', fence, generation, takeover 0/1 [, recovery point name, data]}  claimed
 --        {'B', lease left (µs)}                                              in flight, live lease
 --        {'C', status, headers, body, completed at (µs)}                     completed: replay
@@ -11,9 +11,23 @@ local clock = clock_us()
 local now = now_us(clock)
 local member, fp = ARGV[2], ARGV[3]
 local lease, window = tonumber(ARGV[4]), tonumber(ARGV[5])
+local nonce = ARGV[8]
 
-local r = redis.call('HMGET', rec, 's', 'fp', 'f', 'g', 'l', 'c', 'rp', 'rd')
+local r = redis.call('HMGET', rec, 's', 'fp', 'f', 'g', 'l', 'c', 'rp', 'rd', 'n')
 local state = r[1]
+
+-- This very call ran already: the client re-sent it after a connection dropped before the reply (Lettuce
+-- re-sends what it wrote but was not answered). The record still holds the call's nonce, so nothing
+-- happened since: the reply is the one it gave the first time. A fresh claim's generation is its fence;
+-- a takeover's fence is above the generation it kept.
+if state == 'I' and r[9] == nonce then
+  local takeover = r[3] ~= r[4]
+  if takeover and r[7] then
+    return {'N', tonumber(r[3]), tonumber(r[4]), 1, r[7], r[8]}
+  end
+  return {'N', tonumber(r[3]), tonumber(r[4]), takeover and 1 or 0}
+end
+
 local takeover = false
 if state == 'C' and now < tonumber(r[6]) + window then
   if r[2] ~= fp then
@@ -56,10 +70,10 @@ redis.call('SET', ctr, f, 'PX', ARGV[7])
 
 local expires = fmt(now + lease)
 if takeover then
-  redis.call('HSET', rec, 'f', f, 'l', expires)
+  redis.call('HSET', rec, 'f', f, 'l', expires, 'n', nonce)
 else
   redis.call('DEL', rec)
-  redis.call('HSET', rec, 's', 'I', 'fp', fp, 'f', f, 'g', f, 'l', expires)
+  redis.call('HSET', rec, 's', 'I', 'fp', fp, 'f', f, 'g', f, 'l', expires, 'n', nonce)
   redis.call('ZREM', done, member)
 end
 redis.call('PEXPIRE', rec, ARGV[6])

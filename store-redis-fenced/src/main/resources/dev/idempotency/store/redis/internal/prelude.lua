@@ -35,3 +35,14 @@ local function refusal(rec, f)
   end
   return nil
 end
+
+-- Keeps the fence counter at ctr alive for px ms and never below fence f (a decimal string): every write of an
+-- owner renews it, so the counter lives as long as its record and a retention beyond, however long the record
+-- is renewed; and a counter already gone (an expiry, an eviction) comes back with the record's fence.
+local function keep_counter(ctr, f, px)
+  local c = redis.call('GET', ctr)
+  if c and tonumber(c) > tonumber(f) then
+    f = c
+  end
+  redis.call('SET', ctr, f, 'PX', px)
+end
