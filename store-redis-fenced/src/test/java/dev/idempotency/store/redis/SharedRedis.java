@@ -23,9 +23,12 @@ final class SharedRedis {
 
   /** A client for the shared server; the caller shuts it down. */
   static RedisClient client() {
-    RedisClient client =
-        RedisClient.create(TestDatabases.require("IDEMPOTENCY_TEST_REDIS_URL").get(0));
-    return client;
+    return RedisClient.create(uri());
+  }
+
+  /** The shared server's URI. */
+  static String uri() {
+    return TestDatabases.require("IDEMPOTENCY_TEST_REDIS_URL").get(0);
   }
 
   /** A key prefix no other test (of this run or another process's) uses. */
