@@ -8,6 +8,7 @@ import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreUnavailableException;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -16,105 +17,175 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code waitForReplicas}: a primary and a real replica process ({@code --replicaof}). A write the
- * replica acknowledged is on the replica when the call returns; with the replica frozen ({@code
- * kill -STOP}) the claim is reported unavailable, and it stands on the primary, in flight under a
- * lease nobody holds.
+ * {@code waitForReplicas}: a primary and a real replica process ({@code --replicaof}), the replica
+ * frozen with {@code kill -STOP} where it must not answer. A write the replica acknowledged is on
+ * the replica when the call returns; a claim it did not acknowledge is reported unavailable and
+ * withdrawn, so that the retry claims it once the replica answers again; and a {@code WAIT} that
+ * waits for a frozen replica delays no other call's script. One primary and replica for the class
+ * (starting them and the first sync take seconds); each test has keys of its own.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReplicaAcknowledgementIT {
   private static final Instant NOW = Instant.parse("2031-05-17T10:00:00Z");
+  private static final Duration WAIT = Duration.ofSeconds(1);
 
-  @Test
-  void writesWaitForTheReplicaAndAreUnavailableWhileItDoesNotAnswer(@TempDir Path dir)
-      throws Exception {
-    Path p = Files.createDirectory(dir.resolve("primary"));
-    Path r = Files.createDirectory(dir.resolve("replica"));
-    try (OwnRedis primary = new OwnRedis(p);
-        RedisServerProcess replica =
-            RedisServerProcess.start(
-                r, "--replicaof", "127.0.0.1", Integer.toString(primary.server.port()));
-        AutoCloseable replicaClient = new ReplicaView(replica)) {
-      awaitInSync(primary);
-      RedisKeyStore store =
-          primary
-              .store()
-              .clock(RedisClock.ENGINE)
-              .waitForReplicas(
-                  1, Duration.ofMillis(300), primary.client.connect(ByteArrayCodec.INSTANCE))
-              .build();
-      RecordId id = RecordId.of("tenant", "replicated");
-      ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed) OwnRedis.claim(store, id, NOW);
-      store.complete(id, claimed.fence(), StoredResponse.ofUtf8(201, "done"), NOW);
-      RedisKeyStore onReplica =
-          RedisKeyStore.builder(((ReplicaView) replicaClient).connection)
-              .clock(RedisClock.ENGINE)
-              .build();
-      assertThat(onReplica.lookup(id))
-          .as("the completion, acknowledged by the replica before complete returned")
-          .hasValueSatisfying(s -> assertThat(s.state()).isEqualTo(KeyState.COMPLETE));
+  @TempDir static Path dir;
+  private OwnRedis primary;
+  private RedisServerProcess replica;
+  private RedisClient replicaClient;
+  private StatefulRedisConnection<byte[], byte[]> onReplica;
+  private RedisKeyStore store;
 
-      replica.freeze();
-      try {
-        RecordId lost = RecordId.of("tenant", "unacknowledged");
-        assertThatThrownBy(() -> OwnRedis.claim(store, lost, NOW))
-            .isInstanceOf(StoreUnavailableException.class)
-            .hasMessageContaining("acknowledged by 0 of the 1 replicas");
-        assertThat(store.lookup(lost))
-            .as("the unacknowledged claim stands on the primary")
-            .hasValueSatisfying(s -> assertThat(s.state()).isEqualTo(KeyState.IN_FLIGHT));
-      } finally {
-        replica.thaw();
-      }
+  @BeforeAll
+  void startPrimaryAndReplica() throws Exception {
+    primary = new OwnRedis(Files.createDirectory(dir.resolve("primary")));
+    replica =
+        RedisServerProcess.start(
+            Files.createDirectory(dir.resolve("replica")),
+            "--replicaof",
+            "127.0.0.1",
+            Integer.toString(primary.server.port()));
+    replicaClient = RedisClient.create(replica.uri());
+    onReplica = replicaClient.connect(ByteArrayCodec.INSTANCE);
+    awaitInSync(primary);
+    store =
+        RedisKeyStore.builder(primary.connection)
+            .clock(RedisClock.ENGINE)
+            .commandTimeout(Duration.ofSeconds(3))
+            .waitForReplicas(1, WAIT, primary.client.connect(ByteArrayCodec.INSTANCE))
+            .build();
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    try {
+      onReplica.close();
+      replicaClient.shutdown();
+      replica.close(); // kill -9 ends a frozen process too
+    } finally {
+      primary.close();
     }
   }
 
   @Test
-  void aClusterConnectionRefusesWaitForReplicas() {
-    assertThatThrownBy(
-            () ->
-                RedisKeyStore.builder(
-                        (io.lettuce.core.cluster.api.StatefulRedisClusterConnection<byte[], byte[]>)
-                            java.lang.reflect.Proxy.newProxyInstance(
-                                getClass().getClassLoader(),
-                                new Class<?>[] {
-                                  io.lettuce.core.cluster.api.StatefulRedisClusterConnection.class
-                                },
-                                (proxy, method, args) -> null))
-                    .waitForReplicas(1, Duration.ofSeconds(1), null)
-                    .build())
-        .isInstanceOf(IllegalStateException.class);
+  void anAcknowledgedWriteIsOnTheReplicaWhenTheCallReturns() {
+    RecordId id = RecordId.of("tenant", "replicated");
+    ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed) OwnRedis.claim(store, id, NOW);
+    store.complete(id, claimed.fence(), StoredResponse.ofUtf8(201, "done"), NOW);
+    RedisKeyStore replicaView = RedisKeyStore.builder(onReplica).clock(RedisClock.ENGINE).build();
+    assertThat(replicaView.lookup(id))
+        .as("the completion, acknowledged by the replica before complete returned")
+        .hasValueSatisfying(s -> assertThat(s.state()).isEqualTo(KeyState.COMPLETE));
+  }
+
+  @Test
+  void aFreshClaimTheReplicaDidNotAcknowledgeIsWithdrawnAndItsRetryClaims() throws Exception {
+    RecordId id = RecordId.of("tenant", "unacknowledged");
+    replica.freeze();
+    try {
+      assertThatThrownBy(() -> OwnRedis.claim(store, id, NOW))
+          .isInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("acknowledged by 0 of the 1 replicas");
+      assertThat(store.lookup(id)).as("the unacknowledged claim, withdrawn").isEmpty();
+    } finally {
+      replica.thaw();
+    }
+    ClaimOutcome retry = OwnRedis.claim(store, id, NOW);
+    assertThat(retry).isInstanceOf(ClaimOutcome.Claimed.class);
+    assertThat(((ClaimOutcome.Claimed) retry).takeover()).isFalse();
+  }
+
+  @Test
+  void aTakeoverTheReplicaDidNotAcknowledgeEndsItsLeaseAndItsRetryTakesOver() throws Exception {
+    RecordId id = RecordId.of("tenant", "abandoned");
+    ClaimOutcome.Claimed first = (ClaimOutcome.Claimed) OwnRedis.claim(store, id, NOW);
+    Instant later = NOW.plus(OwnRedis.LEASE);
+    replica.freeze();
+    try {
+      assertThatThrownBy(() -> OwnRedis.claim(store, id, later))
+          .isInstanceOf(StoreUnavailableException.class);
+      RecordSnapshot left = store.lookup(id).orElseThrow();
+      assertThat(left.state()).isEqualTo(KeyState.IN_FLIGHT);
+      assertThat(left.leaseExpiresAt()).as("the withdrawn takeover's lease").contains(later);
+    } finally {
+      replica.thaw();
+    }
+    ClaimOutcome retry = OwnRedis.claim(store, id, later);
+    assertThat(retry).isInstanceOf(ClaimOutcome.Claimed.class);
+    ClaimOutcome.Claimed won = (ClaimOutcome.Claimed) retry;
+    assertThat(won.takeover()).isTrue();
+    assertThat(won.generation()).as("the request's generation, kept").isEqualTo(first.fence());
+  }
+
+  @Test
+  void aWaitForAFrozenReplicaDelaysNoOtherCallsScript() throws Exception {
+    RecordId waiting = RecordId.of("tenant", "waits-for-the-replica");
+    RecordId renewed = RecordId.of("tenant", "renewed-meanwhile");
+    ClaimOutcome.Claimed w = (ClaimOutcome.Claimed) OwnRedis.claim(store, waiting, NOW);
+    ClaimOutcome.Claimed r = (ClaimOutcome.Claimed) OwnRedis.claim(store, renewed, NOW);
+    RedisKeyStore observer =
+        RedisKeyStore.builder(primary.client.connect(ByteArrayCodec.INSTANCE))
+            .clock(RedisClock.ENGINE)
+            .build(); // its connection is closed with the client
+    replica.freeze();
+    try {
+      CompletableFuture<Void> completion =
+          CompletableFuture.runAsync(
+              () -> store.complete(waiting, w.fence(), StoredResponse.ofUtf8(200, "w"), NOW));
+      awaitOnPrimary(observer, waiting, s -> s.state() == KeyState.COMPLETE);
+      assertThat(completion).as("the completion, waiting for the frozen replica").isNotDone();
+
+      CompletableFuture<Void> renewal =
+          CompletableFuture.runAsync(
+              () -> store.heartbeat(renewed, r.fence(), NOW, Duration.ofHours(1)));
+      awaitOnPrimary(
+          observer,
+          renewed,
+          s -> s.leaseExpiresAt().orElseThrow().equals(NOW.plus(Duration.ofHours(1))));
+      assertThat(completion)
+          .as("the completion's WAIT when the renewal's script ran: still waiting")
+          .isNotDone();
+
+      assertThatThrownBy(() -> completion.get(10, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(StoreUnavailableException.class);
+      assertThatThrownBy(() -> renewal.get(10, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(StoreUnavailableException.class);
+    } finally {
+      replica.thaw();
+    }
+  }
+
+  /** Polls the primary (at most 5 s, well within the 1 s WAIT only if the call is not queued). */
+  private static void awaitOnPrimary(
+      RedisKeyStore observer, RecordId id, Predicate<RecordSnapshot> condition)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (!observer.lookup(id).filter(condition).isPresent()) {
+      if (System.nanoTime() > deadline) {
+        fail("the primary never showed the expected state of " + id);
+      }
+      Thread.sleep(5);
+    }
   }
 
   /** Waits (at most 20 s) until the primary's replica acknowledged its writes. */
-  private static void awaitInSync(OwnRedis primary) throws InterruptedException {
+  private static void awaitInSync(OwnRedis primary) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     primary.connection.sync().set(new byte[] {'x'}, new byte[] {'1'});
     while (primary.connection.sync().waitForReplication(1, 100) < 1) {
       if (System.nanoTime() > deadline) {
         fail("the replica did not sync within 20 s");
       }
-    }
-  }
-
-  /** A client and connection to the replica, closed together. */
-  private static final class ReplicaView implements AutoCloseable {
-    final RedisClient client;
-    final StatefulRedisConnection<byte[], byte[]> connection;
-
-    ReplicaView(RedisServerProcess replica) {
-      client = RedisClient.create(replica.uri());
-      connection = client.connect(ByteArrayCodec.INSTANCE);
-    }
-
-    @Override
-    public void close() {
-      connection.close();
-      client.shutdown();
     }
   }
 }
