@@ -9,6 +9,9 @@ import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.StoreUnavailableException;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -99,6 +102,36 @@ class RedisOutageIT {
       store.complete(RecordId.of("t", "a"), first.fence(), StoredResponse.ofUtf8(200, "x"), NOW);
       assertThat(OwnRedis.claim(store, RecordId.of("t", "a"), NOW))
           .isInstanceOf(ClaimOutcome.Completed.class);
+    }
+  }
+
+  /**
+   * One budget per call: a script the server does not have costs two round trips ({@code EVALSHA},
+   * {@code NOSCRIPT}, then {@code EVAL}), both within the one command timeout. Through a proxy that
+   * holds every reply back 600 ms, the claim needs 1.2 s: with a 1 s command timeout it is
+   * unavailable at 1 s, not served at 1.2 s by a second timeout.
+   */
+  @Test
+  void aScriptSentAgainAfterNoscriptSharesTheCallsOneCommandTimeout(@TempDir Path dir)
+      throws Exception {
+    try (OwnRedis redis = new OwnRedis(dir);
+        ReplyCutter slow = new ReplyCutter(redis.server.uri())) {
+      RedisClient client = RedisClient.create(slow.uri());
+      try (StatefulRedisConnection<byte[], byte[]> c = client.connect(ByteArrayCodec.INSTANCE)) {
+        RedisKeyStore store =
+            RedisKeyStore.builder(c)
+                .clock(RedisClock.ENGINE)
+                .commandTimeout(Duration.ofSeconds(1))
+                .build();
+        slow.delayReplies(Duration.ofMillis(600));
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> OwnRedis.claim(store, RecordId.of("t", "slow"), NOW))
+            .isInstanceOf(StoreUnavailableException.class)
+            .hasMessageContaining("within PT1S");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1150));
+      } finally {
+        client.shutdown();
+      }
     }
   }
 

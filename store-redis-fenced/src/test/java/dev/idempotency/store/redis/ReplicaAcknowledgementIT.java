@@ -10,15 +10,21 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreUnavailableException;
+import io.lettuce.core.ReadFrom;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.masterreplica.MasterReplica;
+import io.lettuce.core.masterreplica.StatefulRedisMasterReplicaConnection;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -162,6 +168,37 @@ class ReplicaAcknowledgementIT {
           .hasCauseInstanceOf(StoreUnavailableException.class);
     } finally {
       replica.thaw();
+    }
+  }
+
+  /**
+   * A connection that reads from replicas ({@code ReadFrom.REPLICA}) would send a plain {@code
+   * HMGET} to the replica, which may be behind the primary; the store reads by script, which
+   * Lettuce sends to the primary. With the replica frozen, a read routed to it would time out.
+   */
+  @Test
+  void lookupReadsThePrimaryOnAConnectionThatReadsFromReplicas() throws Exception {
+    RecordId id = RecordId.of("tenant", "read-on-the-primary");
+    OwnRedis.claim(store, id, NOW);
+    try (StatefulRedisMasterReplicaConnection<byte[], byte[]> readsReplicas =
+        MasterReplica.connect(
+            primary.client, ByteArrayCodec.INSTANCE, RedisURI.create(primary.server.uri()))) {
+      readsReplicas.setReadFrom(ReadFrom.REPLICA);
+      RedisKeyStore reader =
+          RedisKeyStore.builder(readsReplicas)
+              .clock(RedisClock.ENGINE)
+              .commandTimeout(Duration.ofSeconds(1))
+              .build();
+      replica.freeze();
+      try {
+        // what a plain read does on this connection: it waits for the frozen replica
+        RedisFuture<Long> plainRead = readsReplicas.async().exists(new byte[][] {{'x'}});
+        assertThatThrownBy(() -> plainRead.get(500, TimeUnit.MILLISECONDS))
+            .isInstanceOf(TimeoutException.class);
+        assertThat(reader.lookup(id)).as("the record, read on the primary").isPresent();
+      } finally {
+        replica.thaw();
+      }
     }
   }
 
