@@ -8,6 +8,7 @@ import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.store.redis.internal.KeyLayout;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -18,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -25,9 +27,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every script keeps to one Cluster slot: a {@code redis-server} in cluster mode, owning all 16384
- * slots, refuses a script whose keys hash to different slots (CROSSSLOT) and a script that touches
- * a key of another slot, so every method of the store running through a {@link RedisClusterClient}
- * over many index shards shows the key layout holds.
+ * slots, refuses a command or script whose declared keys hash to different slots ({@code
+ * CROSSSLOT}), also on one node, so every method of the store running through a {@link
+ * RedisClusterClient} over 16 index shards shows that each script's keys share a slot. What a
+ * one-node cluster cannot show: a script touching a key it did not declare (every slot is local).
+ * The store's scripts declare every key they touch, so the {@code CROSSSLOT} check covers them all.
+ * The index walks of {@code findAbandoned} and {@code deleteExpired} go shard by shard: their limit
+ * and order hold across shards.
  */
 class ClusterSlotIT {
   private static final Instant NOW = Instant.parse("2031-05-17T10:00:00Z");
@@ -46,24 +52,45 @@ class ClusterSlotIT {
             RedisKeyStore.builder(connection).clock(RedisClock.ENGINE).indexShards(16).build();
         Map<RecordId, FenceToken> leases = new HashMap<>();
         for (int i = 0; i < 40; i++) {
-          RecordId id = RecordId.of("tenant", "k" + i);
+          RecordId id = id(i);
           leases.put(id, ((ClaimOutcome.Claimed) OwnRedis.claim(store, id, NOW)).fence());
         }
         assertThat(store.heartbeatAll(leases, NOW, LEASE)).isEmpty();
-        RecordId first = RecordId.of("tenant", "k0");
-        store.checkpoint(first, leases.get(first), RecoveryPoint.of("p"), NOW, LEASE);
-        store.complete(first, leases.get(first), StoredResponse.ofUtf8(200, "x"), NOW);
-        RecordId second = RecordId.of("tenant", "k1");
-        store.release(second, leases.get(second), NOW);
-        assertThat(store.lookup(first)).isPresent();
+        // lease ends one second apart, in the order of i, across the shards
+        for (int i = 0; i < 40; i++) {
+          store.heartbeat(id(i), leases.get(id(i)), NOW.plusSeconds(i), LEASE);
+        }
+        store.checkpoint(id(0), leases.get(id(0)), RecoveryPoint.of("p"), NOW, LEASE);
+        store.complete(id(0), leases.get(id(0)), StoredResponse.ofUtf8(200, "x"), NOW);
+        store.release(id(1), leases.get(id(1)), NOW);
+        assertThat(store.lookup(id(0))).isPresent();
+
         Instant later = NOW.plus(Duration.ofDays(30));
+        List<RecordId> oldestFive = List.of(id(2), id(3), id(4), id(5), id(6));
+        KeyLayout layout = KeyLayout.of(RedisKeyStore.DEFAULT_KEY_PREFIX, 16);
+        assertThat(oldestFive.stream().map(id -> layout.shardOf(KeyLayout.member(id))).distinct())
+            .as("shards of the five oldest leases")
+            .hasSizeGreaterThan(1);
+        assertThat(store.findAbandoned(later, 5))
+            .as("the five oldest leases across shards, oldest first")
+            .extracting(s -> s.id())
+            .containsExactlyElementsOf(oldestFive);
         assertThat(store.findAbandoned(later, 100)).hasSize(38);
-        assertThat(store.deleteExpired(later, Duration.ofDays(1), 100)).isEqualTo(39);
+        // 38 in flight and 1 completed, 10 at a time across the shards
+        assertThat(store.deleteExpired(later, Duration.ofDays(1), 10)).isEqualTo(10);
+        assertThat(store.deleteExpired(later, Duration.ofDays(1), 10)).isEqualTo(10);
+        assertThat(store.deleteExpired(later, Duration.ofDays(1), 10)).isEqualTo(10);
+        assertThat(store.deleteExpired(later, Duration.ofDays(1), 10)).isEqualTo(9);
+        assertThat(store.deleteExpired(later, Duration.ofDays(1), 10)).isZero();
         assertThat(store.findAbandoned(later, 100)).isEmpty();
       } finally {
         client.shutdown();
       }
     }
+  }
+
+  private static RecordId id(int i) {
+    return RecordId.of("tenant", "k" + i);
   }
 
   private static void assignAllSlots(RedisServerProcess server) throws InterruptedException {

@@ -20,12 +20,21 @@ abstract class RedisKeyStoreContract extends KeyStoreContract {
 
   abstract RedisClock clock();
 
+  /** The store's index shards; 1, the default of a standalone connection, unless overridden. */
+  int indexShards() {
+    return 1;
+  }
+
   private RedisClient client() {
     return CLIENTS.computeIfAbsent(getClass(), c -> SharedRedis.client());
   }
 
   private KeyStore store(StatefulRedisConnection<byte[], byte[]> connection) {
-    return RedisKeyStore.builder(connection).keyPrefix(prefix).clock(clock()).build();
+    return RedisKeyStore.builder(connection)
+        .keyPrefix(prefix)
+        .clock(clock())
+        .indexShards(indexShards())
+        .build();
   }
 
   @Override
