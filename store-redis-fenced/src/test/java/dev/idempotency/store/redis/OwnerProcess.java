@@ -3,7 +3,6 @@ package dev.idempotency.store.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,19 +15,23 @@ import java.util.concurrent.TimeUnit;
 /**
  * An {@link OwnerWorker} in a JVM of its own, started with this JVM's class path: a real owner
  * process the test can freeze ({@code kill -STOP}), wake ({@code kill -CONT}) and read. Output goes
- * to files (a pipe nobody drains could stall the child). {@link #close()} kills it.
+ * to files (a pipe nobody drains could stall the child). {@link #close()} kills it; so does a
+ * shutdown hook if the test JVM exits first (a test abandoned at its deadline), and the worker
+ * exits by itself when its standard input, held open by this JVM, closes (a JVM killed outright).
  */
 final class OwnerProcess implements AutoCloseable {
   private final String name;
   private final Process process;
   private final Path out;
   private final Path go;
+  private final Thread killOnExit;
 
   private OwnerProcess(String name, Process process, Path out, Path go) {
     this.name = name;
     this.process = process;
     this.out = out;
     this.go = go;
+    this.killOnExit = ChildProcesses.killOnExit(process);
   }
 
   /** Starts {@code OwnerWorker <mode> <go file> args…}. */
@@ -50,9 +53,14 @@ final class OwnerProcess implements AutoCloseable {
         new ProcessBuilder(command)
             .redirectErrorStream(true)
             .redirectOutput(out.toFile())
-            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+            .redirectInput(ProcessBuilder.Redirect.PIPE) // its end is the worker's watchdog
             .start();
     return new OwnerProcess(name, p, out, go);
+  }
+
+  /** Whether the worker has printed a line {@code <tag> <value>}. */
+  boolean printed(String tag) {
+    return line(tag).isPresent();
   }
 
   /** The value of the first line {@code <tag> <value>}, waiting up to 20 s for it. */
@@ -84,6 +92,11 @@ final class OwnerProcess implements AutoCloseable {
   /** Lets the worker go on from where it waits (it polls for the file). */
   void go() throws IOException {
     Files.createFile(go);
+  }
+
+  /** Closes the worker's standard input, as the death of this JVM would. */
+  void closeInput() throws IOException {
+    process.getOutputStream().close();
   }
 
   void freeze() throws Exception {
@@ -123,9 +136,6 @@ final class OwnerProcess implements AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
-    if (process.isAlive()) {
-      process.destroyForcibly();
-      process.waitFor(10, TimeUnit.SECONDS);
-    }
+    ChildProcesses.kill(process, killOnExit);
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.idempotency.FenceToken;
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
+import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
@@ -21,6 +22,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,14 +33,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The paused owner, with real processes: owner A (a JVM of its own) takes the work and is frozen
- * with {@code kill -STOP} past its 1 s lease; B takes over and finishes; A is woken with {@code
- * kill -CONT} and goes on as if nothing happened. With the fenced store every write of A is
- * refused, the record's and the business row's. With a bare {@code SET NX PX} lock, the same story
- * writes the business row twice: what fencing buys.
+ * The paused owner, with real processes: owner A (a JVM of its own) claims, does the first step of
+ * its work ("reserve", checkpointed) and is frozen with {@code kill -STOP} in the middle of it,
+ * before its second step, past its 1 s lease; B takes over, resumes from A's checkpoint, does the
+ * second step ("charge") and completes; A is woken with {@code kill -CONT} and goes on as if
+ * nothing happened. With the fenced store every write of A is refused, the record's and the
+ * business database's, and each step is recorded once. With a bare {@code SET NX PX} lock, the same
+ * story writes the business row twice: what fencing buys.
  *
- * <p>The business row lives in an H2 database this test serves over TCP, so both processes write
- * the same row; the fenced write keeps the fence beside it ({@code UPDATE … WHERE fence < ?}).
+ * <p>The business data lives in an H2 database this test serves over TCP, so both processes write
+ * it; each step is idempotent per request (an entry keyed by the request's generation and the step)
+ * and fenced by the request's fence row ({@link OwnerWorker#guardedStep}).
  */
 class PausedOwnerIT {
   private static final AtomicInteger LEDGERS = new AtomicInteger();
@@ -62,10 +67,14 @@ class PausedOwnerIT {
             + ";DB_CLOSE_DELAY=-1";
     try (Connection c = DriverManager.getConnection(ledger);
         Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE account (id VARCHAR(20) PRIMARY KEY, amount INT NOT NULL)");
+      s.execute("INSERT INTO account VALUES ('order', 0)");
       s.execute(
-          "CREATE TABLE ledger (id VARCHAR(20) PRIMARY KEY, amount INT NOT NULL,"
+          "CREATE TABLE request_fence (request_key VARCHAR(200) PRIMARY KEY,"
               + " fence BIGINT NOT NULL)");
-      s.execute("INSERT INTO ledger VALUES ('order', 0, 0)");
+      s.execute(
+          "CREATE TABLE ledger_entry (request_key VARCHAR(200), step VARCHAR(20), amount INT,"
+              + " PRIMARY KEY (request_key, step))");
     }
   }
 
@@ -80,35 +89,43 @@ class PausedOwnerIT {
   }
 
   @Test
-  void aPausedOwnerWokenAfterATakeoverIsRefusedByTheStoreAndByTheGuardedRow() throws Exception {
+  void anOwnerPausedMidWorkAndWokenAfterATakeoverIsRefusedAndNoStepRunsTwice() throws Exception {
     RecordId id = RecordId.of("tenant", "order-1");
     try (OwnerProcess a = start("owner-A", "fenced");
         StatefulRedisConnection<byte[], byte[]> b = SharedRedis.connect(client)) {
       FenceToken fenceA = FenceToken.of(Long.parseLong(a.await("CLAIMED")));
+      assertThat(a.await("RESERVE")).as(a.transcript()).isEqualTo("1");
+      a.await("RESERVED");
       a.await("WAITING");
-      a.freeze();
+      a.freeze(); // after its first step, before its second
 
       RedisKeyStore storeB = RedisKeyStore.builder(b).keyPrefix(prefix).build();
       ClaimOutcome.Claimed takeover = takeOver(storeB, id);
       assertThat(takeover.takeover()).isTrue();
       assertThat(takeover.fence().isNewerThan(fenceA)).isTrue();
-      assertThat(OwnerWorker.guardedWrite(ledger, takeover.fence())).isEqualTo(1);
+      assertThat(takeover.resumeFrom()).as("A's checkpoint").contains(RecoveryPoint.of("reserved"));
+      assertThat(takeover.generation()).as("the request's generation").isEqualTo(fenceA);
+      String request = OwnerWorker.requestKey(id, takeover.generation());
+      assertThat(OwnerWorker.guardedStep(ledger, request, "charge", takeover.fence())).isEqualTo(1);
       storeB.complete(id, takeover.fence(), StoredResponse.ofUtf8(200, "B"), Instant.now());
 
       a.go();
       a.thaw();
       assertThat(a.awaitExit()).as(a.transcript()).isZero();
 
-      assertThat(a.line("WRITE")).as(a.transcript()).contains("0");
+      assertThat(a.line("WRITE")).as("A's second step\n%s", a.transcript()).contains("0");
       assertThat(List.of("CHECKPOINT", "COMPLETE", "RELEASE"))
           .allSatisfy(
               what ->
                   assertThat(a.line(what))
                       .as("%s of the woken owner A\n%s", what, a.transcript())
                       .hasValueSatisfying(v -> assertThat(v).startsWith("refused")));
-      assertThat(ledger())
-          .as("amount, fence of the business row")
-          .containsExactly(1L, takeover.fence().value());
+      assertThat(query("SELECT step FROM ledger_entry WHERE request_key = '" + request + "'"))
+          .as("the steps of the request, each once")
+          .containsExactlyInAnyOrder("reserve", "charge");
+      assertThat(query("SELECT fence FROM request_fence"))
+          .as("the request's fence row: B's")
+          .containsExactly(Long.toString(takeover.fence().value()));
       RecordSnapshot record = storeB.lookup(id).orElseThrow();
       assertThat(record.state()).isEqualTo(KeyState.COMPLETE);
       assertThat(record.response().orElseThrow().bodyAsUtf8()).isEqualTo("B");
@@ -140,7 +157,9 @@ class PausedOwnerIT {
 
       // nothing told A its lock expired: the one write happened twice
       assertThat(a.line("WRITE")).as(a.transcript()).contains("1");
-      assertThat(ledger().get(0)).as("the amount: written by B, then again by A").isEqualTo(2L);
+      assertThat(query("SELECT amount FROM account"))
+          .as("the amount: written by B, then again by A")
+          .containsExactly("2");
     }
   }
 
@@ -172,12 +191,15 @@ class PausedOwnerIT {
     }
   }
 
-  private List<Long> ledger() throws Exception {
+  private List<String> query(String sql) throws Exception {
+    List<String> values = new ArrayList<>();
     try (Connection c = DriverManager.getConnection(ledger);
         Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT amount, fence FROM ledger WHERE id = 'order'")) {
-      rs.next();
-      return List.of(rs.getLong(1), rs.getLong(2));
+        ResultSet rs = s.executeQuery(sql)) {
+      while (rs.next()) {
+        values.add(rs.getString(1));
+      }
     }
+    return values;
   }
 }

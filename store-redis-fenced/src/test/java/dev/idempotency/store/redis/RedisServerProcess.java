@@ -20,19 +20,22 @@ import org.junit.jupiter.api.Assumptions;
  * own, so that a test can kill it ({@code kill -9}), freeze it ({@code kill -STOP}) and restart it
  * without touching the shared server other test runs use. Needs {@code redis-server} on the {@code
  * PATH} ({@code scripts/services.sh} installs it): without it the test fails in CI and is skipped
- * locally. {@link #close()} kills it, whatever state it is in.
+ * locally. {@link #close()} kills it, whatever state it is in; a shutdown hook does if the test JVM
+ * exits first (a test abandoned at its deadline, a fork ended by the build).
  */
 final class RedisServerProcess implements AutoCloseable {
   private final Path dir;
   private final int port;
   private final List<String> options;
   private Process process;
+  private Thread killOnExit;
 
   private RedisServerProcess(Path dir, int port, List<String> options) throws IOException {
     this.dir = dir;
     this.port = port;
     this.options = options;
     this.process = launch();
+    this.killOnExit = ChildProcesses.killOnExit(process);
   }
 
   /**
@@ -145,7 +148,9 @@ final class RedisServerProcess implements AutoCloseable {
 
   /** Starts the server again on the same port and directory (after {@link #killDashNine}). */
   void restart() throws IOException {
+    ChildProcesses.forget(killOnExit);
     process = launch();
+    killOnExit = ChildProcesses.killOnExit(process);
   }
 
   private void signal(String signal) throws Exception {
@@ -171,9 +176,6 @@ final class RedisServerProcess implements AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
-    if (process.isAlive()) {
-      process.destroyForcibly(); // SIGKILL ends a stopped process too
-      process.waitFor(10, TimeUnit.SECONDS);
-    }
+    ChildProcesses.kill(process, killOnExit);
   }
 }
