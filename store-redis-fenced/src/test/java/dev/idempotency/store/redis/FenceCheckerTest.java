@@ -2,6 +2,7 @@ package dev.idempotency.store.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.idempotency.FenceToken;
 import java.sql.Connection;
@@ -10,21 +11,26 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * The fence checker refuses older fences per resource and serializes a resource's writes; and the
- * database form of the same check, the fence stored beside the business row, on embedded H2.
+ * The fence checker refuses older fences per resource and serializes a resource's writes; with an
+ * idempotent write per request it records one debit across a takeover; and the database form of the
+ * same check, the request's fence row and a ledger entry keyed by the request, on embedded H2.
  */
 class FenceCheckerTest {
   @Test
-  void anOlderFenceIsRefusedAndItsWriteDoesNotRun() {
+  void anOlderFenceIsRefusedAndItsWriteDoesNotRunAnEqualOneIsAdmitted() {
     FenceChecker<String> checker = new FenceChecker<>();
     List<String> writes = new ArrayList<>();
     checker.guard("order-1", FenceToken.of(5), () -> writes.add("owner 5"));
@@ -37,8 +43,26 @@ class FenceCheckerTest {
     assertThat(writes).containsExactly("owner 5", "owner 5 again", "owner 9");
     assertThat(checker.highest("order-1")).contains(FenceToken.of(9));
     // another resource has its own history
-    assertThat(checker.admit("order-2", FenceToken.of(1))).isTrue();
-    assertThat(checker.admit("order-1", FenceToken.of(8))).isFalse();
+    checker.guard("order-2", FenceToken.of(1), () -> writes.add("order-2 owner 1"));
+    assertThat(checker.highest("order-2")).contains(FenceToken.of(1));
+  }
+
+  /**
+   * Owner 7 debits and is taken over by owner 12, which runs the request again: the debit is an
+   * entry keyed by the request, so owner 12 finds it and does not debit again; owner 7, woken, is
+   * refused. Fencing alone would have admitted owner 12's second debit.
+   */
+  @Test
+  void aWriteIdempotentPerRequestDebitsOnceAcrossATakeover() {
+    FenceChecker<String> checker = new FenceChecker<>();
+    Map<String, Integer> ledger = new ConcurrentHashMap<>();
+    String request = "tenant/order-1#17"; // the downstream key: the same for every owner
+    checker.guard(request, FenceToken.of(7), () -> ledger.putIfAbsent(request, -30));
+    checker.guard(request, FenceToken.of(12), () -> ledger.putIfAbsent(request, -30));
+    assertThatThrownBy(
+            () -> checker.guard(request, FenceToken.of(7), () -> ledger.put(request, -31)))
+        .isInstanceOf(StaleFenceException.class);
+    assertThat(ledger).as("one debit, owner 7's").containsExactly(Map.entry(request, -30));
   }
 
   @Test
@@ -46,7 +70,8 @@ class FenceCheckerTest {
     FenceChecker<String> checker = new FenceChecker<>();
     CountDownLatch olderInside = new CountDownLatch(1);
     CountDownLatch letOlderFinish = new CountDownLatch(1);
-    List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<String> events = Collections.synchronizedList(new ArrayList<>());
+    AtomicReference<Thread> newerThread = new AtomicReference<>();
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
       Future<?> older =
@@ -63,47 +88,85 @@ class FenceCheckerTest {
                       }));
       assertThat(olderInside.await(10, TimeUnit.SECONDS)).isTrue();
       Future<?> newer =
-          pool.submit(() -> checker.guard("row", FenceToken.of(2), () -> events.add("newer")));
-      Thread.sleep(100); // give the newer write the chance to interleave, if it could
+          pool.submit(
+              () -> {
+                newerThread.set(Thread.currentThread());
+                return checker.guard("row", FenceToken.of(2), () -> events.add("newer"));
+              });
+      // the newer write has reached the resource's lock and waits there: not a guess by sleeping
+      awaitBlocked(newerThread);
+      assertThat(events).containsExactly("older begins");
       letOlderFinish.countDown();
       older.get(10, TimeUnit.SECONDS);
       newer.get(10, TimeUnit.SECONDS);
       assertThat(events).containsExactly("older begins", "older ends", "newer");
     } finally {
+      letOlderFinish.countDown();
       pool.shutdownNow();
       assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
     }
   }
 
   /**
-   * The guarded business write of docs/stores-redis.md: the fence stored beside the row, the check
-   * in the write itself. A stale owner's write matches no row.
+   * The guarded business write of docs/stores-redis.md on H2: the request's fence row and a ledger
+   * entry keyed by the request, in one transaction. Owner 7 debits; owner 12, after a takeover,
+   * finds the entry and debits nothing; owner 7, woken from a pause, is refused by the fence row.
    */
   @Test
-  void theFenceBesideTheBusinessRowRefusesAStaleOwnersWrite() throws Exception {
-    try (Connection c = DriverManager.getConnection("jdbc:h2:mem:fenced-row");
+  void theFenceRowAndTheRequestsEntryDebitOnceAndRefuseAStaleOwner() throws Exception {
+    try (Connection c = DriverManager.getConnection("jdbc:h2:mem:fenced-ledger");
         Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE accounts (id VARCHAR(10) PRIMARY KEY, balance INT, fence BIGINT)");
-      s.execute("INSERT INTO accounts VALUES ('acc-1', 100, 0)");
-      assertThat(debit(c, 30, FenceToken.of(7))).as("owner 7").isEqualTo(1);
-      assertThat(debit(c, 30, FenceToken.of(12))).as("owner 12, after a takeover").isEqualTo(1);
-      assertThat(debit(c, 30, FenceToken.of(7))).as("owner 7, woken from a pause").isZero();
-      try (ResultSet rs = s.executeQuery("SELECT balance, fence FROM accounts")) {
+      s.execute("CREATE TABLE request_fence (request_key VARCHAR(100) PRIMARY KEY, fence BIGINT)");
+      s.execute(
+          "CREATE TABLE ledger_entry (request_key VARCHAR(100) PRIMARY KEY, account VARCHAR(10),"
+              + " amount INT)");
+      String request = "tenant/order-1#17";
+      assertThat(debit(c, request, FenceToken.of(7))).as("owner 7").isEqualTo("debited");
+      assertThat(debit(c, request, FenceToken.of(12))).as("owner 12").isEqualTo("done before");
+      assertThat(debit(c, request, FenceToken.of(7))).as("owner 7, woken").isEqualTo("stale");
+      try (ResultSet rs =
+          s.executeQuery(
+              "SELECT COUNT(*), SUM(amount) FROM ledger_entry WHERE account = 'acc-1'")) {
         rs.next();
-        assertThat(rs.getInt(1)).isEqualTo(40);
-        assertThat(rs.getLong(2)).isEqualTo(12);
+        assertThat(rs.getInt(1)).as("entries").isEqualTo(1);
+        assertThat(rs.getInt(2)).as("total debited").isEqualTo(-30);
+      }
+      try (ResultSet rs = s.executeQuery("SELECT fence FROM request_fence")) {
+        rs.next();
+        assertThat(rs.getLong(1)).isEqualTo(12);
       }
     }
   }
 
-  private static int debit(Connection c, int amount, FenceToken fence) throws Exception {
-    try (PreparedStatement ps =
+  /** The two statements of the docs in one transaction; what happened, for the assertions. */
+  private static String debit(Connection c, String request, FenceToken fence) throws Exception {
+    c.setAutoCommit(false);
+    try (PreparedStatement entry =
         c.prepareStatement(
-            "UPDATE accounts SET balance = balance - ?, fence = ? WHERE id = 'acc-1' AND fence < ?")) {
-      ps.setInt(1, amount);
-      ps.setLong(2, fence.value());
-      ps.setLong(3, fence.value());
-      return ps.executeUpdate();
+            "MERGE INTO ledger_entry e USING (VALUES (CAST(? AS VARCHAR))) v(k)"
+                + " ON e.request_key = v.k"
+                + " WHEN NOT MATCHED THEN INSERT VALUES (v.k, 'acc-1', -30)")) {
+      if (!RequestFence.raise(c, request, fence)) {
+        c.rollback();
+        return "stale";
+      }
+      entry.setString(1, request);
+      int inserted = entry.executeUpdate();
+      c.commit();
+      return inserted == 1 ? "debited" : "done before";
+    } finally {
+      c.setAutoCommit(true);
+    }
+  }
+
+  /** Waits (at most 10 s) until the thread is blocked on a monitor. */
+  private static void awaitBlocked(AtomicReference<Thread> thread) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (thread.get() == null || thread.get().getState() != Thread.State.BLOCKED) {
+      if (System.nanoTime() > deadline) {
+        fail("the newer write never waited on the resource's lock");
+      }
+      Thread.sleep(1);
     }
   }
 

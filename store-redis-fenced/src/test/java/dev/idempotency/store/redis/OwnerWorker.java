@@ -145,29 +145,21 @@ public final class OwnerWorker {
       throws Exception {
     try (Connection c = DriverManager.getConnection(ledger)) {
       c.setAutoCommit(false);
-      try (PreparedStatement raise =
-              c.prepareStatement(
-                  "MERGE INTO request_fence f USING (VALUES (CAST(? AS VARCHAR), CAST(? AS BIGINT)))"
-                      + " v(k, fence) ON f.request_key = v.k"
-                      + " WHEN MATCHED AND f.fence <= v.fence THEN UPDATE SET fence = v.fence"
-                      + " WHEN NOT MATCHED THEN INSERT VALUES (v.k, v.fence)");
-          PreparedStatement entry =
-              c.prepareStatement(
-                  "MERGE INTO ledger_entry e USING (VALUES (CAST(? AS VARCHAR), CAST(? AS VARCHAR)))"
-                      + " v(k, step) ON e.request_key = v.k AND e.step = v.step"
-                      + " WHEN NOT MATCHED THEN INSERT VALUES (v.k, v.step, 1)")) {
-        raise.setString(1, request);
-        raise.setLong(2, fence.value());
-        if (raise.executeUpdate() == 0) {
-          c.rollback();
-          return 0;
-        }
+      if (!RequestFence.raise(c, request, fence)) {
+        c.rollback();
+        return 0;
+      }
+      try (PreparedStatement entry =
+          c.prepareStatement(
+              "MERGE INTO ledger_entry e USING (VALUES (CAST(? AS VARCHAR), CAST(? AS VARCHAR)))"
+                  + " v(k, step) ON e.request_key = v.k AND e.step = v.step"
+                  + " WHEN NOT MATCHED THEN INSERT VALUES (v.k, v.step, 1)")) {
         entry.setString(1, request);
         entry.setString(2, step);
         entry.executeUpdate();
-        c.commit();
-        return 1;
       }
+      c.commit();
+      return 1;
     }
   }
 
