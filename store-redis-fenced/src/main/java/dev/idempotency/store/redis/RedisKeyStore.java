@@ -41,23 +41,28 @@ import org.jspecify.annotations.Nullable;
  * <pre>{@code
  * RedisClient client = RedisClient.create("redis://redis.internal:6379");
  * StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
- * RedisKeyStore store = RedisKeyStore.builder(connection)   // the application's connection
+ * RedisKeyStore store = RedisKeyStore.builder(connection)   // a connection for the store alone
  *     .keyPrefix("idem:")                                  // the default
  *     .build();
  * }</pre>
  *
  * <p>The connection stays the application's: the store never closes it, and Lettuce multiplexes it
- * over every thread, so one is enough. What Redis cannot promise (an acknowledged claim lost in a
- * failover of asynchronous replication; records lost in a restart without persistence) and what
- * {@link Builder#waitForReplicas} changes about it: {@code docs/stores-redis.md}. Fencing protects
- * only what checks the fence: guard downstream writes with it ({@link FenceChecker}).
+ * over every thread, so one is enough. Give the store one of its own: on a shared connection
+ * another thread's {@code MULTI} would queue the store's scripts into its transaction, a blocking
+ * command ({@code BLPOP}, {@code WAIT}) would stall every script behind it, renewals included, and
+ * {@code setAutoFlushCommands(false)} would hold them unsent. On a connection that reads from
+ * replicas the store still reads records on the primary: it reads them by script. What Redis cannot
+ * promise (an acknowledged claim lost in a failover of asynchronous replication; records lost in a
+ * restart without persistence) and what {@link Builder#waitForReplicas} changes about it: {@code
+ * docs/stores-redis.md}. Fencing protects only what checks the fence: guard downstream writes with
+ * it ({@link FenceChecker}).
  *
  * <p>Thread-safe and immutable.
  *
- * <p>One class of about 560 lines, about 180 of them the nested builder and its javadoc: the public
+ * <p>One class of about 620 lines, about 230 of them the nested builder and its javadoc: the public
  * store, its builder (nested so that {@code RedisKeyStore.Builder} is the API, as {@code
- * JdbcKeyStore.Builder} is) and the SPI methods, each a few lines over {@code internal.RedisCalls}
- * and the scripts. The builder is the seam, should it grow.
+ * JdbcKeyStore.Builder} is) and the SPI methods, each a few lines over {@code internal.RedisCalls},
+ * {@code internal.IndexShardCalls} and the scripts. The builder is the seam, should it grow.
  */
 public final class RedisKeyStore implements KeyStore {
   /** The default of {@link Builder#commandTimeout}. */
