@@ -211,7 +211,7 @@ ENV_FILE=$BASE/env.sh
   if wants dynalite; then
   echo "export IDEMPOTENCY_TEST_DYNAMODB_ENDPOINT='http://127.0.0.1:$DYNAMO_PORT'"
   echo "export IDEMPOTENCY_TEST_DYNAMODB_REGION='us-east-1'"
-  # for tests that run a dynalite of their own, to kill it with kill -9 (store-dynamodb's DynaliteKilledIT)
+  # for tests that run a dynalite of their own, to kill it with kill -9 (store-dynamodb's DynamoDbFaultsIT)
   echo "export IDEMPOTENCY_TEST_DYNALITE_CLI='$DYN_NPM/node_modules/dynalite/cli.js'"
   fi
   true

@@ -33,6 +33,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 
 /**
  * The store's own tests on dynalite: the item it writes, the requests each claim outcome costs, the
@@ -249,6 +250,101 @@ class DynamoDbKeyStoreIT {
         viaFront.close();
       }
     }
+  }
+
+  @Test
+  void everyRefusalThatCarriesTheItemIsDecidedFromItWithoutARead() throws Exception {
+    Map<String, List<String>> headers = new LinkedHashMap<>();
+    headers.put("Z-Last-Alphabetically", List.of("z"));
+    headers.put("Set-Cookie", List.of("b=2", "a=1"));
+    headers.put("Content-Type", List.of("application/octet-stream"));
+    byte[] body = new byte[256];
+    for (int i = 0; i < body.length; i++) {
+      body[i] = (byte) i;
+    }
+    StoredResponse binary = StoredResponse.of(200, headers, body);
+    StoredResponse empty = StoredResponse.of(204, new byte[0]);
+    RecordId withBody = RecordId.of("s", "binary");
+    RecordId withoutBody = RecordId.of("s", "empty");
+    RecordId running = RecordId.of("s", "running");
+    store.complete(
+        withBody, ((ClaimOutcome.Claimed) claim(withBody, FP_A, T0)).fence(), binary, T0);
+    store.complete(
+        withoutBody, ((ClaimOutcome.Claimed) claim(withoutBody, FP_A, T0)).fence(), empty, T0);
+    claim(running, FP_A, T0);
+    try (DynamoFront front = DynamoFront.start(Dynalite.endpoint())) {
+      front.returnItemOnConditionFailure(true);
+      DynamoDbClient viaFront = countingClient(front.uri());
+      try (DynamoDbKeyStore s = DynamoDbKeyStore.builder(viaFront).tableName(table).build()) {
+        Instant later = T0.plusSeconds(5);
+        ClaimOutcome[] out = new ClaimOutcome[1];
+        assertThat(
+                requestsOf(
+                    () -> out[0] = s.claim(new ClaimRequest(withBody, FP_A, later, LEASE, WINDOW))))
+            .containsExactly("UpdateItem");
+        assertThat(out[0]).isEqualTo(new ClaimOutcome.Completed(binary, T0));
+        StoredResponse replayed = ((ClaimOutcome.Completed) out[0]).response();
+        assertThat(replayed.body()).as("the body, byte for byte").isEqualTo(body);
+        assertThat(replayed.headers().keySet())
+            .as("the headers in their order")
+            .containsExactly("Z-Last-Alphabetically", "Set-Cookie", "Content-Type");
+        assertThat(replayed.headers().get("Set-Cookie")).containsExactly("b=2", "a=1");
+
+        assertThat(
+                requestsOf(
+                    () ->
+                        out[0] =
+                            s.claim(new ClaimRequest(withoutBody, FP_A, later, LEASE, WINDOW))))
+            .containsExactly("UpdateItem");
+        assertThat(out[0]).isEqualTo(new ClaimOutcome.Completed(empty, T0));
+
+        assertThat(
+                requestsOf(
+                    () -> out[0] = s.claim(new ClaimRequest(running, FP_A, later, LEASE, WINDOW))))
+            .containsExactly("UpdateItem");
+        assertThat(out[0]).isEqualTo(new ClaimOutcome.InFlight(LEASE.minusSeconds(5)));
+      } finally {
+        viaFront.close();
+      }
+    }
+  }
+
+  @Test
+  void theReaperDeletesNoRecordThatWasRenewedAfterItsScanReadIt() {
+    RecordId id = RecordId.of("s", "renewed-under-the-reaper");
+    ClaimOutcome.Claimed c = (ClaimOutcome.Claimed) claim(id, FP_A, T0);
+    Duration retention = Duration.ofHours(1);
+    Instant reaperNow = T0.plus(LEASE).plus(retention); // the lease ended a retention ago
+    Instant renewedAt = reaperNow.plusSeconds(1);
+    // after the reaper's scan read the record, and before its delete, the owner renews the lease
+    ExecutionInterceptor renewAfterScan =
+        new ExecutionInterceptor() {
+          @Override
+          public void afterExecution(
+              Context.AfterExecution context, ExecutionAttributes attributes) {
+            if (context.response() instanceof ScanResponse page && page.count() > 0) {
+              try (DynamoDbKeyStore owner =
+                  DynamoDbKeyStore.builder(client).tableName(table).build()) {
+                owner.heartbeat(id, c.fence(), renewedAt, LEASE);
+              }
+            }
+          }
+        };
+    try (DynamoDbClient reaperClient =
+            DynamoDbClient.builder()
+                .endpointOverride(Dynalite.endpoint())
+                .region(client.serviceClientConfiguration().region())
+                .credentialsProvider(client.serviceClientConfiguration().credentialsProvider())
+                .httpClient(
+                    software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
+                .overrideConfiguration(o -> o.addExecutionInterceptor(renewAfterScan))
+                .build();
+        DynamoDbKeyStore reaper = DynamoDbKeyStore.builder(reaperClient).tableName(table).build()) {
+      assertThat(reaper.deleteExpired(reaperNow, retention, 10)).as("deleted").isZero();
+    }
+    assertThat(store.lookup(id).orElseThrow().leaseExpiresAt())
+        .as("the record survived, with its renewed lease")
+        .contains(renewedAt.plus(LEASE));
   }
 
   @Test

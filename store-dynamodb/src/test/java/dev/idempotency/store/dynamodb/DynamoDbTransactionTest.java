@@ -9,6 +9,7 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.spi.TransactionCallbacks;
@@ -25,9 +26,11 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
+import software.amazon.awssdk.services.dynamodb.model.Delete;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.Put;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsResponse;
@@ -157,7 +160,7 @@ class DynamoDbTransactionTest {
     return DynamoDbKeyStore.builder(client).tableName("records").build();
   }
 
-  private static TransactWriteItem orderPut(String order) {
+  static TransactWriteItem orderPut(String order) {
     return TransactWriteItem.builder()
         .put(
             Put.builder()
@@ -341,13 +344,90 @@ class DynamoDbTransactionTest {
   }
 
   @Test
-  void theHandleRefusesMoreItemsThanATransactionHolds() {
-    DynamoDbTransaction tx = new DynamoDbTransaction();
-    for (int i = 0; i < DynamoDbTransaction.MAX_ITEMS - 1; i++) {
-      tx.add(orderPut("o-" + i));
+  void aWorkThatWritesTheRecordsOwnItemFailsBeforeAnythingIsSent() {
+    try (DynamoDbKeyStore store = store()) {
+      assertThatThrownBy(
+              () ->
+                  store.inPhase(
+                      execution,
+                      RecoveryPoint.of("p"),
+                      tx ->
+                          tx.add(
+                              TransactWriteItem.builder()
+                                  .delete(
+                                      Delete.builder()
+                                          .tableName("records")
+                                          .key(
+                                              Map.of(
+                                                  "pk",
+                                                  AttributeValue.fromS("8:payments/order-17")))
+                                          .build())
+                                  .build())))
+          .isInstanceOf(IllegalArgumentException.class);
     }
-    assertThatThrownBy(() -> tx.add(orderPut("one-too-many")))
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("at most 100 items");
+    assertThat(client.requests).isEmpty();
+    assertThat(execution.calls).containsExactly("opening", "closed");
+  }
+
+  @Test
+  void aResponseTooLargeForAnItemIsRefusedBeforeTheCommit() {
+    StoredResponse big = StoredResponse.of(200, new byte[DynamoDbKeyStore.MAX_RESPONSE_BYTES + 1]);
+    try (DynamoDbKeyStore store = store()) {
+      assertThatThrownBy(() -> store.completeWith(execution, tx -> big))
+          .isInstanceOf(KeyStoreException.class)
+          .hasMessageContaining("does not fit in one DynamoDB item");
+    }
+    assertThat(client.requests).as("nothing sent").isEmpty();
+    assertThat(execution.calls).containsExactly("opening", "closed");
+  }
+
+  @Test
+  void aValidationErrorOfAWorkItemNamesThatItemNotTheStoredResponse() {
+    TransactionCanceledException e =
+        TransactionCanceledException.builder()
+            .message(
+                "Transaction cancelled, please refer cancellation reasons for specific reasons")
+            .cancellationReasons(
+                CancellationReason.builder()
+                    .code("ValidationError")
+                    .message("Item size has exceeded the maximum allowed size")
+                    .build(),
+                CancellationReason.builder().code("None").build())
+            .build();
+    client.answers.add(e);
+    try (DynamoDbKeyStore store = store()) {
+      assertThatThrownBy(
+              () ->
+                  store.completeWith(
+                      execution,
+                      tx -> {
+                        tx.add(orderPut("o-1"));
+                        return StoredResponse.ofUtf8(200, "ok");
+                      }))
+          .isInstanceOf(KeyStoreException.class)
+          .isNotInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("the work's item #1 (table orders)")
+          .hasMessageContaining("400 KB")
+          .hasMessageNotContaining("MAX_RESPONSE_BYTES");
+    }
+  }
+
+  @Test
+  void aMissingTableOfTheWorkIsNamedWithTheRecordsTable() {
+    client.answers.add(
+        ResourceNotFoundException.builder().message("Requested resource not found").build());
+    try (DynamoDbKeyStore store = store()) {
+      assertThatThrownBy(
+              () ->
+                  store.inPhase(
+                      execution,
+                      RecoveryPoint.of("p"),
+                      tx -> {
+                        tx.add(orderPut("o-1"));
+                        return "x";
+                      }))
+          .isInstanceOf(KeyStoreException.class)
+          .hasMessageContaining("one of the work's tables [orders] or the records table records");
+    }
   }
 }

@@ -13,11 +13,14 @@ public final class Expressions {
   /**
    * The claim's condition: the item is absent, released, complete and past its replay window, or in
    * flight with the same fingerprint and an expired lease. Another fingerprint never claims a
-   * record that does not count as absent.
+   * record that does not count as absent. And the item's nonce is not this claim's: a copy of the
+   * claim that DynamoDB applies late (the SDK gave up on that attempt and sent another) finds its
+   * own nonce, even after the owner released the record, and does not claim it a second time.
    */
   public static final String CLAIM_CONDITION =
-      "attribute_not_exists(pk) OR st = :R OR (st = :C AND done <= :cut)"
-          + " OR (st = :I AND fp = :fp AND lease <= :now)";
+      "(attribute_not_exists(pk) OR st = :R OR (st = :C AND done <= :cut)"
+          + " OR (st = :I AND fp = :fp AND lease <= :now))"
+          + " AND (attribute_not_exists(nonce) OR nonce <> :nonce)";
 
   /**
    * The claim's update, the same for a fresh claim and a takeover: the fence grows by one from the

@@ -29,6 +29,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 public final class RecordRequests {
   private final String table;
   private final Duration retention;
+  private final Duration callTimeout;
+  private final Duration attemptTimeout;
   private final AwsRequestOverrideConfiguration bounds;
 
   /**
@@ -41,11 +43,23 @@ public final class RecordRequests {
       String table, Duration retention, Duration callTimeout, Duration attemptTimeout) {
     this.table = table;
     this.retention = retention;
+    this.callTimeout = callTimeout;
+    this.attemptTimeout = attemptTimeout;
     this.bounds =
         AwsRequestOverrideConfiguration.builder()
             .apiCallTimeout(callTimeout)
             .apiCallAttemptTimeout(attemptTimeout)
             .build();
+  }
+
+  /** The bound of one HTTP attempt. */
+  public Duration attemptTimeout() {
+    return attemptTimeout;
+  }
+
+  /** The store's retention, from which every item's time to live is computed. */
+  public Duration retention() {
+    return retention;
   }
 
   /** The table. */
@@ -56,6 +70,17 @@ public final class RecordRequests {
   /** The time bounds every request carries. */
   public AwsRequestOverrideConfiguration bounds() {
     return bounds;
+  }
+
+  /** The time bounds of a request that must end within {@code left}, if that is shorter. */
+  public AwsRequestOverrideConfiguration bounds(Duration left) {
+    if (left.compareTo(callTimeout) >= 0) {
+      return bounds;
+    }
+    return AwsRequestOverrideConfiguration.builder()
+        .apiCallTimeout(left)
+        .apiCallAttemptTimeout(left.compareTo(attemptTimeout) < 0 ? left : attemptTimeout)
+        .build();
   }
 
   /** The item's key. */
@@ -70,7 +95,8 @@ public final class RecordRequests {
 
   /**
    * The claim: one conditional {@code UpdateItem} that returns the new item when it wins and the
-   * item that refused it when it loses (where DynamoDB supports that).
+   * item that refused it when it loses (where DynamoDB supports that). {@code nonce} is this
+   * claim's own: a copy of the request that arrives late finds it in the item and is refused.
    */
   public UpdateItemRequest claim(
       RecordId id, byte[] fingerprint, Instant now, Duration lease, Duration window, long nonce) {
@@ -154,10 +180,10 @@ public final class RecordRequests {
   }
 
   /**
-   * {@code update} as a standalone {@code UpdateItem}, returning the item that refused it where
-   * DynamoDB supports that.
+   * {@code update} as a standalone {@code UpdateItem} within {@code bounds}, returning the item
+   * that refused it where DynamoDB supports that.
    */
-  public UpdateItemRequest single(Update update) {
+  public UpdateItemRequest single(Update update, AwsRequestOverrideConfiguration bounds) {
     return UpdateItemRequest.builder()
         .tableName(update.tableName())
         .key(update.key())
@@ -170,8 +196,8 @@ public final class RecordRequests {
         .build();
   }
 
-  /** A strongly consistent read of the item. */
-  public GetItemRequest get(RecordId id) {
+  /** A strongly consistent read of the item within {@code bounds}. */
+  public GetItemRequest get(RecordId id, AwsRequestOverrideConfiguration bounds) {
     return GetItemRequest.builder()
         .tableName(table)
         .key(key(id))

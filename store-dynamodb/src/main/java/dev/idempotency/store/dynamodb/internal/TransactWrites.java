@@ -2,6 +2,7 @@ package dev.idempotency.store.dynamodb.internal;
 
 import dev.idempotency.FenceToken;
 import dev.idempotency.RecordId;
+import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.StoreUnavailableException;
 import java.util.ArrayList;
@@ -10,6 +11,7 @@ import java.util.UUID;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
@@ -83,9 +85,90 @@ public final class TransactWrites {
           throw e; // the work's own condition: its answer, as DynamoDB gave it
         }
       }
+      for (int i = 0; i < reasons.size(); i++) {
+        if ("ValidationError".equals(reasons.get(i).code())) {
+          throw invalid(request, i, own, reasons.get(i), id, what, e);
+        }
+      }
       throw StoreErrors.map("the " + what + " of " + id, requests.table(), e);
+    } catch (ResourceNotFoundException e) {
+      throw new KeyStoreException(
+          "the "
+              + what
+              + " of "
+              + id
+              + " names a table that does not exist: one of the work's tables "
+              + workTables(request)
+              + " or the records table "
+              + requests.table()
+              + "; nothing was committed",
+          e);
     } catch (SdkException e) {
       throw StoreErrors.map("the " + what + " of " + id, requests.table(), e);
     }
+  }
+
+  /** The item at {@code index} failed DynamoDB's validation (too large, a bad value): say which. */
+  private KeyStoreException invalid(
+      TransactWriteItemsRequest request,
+      int index,
+      int own,
+      CancellationReason reason,
+      RecordId id,
+      String what,
+      TransactionCanceledException e) {
+    String item =
+        index == own
+            ? "the store's own write of the record (table " + requests.table() + ")"
+            : "the work's item #"
+                + (index + 1)
+                + " (table "
+                + table(request.transactItems().get(index))
+                + ")";
+    String fix =
+        StoreErrors.isItemSize(reason.message())
+            ? index == own
+                ? ": the record would exceed DynamoDB's 400 KB; keep stored responses under"
+                    + " DynamoDbKeyStore.MAX_RESPONSE_BYTES"
+                : ": that item would exceed DynamoDB's 400 KB"
+            : "";
+    return new KeyStoreException(
+        "the "
+            + what
+            + " of "
+            + id
+            + " was refused by DynamoDB's validation of "
+            + item
+            + " ("
+            + reason.message()
+            + ")"
+            + fix
+            + "; nothing was committed",
+        e);
+  }
+
+  private static List<String> workTables(TransactWriteItemsRequest request) {
+    List<TransactWriteItem> items = request.transactItems();
+    List<String> tables = new ArrayList<>();
+    for (TransactWriteItem item : items.subList(0, items.size() - 1)) {
+      String t = table(item);
+      if (!tables.contains(t)) {
+        tables.add(t);
+      }
+    }
+    return tables;
+  }
+
+  private static String table(TransactWriteItem item) {
+    if (item.put() != null) {
+      return item.put().tableName();
+    }
+    if (item.update() != null) {
+      return item.update().tableName();
+    }
+    if (item.delete() != null) {
+      return item.delete().tableName();
+    }
+    return item.conditionCheck() == null ? "?" : item.conditionCheck().tableName();
   }
 }

@@ -8,7 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** docs/stores-dynamodb.md quotes every expression the store sends, as the store sends it. */
+/**
+ * docs/stores-dynamodb.md quotes every expression the store sends, as the store sends it: whole, in
+ * backticks or as the only line of a code block, so that an expression contained in another (the
+ * reaper's filter is part of its delete condition) is not found inside that other one.
+ */
 class ExpressionsDocTest {
   @Test
   void theDocsQuoteEveryExpressionVerbatim() throws Exception {
@@ -17,10 +21,23 @@ class ExpressionsDocTest {
     for (Field f : Expressions.class.getDeclaredFields()) {
       if (Modifier.isStatic(f.getModifiers()) && f.getType() == String.class) {
         String expression = (String) f.get(null);
-        assertThat(docs).as("docs/stores-dynamodb.md quotes %s", f.getName()).contains(expression);
+        assertThat(quotes(docs, expression))
+            .as("docs/stores-dynamodb.md quotes %s whole: `%s`", f.getName(), expression)
+            .isTrue();
         checked++;
       }
     }
     assertThat(checked).as("expressions found").isEqualTo(12);
+  }
+
+  @Test
+  void anExpressionContainedInAnotherIsNotFoundInIt() {
+    String docs = "the delete: `fence = :f AND st = :st AND retain <= :cut`";
+    assertThat(quotes(docs, Expressions.DELETE_CONDITION)).isTrue();
+    assertThat(quotes(docs, Expressions.EXPIRED_FILTER)).isFalse();
+  }
+
+  private static boolean quotes(String docs, String expression) {
+    return docs.contains("`" + expression + "`") || docs.contains("```\n" + expression + "\n```");
   }
 }
