@@ -8,6 +8,7 @@ import dev.idempotency.spi.StoreUnavailableException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -22,7 +23,17 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
  */
 public final class ItemClaims {
   /** How often a claim goes again when the item changed between its write and its read. */
-  public static final int ATTEMPTS = 8;
+  public static final int ATTEMPTS = 16;
+
+  /**
+   * The longest pause before a claim goes again, in milliseconds. Claims that race on a key other
+   * instances claim and release (a refusal without the item, then a read that finds it released)
+   * would otherwise meet in step again; a random pause of up to 2^attempt ms, capped here, spreads
+   * them, so one of them finds the key quiet. Only a refusal that does not carry the item
+   * (dynalite, a proxy that drops it) can lead here: DynamoDB returns the item that failed the
+   * condition.
+   */
+  static final int MAX_PAUSE_MILLIS = 64;
 
   private final DynamoDbClient client;
   private final RecordRequests requests;
@@ -83,6 +94,7 @@ public final class ItemClaims {
       if (decided.isPresent()) {
         return decided.get();
       }
+      pauseBeforeAttempt(attempt + 1, id);
     }
     throw new StoreUnavailableException(
         "claim of "
@@ -92,6 +104,20 @@ public final class ItemClaims {
             + ": the item changed between each of "
             + ATTEMPTS
             + " conditional writes and the read after it; none of them claimed it");
+  }
+
+  /** A random pause of up to 2^(attempt - 1) ms, at most {@link #MAX_PAUSE_MILLIS}. */
+  private static void pauseBeforeAttempt(int attempt, RecordId id) {
+    if (attempt > ATTEMPTS) {
+      return;
+    }
+    int bound = Math.min(MAX_PAUSE_MILLIS, 1 << Math.min(attempt - 1, 16));
+    try {
+      Thread.sleep(ThreadLocalRandom.current().nextInt(bound + 1));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreUnavailableException("claim of " + id + " interrupted between attempts", e);
+    }
   }
 
   /**
