@@ -237,6 +237,22 @@ public abstract class SqlDialect {
   }
 
   /**
+   * Called as a one-transaction run opens, before its claim: makes every statement of the
+   * connection's session end at the store's query timeout, for a dialect whose own statements do
+   * not carry one (H2); others do nothing. {@link #unboundLockWaits} undoes it before the
+   * connection goes back to the pool.
+   */
+  public void boundLockWaits(Connection c) throws SQLException {}
+
+  /** Undoes {@link #boundLockWaits}. */
+  public void unboundLockWaits(Connection c) throws SQLException {}
+
+  /** The query timeout of the store's statements, in seconds. */
+  int queryTimeoutSeconds() {
+    return queryTimeoutSeconds;
+  }
+
+  /**
    * Looks at database settings that weaken what the store promises and logs a warning naming each;
    * called once, at start-up, on the connection that checked the schema. Leaves that connection's
    * transaction, if any, rolled back.

@@ -112,7 +112,7 @@ public final class Transactions {
       Function<R, ParamValues> valuesFor,
       FencedWrite write)
       throws Exception {
-    return transaction(from, label, (c, forWork) -> work.run(forWork), valuesFor, write);
+    return transaction(from, label, false, (c, forWork) -> work.run(forWork), valuesFor, write);
   }
 
   /**
@@ -140,6 +140,7 @@ public final class Transactions {
           transaction(
               from,
               label,
+              true,
               (c, forWork) -> {
                 ClaimOutcome claim;
                 try {
@@ -217,9 +218,14 @@ public final class Transactions {
     R run(Connection c, Connection forWork) throws Exception;
   }
 
+  /**
+   * @param boundWaits whether to bound every statement's waits for this transaction ({@link
+   *     SqlDialect#boundLockWaits}), for a claim that may wait on another uncommitted claim
+   */
   private <R> R transaction(
       DataSource from,
       String label,
+      boolean boundWaits,
       InTransaction<R> body,
       Function<R, ParamValues> valuesFor,
       FencedWrite write)
@@ -227,12 +233,17 @@ public final class Transactions {
     for (int attempt = 1; ; attempt++) {
       Connection c = connect(from, label);
       boolean restoreAutoCommit = false;
+      boolean unbindWaits = false;
       try {
         SqlDialect.PinnedClock pinned;
         try {
           if (c.getAutoCommit()) {
             c.setAutoCommit(false);
             restoreAutoCommit = true;
+          }
+          if (boundWaits) {
+            sql.boundLockWaits(c);
+            unbindWaits = true;
           }
           pinned = sql.pinTransactionClock(c);
         } catch (SQLException e) {
@@ -273,6 +284,13 @@ public final class Transactions {
           throw e;
         }
       } finally {
+        if (unbindWaits) {
+          try {
+            sql.unboundLockWaits(c);
+          } catch (SQLException ignored) {
+            // the connection is broken; the pool discards it
+          }
+        }
         if (restoreAutoCommit) {
           try {
             c.setAutoCommit(true);
