@@ -122,6 +122,18 @@ abstract class AbstractOneTransactionJdbcTest {
     }
   }
 
+  /** A request whose work inserts the order of {@code run} and answers 201 with {@code body}. */
+  Outcome order(IdempotencyEngine engine, RecordId id, String run, String body)
+      throws OperationFailedException, InterruptedException {
+    return engine.executeInOneTransaction(
+        id,
+        FP,
+        (Connection tx) -> {
+          insertOrder(tx, id, run);
+          return created(body);
+        });
+  }
+
   int ordersOf(RecordId id) throws SQLException {
     try (Connection c = pool.getConnection();
         PreparedStatement ps =
@@ -140,24 +152,10 @@ abstract class AbstractOneTransactionJdbcTest {
     RecordId id = newId();
     try (IdempotencyEngine engine =
         IdempotencyEngine.builder(store).listener(events::add).build()) {
-      Outcome first =
-          engine.executeInOneTransaction(
-              id,
-              FP,
-              (Connection tx) -> {
-                insertOrder(tx, id, "first");
-                return created("order 1");
-              });
+      Outcome first = order(engine, id, "first", "order 1");
       assertThat(first).isInstanceOf(Outcome.Executed.class);
       assertThat(((Outcome.Executed) first).stored()).isTrue();
-      Outcome retry =
-          engine.executeInOneTransaction(
-              id,
-              FP,
-              (Connection tx) -> {
-                insertOrder(tx, id, "retry");
-                return created("order 2");
-              });
+      Outcome retry = order(engine, id, "retry", "order 2");
       assertThat(retry).isInstanceOf(Outcome.Replayed.class);
       assertThat(((Outcome.Replayed) retry).response().body())
           .isEqualTo("order 1".getBytes(StandardCharsets.UTF_8));
@@ -191,14 +189,7 @@ abstract class AbstractOneTransactionJdbcTest {
           .matches(e -> ((OperationFailedException) e).keyReleased(), "keyReleased");
       assertThat(store.lookup(id)).isEmpty();
       assertThat(ordersOf(id)).isZero();
-      Outcome retry =
-          engine.executeInOneTransaction(
-              id,
-              FP,
-              (Connection tx) -> {
-                insertOrder(tx, id, "retry");
-                return created("order");
-              });
+      Outcome retry = order(engine, id, "retry", "order");
       assertThat(retry).isInstanceOf(Outcome.Executed.class);
       assertThat(((Outcome.Executed) retry).resumed()).isFalse();
     }
@@ -257,14 +248,7 @@ abstract class AbstractOneTransactionJdbcTest {
                         return created("order");
                       }));
       assertThat(inWork.await(30, TimeUnit.SECONDS)).isTrue();
-      Outcome duplicate =
-          engine.executeInOneTransaction(
-              id,
-              FP,
-              (Connection tx) -> {
-                insertOrder(tx, id, "duplicate");
-                return created("duplicate");
-              });
+      Outcome duplicate = order(engine, id, "duplicate", "duplicate");
       assertThat(duplicate).isInstanceOf(Outcome.InFlightConflict.class);
       release.countDown();
       assertThat(holder.get(30, TimeUnit.SECONDS)).isInstanceOf(Outcome.Executed.class);
@@ -374,14 +358,7 @@ abstract class AbstractOneTransactionJdbcTest {
           .hasCauseInstanceOf(SQLException.class);
       assertThat(store.lookup(id)).isEmpty();
       assertThat(ordersOf(id)).isZero();
-      Outcome retry =
-          engine.executeInOneTransaction(
-              id,
-              FP,
-              (Connection tx) -> {
-                insertOrder(tx, id, "retry");
-                return created("order");
-              });
+      Outcome retry = order(engine, id, "retry", "order");
       assertThat(retry).isInstanceOf(Outcome.Executed.class);
     }
     assertThat(ordersOf(id)).isEqualTo(1);
