@@ -57,6 +57,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread-safe; one engine serves the whole application. {@link #close()} stops its heartbeat
  * threads.
+ *
+ * <p>One class of about 550 lines, most of it javadoc: the two ways to run a request ({@link
+ * #execute}, {@link #executeInOneTransaction}) share the claim loop and its answers here, which
+ * read best beside both; the one-transaction run lives in {@code OneTransactionRun}, the heartbeats
+ * in {@code internal.Heartbeats}, and the builder is the seam should the class grow.
  */
 public final class IdempotencyEngine implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());

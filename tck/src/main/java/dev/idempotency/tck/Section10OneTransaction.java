@@ -40,6 +40,9 @@ import org.junit.jupiter.api.Test;
  * <p>{@code TransactionalKeyStoreContract.OneTransactionRules} runs these tests against the store
  * under test.
  *
+ * <p>About 490 lines: five rules whose checks each name the one fact that broke, as every section
+ * file does; a rule per file would scatter one section.
+ *
  * @param <T> the store's transaction handle
  */
 interface Section10OneTransaction<T> extends TransactionalFixture<T> {
