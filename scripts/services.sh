@@ -7,12 +7,11 @@
 # Usage:   eval "$(bash scripts/services.sh)"    # export lines on stdout, progress on stderr
 # Stop:    bash scripts/services-stop.sh [--purge]
 #
-# Adapted from the project's tested recipe for this kind of machine; the tests read the IDEMPOTENCY_TEST_*
-# variables this script prints.
+# The tests read the IDEMPOTENCY_TEST_* variables this script prints.
 set -euo pipefail
 
 BASE=${IDEMPOTENCY_SERVICES_DIR:-${TMPDIR:-/tmp}/idempotency-services}
-DATA=$BASE/data                     # throwaway data dirs (removed by services-recipe-stop.sh --purge)
+DATA=$BASE/data                     # throwaway data dirs (removed by services-stop.sh --purge)
 PG_MAJOR=${IDEMPOTENCY_PG_MAJOR:-15}
 PG_PORT=${IDEMPOTENCY_PG_PORT:-55432}
 MYSQL_PORT=${IDEMPOTENCY_MYSQL_PORT:-53306}
