@@ -57,7 +57,7 @@ public final class RatioReport {
   @SuppressWarnings("unchecked")
   static List<Row> read(String json) {
     List<Row> rows = new ArrayList<>();
-    for (Object o : (List<Object>) Json.parse(json)) {
+    for (Object o : (List<Object>) JmhResultJson.parse(json)) {
       Map<String, Object> result = (Map<String, Object>) o;
       String benchmark = (String) result.get("benchmark");
       int dot = benchmark.lastIndexOf('.');
