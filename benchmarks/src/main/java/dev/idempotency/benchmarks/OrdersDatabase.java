@@ -2,8 +2,14 @@ package dev.idempotency.benchmarks;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.Fingerprint;
+import dev.idempotency.RecordId;
+import dev.idempotency.StoredResponse;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.Outcome;
 import dev.idempotency.store.jdbc.Dialect;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -19,6 +25,11 @@ import java.util.Locale;
 final class OrdersDatabase implements AutoCloseable {
   static final String ORDERS = "bench_orders";
   static final String RECORDS = "bench_single_step_records";
+  static final String SCOPE = "bench-account";
+  static final Fingerprint FINGERPRINT =
+      Fingerprint.of("POST /orders {\"amount\":1999}".getBytes(StandardCharsets.UTF_8));
+  static final StoredResponse CREATED =
+      StoredResponse.of(201, "{\"id\":\"ord_1\"}".getBytes(StandardCharsets.UTF_8));
 
   final OrdersServer server;
   final HikariDataSource pool;
@@ -63,10 +74,47 @@ final class OrdersDatabase implements AutoCloseable {
 
   /** The request without the library: its business write and its commit. */
   void bareRequest(String orderRef) throws SQLException {
+    inTransaction(c -> insertOrder(c, orderRef));
+  }
+
+  /**
+   * The request through the library's two-commit lifecycle: {@code engine.execute} claims (one
+   * commit), then the business write commits with the completion ({@code completeWith}).
+   */
+  Outcome twoCommitRequest(IdempotencyEngine engine, String orderRef) throws Exception {
+    return executed(
+        engine.execute(
+            RecordId.of(SCOPE, orderRef),
+            FINGERPRINT,
+            execution ->
+                store.completeWith(
+                    execution,
+                    c -> {
+                      insertOrder(c, orderRef);
+                      return CREATED;
+                    })));
+  }
+
+  /** A fresh key must run the request: any other outcome would measure something else. */
+  private static Outcome executed(Outcome outcome) {
+    if (!(outcome instanceof Outcome.Executed)) {
+      throw new IllegalStateException("a fresh key was not executed: " + outcome);
+    }
+    return outcome;
+  }
+
+  /** Statements on one connection. */
+  @FunctionalInterface
+  interface SqlWork {
+    void run(Connection c) throws SQLException;
+  }
+
+  /** Runs {@code work} in one transaction of its own and commits it. */
+  void inTransaction(SqlWork work) throws SQLException {
     try (Connection c = pool.getConnection()) {
       c.setAutoCommit(false);
       try {
-        insertOrder(c, orderRef);
+        work.run(c);
         c.commit();
       } catch (SQLException | RuntimeException e) {
         c.rollback();

@@ -1,11 +1,7 @@
 package dev.idempotency.benchmarks;
 
-import dev.idempotency.Fingerprint;
-import dev.idempotency.RecordId;
-import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Outcome;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -46,17 +42,11 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class SingleStepBenchmark {
-  private static final String SCOPE = "bench-account";
-  private static final StoredResponse CREATED =
-      StoredResponse.of(201, "{\"id\":\"ord_1\"}".getBytes(StandardCharsets.UTF_8));
-
   @Param({"POSTGRESQL_DURABLE", "MARIADB_DURABLE", "POSTGRESQL", "MARIADB"})
   public OrdersServer server;
 
   private OrdersDatabase database;
   private IdempotencyEngine engine;
-  private final Fingerprint fingerprint =
-      Fingerprint.of("POST /orders {\"amount\":1999}".getBytes(StandardCharsets.UTF_8));
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
@@ -84,25 +74,6 @@ public class SingleStepBenchmark {
 
   @Benchmark
   public Outcome twoCommits(AbstractStoreBenchmark.Keys keys) throws Exception {
-    String key = keys.next();
-    return executed(
-        engine.execute(
-            RecordId.of(SCOPE, key),
-            fingerprint,
-            execution ->
-                database.store.completeWith(
-                    execution,
-                    c -> {
-                      OrdersDatabase.insertOrder(c, key);
-                      return CREATED;
-                    })));
-  }
-
-  /** A fresh key must run the request: any other outcome would time something else. */
-  private static Outcome executed(Outcome outcome) {
-    if (!(outcome instanceof Outcome.Executed)) {
-      throw new IllegalStateException("a fresh key was not executed: " + outcome);
-    }
-    return outcome;
+    return database.twoCommitRequest(engine, keys.next());
   }
 }

@@ -1,10 +1,6 @@
 package dev.idempotency.benchmarks;
 
-import dev.idempotency.Fingerprint;
-import dev.idempotency.RecordId;
-import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyEngine;
-import dev.idempotency.core.Outcome;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,10 +29,6 @@ import java.util.Locale;
  */
 public final class WalPerRequest {
   private static final String FLOOR = "bench_floor_records";
-  private static final String SCOPE = "bench-account";
-  private static final byte[] FINGERPRINT = new byte[32];
-  private static final StoredResponse CREATED =
-      StoredResponse.of(201, "{\"id\":\"ord_1\"}".getBytes(StandardCharsets.UTF_8));
 
   private WalPerRequest() {}
 
@@ -63,7 +55,6 @@ public final class WalPerRequest {
     try (OrdersDatabase db = new OrdersDatabase(server);
         IdempotencyEngine engine = IdempotencyEngine.builder(db.store).build()) {
       createFloorTable(db);
-      Fingerprint fingerprint = Fingerprint.of(FINGERPRINT);
       results.add(measure(db, "bare request: the business INSERT, one commit", n, db::bareRequest));
       results.add(
           measure(
@@ -78,18 +69,7 @@ public final class WalPerRequest {
               "two commits: claim, then the business INSERT with the completion"
                   + " (execute + completeWith)",
               n,
-              key ->
-                  executed(
-                      engine.execute(
-                          RecordId.of(SCOPE, key),
-                          fingerprint,
-                          execution ->
-                              db.store.completeWith(
-                                  execution,
-                                  c -> {
-                                    OrdersDatabase.insertOrder(c, key);
-                                    return CREATED;
-                                  })))));
+              key -> db.twoCommitRequest(engine, key)));
     }
     StringBuilder out = new StringBuilder();
     out.append("WAL per request on ")
@@ -101,13 +81,6 @@ public final class WalPerRequest {
     results.forEach(m -> out.append(m.line()).append('\n'));
     write(Path.of(args[2]), out.toString());
     System.out.print(out);
-  }
-
-  private static Outcome executed(Outcome outcome) {
-    if (!(outcome instanceof Outcome.Executed)) {
-      throw new IllegalStateException("a fresh key was not executed: " + outcome);
-    }
-    return outcome;
   }
 
   private static void createFloorTable(OrdersDatabase db) throws SQLException {
@@ -126,25 +99,21 @@ public final class WalPerRequest {
 
   /** The least a keyed single-step request logs: its write and one complete record, one commit. */
   private static void floorRequest(OrdersDatabase db, String key) throws SQLException {
-    try (Connection c = db.pool.getConnection()) {
-      c.setAutoCommit(false);
-      try (PreparedStatement insert =
-          c.prepareStatement(
-              "INSERT INTO " + FLOOR + " VALUES (?, ?, ?, 201, ?, now()) ON CONFLICT DO NOTHING")) {
-        OrdersDatabase.insertOrder(c, key);
-        insert.setString(1, SCOPE);
-        insert.setString(2, key);
-        insert.setBytes(3, FINGERPRINT);
-        insert.setBytes(4, CREATED.body());
-        insert.executeUpdate();
-        c.commit();
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
-      } finally {
-        c.setAutoCommit(true);
-      }
-    }
+    db.inTransaction(
+        c -> {
+          OrdersDatabase.insertOrder(c, key);
+          try (PreparedStatement insert =
+              c.prepareStatement(
+                  "INSERT INTO "
+                      + FLOOR
+                      + " VALUES (?, ?, ?, 201, ?, now()) ON CONFLICT DO NOTHING")) {
+            insert.setString(1, OrdersDatabase.SCOPE);
+            insert.setString(2, key);
+            insert.setBytes(3, OrdersDatabase.FINGERPRINT.bytes());
+            insert.setBytes(4, OrdersDatabase.CREATED.body());
+            insert.executeUpdate();
+          }
+        });
   }
 
   private static Measured measure(OrdersDatabase db, String kind, int n, Request request)
