@@ -30,6 +30,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -85,11 +86,16 @@ abstract class AbstractJdbcKeyStoreTest {
     dropTables(pool, table);
     counting = new CountingDataSource(pool);
     store =
-        JdbcKeyStore.builder(counting)
+        configure(JdbcKeyStore.builder(counting))
             .tableName(table)
             .clockSource(ClockSource.ENGINE)
             .createSchemaIfMissing()
             .build();
+  }
+
+  /** The store's settings beyond table and clock: a subclass may add one (none by default). */
+  JdbcKeyStore.Builder configure(JdbcKeyStore.Builder builder) {
+    return builder;
   }
 
   @AfterAll
@@ -219,6 +225,63 @@ abstract class AbstractJdbcKeyStoreTest {
     assertThat(rt.get("fresh after the window")).isEqualTo(1);
     assertThat(rt.get("replay")).isEqualTo(replayRoundTrips());
     assertThat(rt.get("takeover with recovery point")).isEqualTo(replayRoundTrips());
+  }
+
+  /**
+   * Whether a claim that does not win still writes the row: MySQL's statement marks its decision on
+   * it (its {@code claim_nonce}); the others decide without a write.
+   */
+  boolean losingClaimsWrite() {
+    return false;
+  }
+
+  /**
+   * A replay, a mismatch and an in-flight answer leave the row as it was, every column: no write to
+   * log, lock longer or replicate for a request that changes nothing.
+   */
+  @Test
+  void aClaimThatDoesNotWinWritesNothing() throws SQLException {
+    RecordId busy = newId();
+    claimed(store.claim(req(busy, FP_A, T0)));
+    RecordId done = newId();
+    store.complete(done, claimed(store.claim(req(done, FP_A, T0))).fence(), RESPONSE, T0);
+    List<String> busyRow = row(busy);
+    List<String> doneRow = row(done);
+
+    assertThat(store.claim(req(busy, FP_A, T0.plusSeconds(1))))
+        .isInstanceOf(ClaimOutcome.InFlight.class);
+    assertThat(store.claim(req(busy, FP_B, T0.plusSeconds(1))))
+        .isInstanceOf(ClaimOutcome.Mismatch.class);
+    assertThat(store.claim(req(done, FP_A, T0.plusSeconds(1))))
+        .isInstanceOf(ClaimOutcome.Completed.class);
+    assertThat(store.claim(req(done, FP_B, T0.plusSeconds(1))))
+        .isInstanceOf(ClaimOutcome.Mismatch.class);
+
+    if (losingClaimsWrite()) {
+      assertThat(row(busy)).as("the statement marks the row").isNotEqualTo(busyRow);
+    } else {
+      assertThat(row(busy)).as("the in-flight row after losing claims").isEqualTo(busyRow);
+      assertThat(row(done)).as("the completed row after a replay").isEqualTo(doneRow);
+    }
+  }
+
+  /** Every column of the record's row, as text (bytes in hex). */
+  private List<String> row(RecordId id) throws SQLException {
+    try (Connection c = pool.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT * FROM " + table + " WHERE scope = ? AND idem_key = ?")) {
+      ps.setString(1, id.scope().value());
+      ps.setString(2, id.key().value());
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).as("the row of %s", id).isTrue();
+        List<String> values = new ArrayList<>();
+        for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+          Object v = rs.getObject(i);
+          values.add(v instanceof byte[] b ? HexFormat.of().formatHex(b) : String.valueOf(v));
+        }
+        return values;
+      }
+    }
   }
 
   /**
