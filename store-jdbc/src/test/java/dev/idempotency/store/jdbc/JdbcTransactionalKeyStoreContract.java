@@ -56,11 +56,16 @@ abstract class JdbcTransactionalKeyStoreContract extends TransactionalKeyStoreCo
     context.onClose(() -> AbstractJdbcKeyStoreTest.dropTables(owner, table, markers));
     AbstractJdbcKeyStoreTest.exec(
         owner, "CREATE TABLE " + markers + " (marker VARCHAR(200) NOT NULL)");
-    return JdbcKeyStore.builder(owner)
+    return configure(JdbcKeyStore.builder(owner))
         .tableName(table)
         .clockSource(clockSource())
         .createSchemaIfMissing()
         .build();
+  }
+
+  /** The store's settings beyond table and clock: a subclass may add one (none by default). */
+  JdbcKeyStore.Builder configure(JdbcKeyStore.Builder builder) {
+    return builder;
   }
 
   @Override

@@ -171,12 +171,20 @@ public abstract class SqlDialect {
    * The dialect for {@code name} (a {@code Dialect} constant's name).
    *
    * @param queryTimeoutSeconds the query timeout of each of the store's statements, at least 1
+   * @param mysqlStatement whether MariaDB, too, claims with MySQL's statement (decision in the
+   *     insert id) instead of its own {@code RETURNING} one: for tests of that statement
    */
   public static SqlDialect of(
-      String name, Names names, boolean serverClock, int queryTimeoutSeconds) {
+      String name,
+      Names names,
+      boolean serverClock,
+      int queryTimeoutSeconds,
+      boolean mysqlStatement) {
     return switch (name) {
       case "POSTGRESQL" -> new PostgresDialect(names, serverClock, queryTimeoutSeconds);
-      case "MYSQL" -> new MySqlDialect(names, serverClock, queryTimeoutSeconds);
+      case "MYSQL" ->
+          new MySqlDialect(
+              names, serverClock, queryTimeoutSeconds, mysqlStatement ? Boolean.FALSE : null);
       case "H2" -> new H2Dialect(names, serverClock, queryTimeoutSeconds);
       default -> throw new IllegalArgumentException("unknown dialect " + name);
     };
