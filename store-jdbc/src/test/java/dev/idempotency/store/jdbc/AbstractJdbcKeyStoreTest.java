@@ -312,7 +312,8 @@ abstract class AbstractJdbcKeyStoreTest {
   void detectsTheDialect() {
     assertThat(store.dialect()).isEqualTo(expectedDialect());
     assertThat(store.capabilities())
-        .containsExactlyInAnyOrder(StoreCapability.SHARED, StoreCapability.TRANSACTIONAL);
+        .containsExactlyInAnyOrder(
+            StoreCapability.SHARED, StoreCapability.TRANSACTIONAL, StoreCapability.ONE_TRANSACTION);
   }
 
   /**
