@@ -58,7 +58,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safe; one engine serves the whole application. {@link #close()} stops its heartbeat
  * threads.
  *
- * <p>One class of about 550 lines, most of it javadoc: the two ways to run a request ({@link
+ * <p>One class of about 580 lines, most of it javadoc: the two ways to run a request ({@link
  * #execute}, {@link #executeInOneTransaction}) share the claim loop and its answers here, which
  * read best beside both; the one-transaction run lives in {@code OneTransactionRun}, the heartbeats
  * in {@code internal.Heartbeats}, and the builder is the seam should the class grow.
@@ -204,9 +204,37 @@ public final class IdempotencyEngine implements AutoCloseable {
   public <T> Outcome executeInOneTransaction(
       RecordId id, Fingerprint fingerprint, TransactionalWork<T, StoredResponse> work)
       throws OperationFailedException, InterruptedException {
+    return executeInOneTransaction(id, fingerprint, work, config.storedResponsePolicy());
+  }
+
+  /**
+   * {@link #executeInOneTransaction(RecordId, Fingerprint, TransactionalWork)} with {@code policy}
+   * judging this request's response in place of {@link IdempotencyConfig#storedResponsePolicy()}:
+   * for a caller that stores another response than the one it means to be judged, such as the HTTP
+   * layer's not-stored marker (status 500) of an oversized response, which the configured policy
+   * must judge by the application's own status, not the marker's.
+   *
+   * @param <T> the store's transaction handle
+   * @param id the scope and key of the request
+   * @param fingerprint the fingerprint of the request
+   * @param work the request's business writes on the store's transaction, returning its response
+   * @param policy whether the response {@code work} returned is stored, or everything rolls back
+   * @return the outcome; never null
+   * @throws OperationFailedException if the work threw (its cause); nothing committed
+   * @throws InterruptedException if the thread was interrupted while waiting on an in-flight key
+   * @throws IllegalStateException if the engine was closed, or its store does not declare {@link
+   *     StoreCapability#ONE_TRANSACTION}
+   */
+  public <T> Outcome executeInOneTransaction(
+      RecordId id,
+      Fingerprint fingerprint,
+      TransactionalWork<T, StoredResponse> work,
+      StoredResponsePolicy policy)
+      throws OperationFailedException, InterruptedException {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(fingerprint, "fingerprint");
     Objects.requireNonNull(work, "work");
+    Objects.requireNonNull(policy, "policy");
     if (closed) {
       throw new IllegalStateException("the engine is closed");
     }
@@ -219,7 +247,7 @@ public final class IdempotencyEngine implements AutoCloseable {
               + " one transaction; use execute (JdbcKeyStore declares it)");
     }
     OneTransactionRun<T> run =
-        new OneTransactionRun<>(this, OneTransactionRun.typed(transactional), id, work);
+        new OneTransactionRun<>(this, OneTransactionRun.typed(transactional), id, work, policy);
     return untilSettled(
         id,
         now -> {

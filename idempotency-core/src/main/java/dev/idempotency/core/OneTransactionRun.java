@@ -20,8 +20,8 @@ import org.jspecify.annotations.Nullable;
  * store's {@code claimAndComplete}, whose outcome it turns into the engine's, with the events
  * {@link IdempotencyEngine#execute} would publish. The work is wrapped so that the run knows the
  * claim it held (for the events), tells the work's own exception from the store's, and rolls the
- * transaction back when the {@link StoredResponsePolicy} excludes the response. One per request;
- * the engine calls it on one thread.
+ * transaction back when the request's {@link StoredResponsePolicy} (the configured one, unless the
+ * caller gave its own) excludes the response. One per request; the engine calls it on one thread.
  *
  * @param <T> the store's transaction handle
  */
@@ -32,6 +32,7 @@ final class OneTransactionRun<T> {
   private final TransactionalKeyStore<T> store;
   private final RecordId id;
   private final TransactionalWork<T, StoredResponse> work;
+  private final StoredResponsePolicy policy;
   private ClaimOutcome.@Nullable Claimed lastClaim;
   private @Nullable Throwable workThrew;
 
@@ -39,11 +40,13 @@ final class OneTransactionRun<T> {
       IdempotencyEngine engine,
       TransactionalKeyStore<T> store,
       RecordId id,
-      TransactionalWork<T, StoredResponse> work) {
+      TransactionalWork<T, StoredResponse> work,
+      StoredResponsePolicy policy) {
     this.engine = engine;
     this.store = store;
     this.id = id;
     this.work = work;
+    this.policy = policy;
   }
 
   /**
@@ -113,7 +116,7 @@ final class OneTransactionRun<T> {
       workThrew = none;
       throw none;
     }
-    if (!engine.config().storedResponsePolicy().shouldStore(response)) {
+    if (!policy.shouldStore(response)) {
       throw new NotStored(response);
     }
     return response;

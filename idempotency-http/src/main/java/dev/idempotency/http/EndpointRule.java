@@ -15,7 +15,10 @@ import java.util.Set;
  * /payments/1/refunds}. A path matches by the segments a router sees: empty and dot segments and
  * path parameters do not count, and letters match ignoring case, so {@code /payments/}, {@code
  * //payments} and {@code /PAYMENTS} are all {@code /payments}. Safe methods (GET, HEAD, OPTIONS,
- * TRACE) are refused: they must not have side effects, so a key would guard nothing. Immutable and
+ * TRACE) are refused: they must not have side effects, so a key would guard nothing.
+ *
+ * <p>{@link #inOneTransaction()} makes a rule run its requests in one transaction of the store: the
+ * claim, the application's statements and the completion commit together, once. Immutable and
  * thread-safe.
  */
 public final class EndpointRule {
@@ -24,11 +27,14 @@ public final class EndpointRule {
   private final Set<String> methods;
   private final PathPattern path;
   private final KeyRequirement requirement;
+  private final boolean oneTransaction;
 
-  private EndpointRule(Set<String> methods, PathPattern path, KeyRequirement requirement) {
+  private EndpointRule(
+      Set<String> methods, PathPattern path, KeyRequirement requirement, boolean oneTransaction) {
     this.methods = methods;
     this.path = path;
     this.requirement = requirement;
+    this.oneTransaction = oneTransaction;
   }
 
   /**
@@ -60,7 +66,30 @@ public final class EndpointRule {
                 + " idempotency key would guard nothing; keys apply to POST, PATCH, PUT, DELETE and the like");
       }
     }
-    return new EndpointRule(Set.of(methods), PathPattern.of(pathPattern), requirement);
+    return new EndpointRule(Set.of(methods), PathPattern.of(pathPattern), requirement, false);
+  }
+
+  /**
+   * This rule, running its requests in one transaction of the engine's store ({@link
+   * dev.idempotency.core.IdempotencyEngine#executeInOneTransaction}): the claim, the application's
+   * statements and the completion with its stored response commit together, with one commit, and
+   * the response reaches the client only after it. The application finds the open transaction (for
+   * the JDBC store a {@code java.sql.Connection}) where its adapter puts it (the servlet filter:
+   * the request attribute {@code IdempotencyFilter.TRANSACTION_ATTRIBUTE}); it runs its statements
+   * on it and neither commits nor rolls back. A handler that throws rolls everything back, the
+   * claim included, so a retry runs as a first attempt; so does a crash before the commit.
+   *
+   * <p>For requests whose whole work is statements on the store's database, and short ones: every
+   * duplicate of a key holds a connection while it waits on the first one's lock, and a handler
+   * that calls anything else (a payment provider, a queue) cannot roll that call back, and may run
+   * again after a serialization failure or deadlock. Such requests need the default lifecycle and
+   * its recovery points. {@link IdempotencyHttpBuilder#endpoint} refuses a rule in one transaction
+   * unless the engine's store declares {@code StoreCapability.ONE_TRANSACTION}.
+   *
+   * @return a rule with the same methods, path and requirement, in one transaction
+   */
+  public EndpointRule inOneTransaction() {
+    return new EndpointRule(methods, path, requirement, true);
   }
 
   /** Whether the rule covers this method and path. */
@@ -83,8 +112,13 @@ public final class EndpointRule {
     return requirement;
   }
 
+  /** Whether the rule runs its requests in one transaction ({@link #inOneTransaction()}). */
+  public boolean runsInOneTransaction() {
+    return oneTransaction;
+  }
+
   @Override
   public String toString() {
-    return requirement + " " + methods + " " + path;
+    return requirement + " " + methods + " " + path + (oneTransaction ? " in one transaction" : "");
   }
 }

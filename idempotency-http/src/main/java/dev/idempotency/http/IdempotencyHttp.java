@@ -49,9 +49,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Immutable and thread-safe.
  *
- * <p>One class of about 500 lines (about 390 before formatting to 100 columns): the request
+ * <p>One class of about 530 lines (about 410 before formatting to 100 columns): the request
  * pipeline and {@code completeWith}, read top to bottom as the contract runs; the builder, the
- * problem mapping, the status endpoint and the storing rules live in their own classes.
+ * problem mapping, the status endpoint, the storing rules and the run of a request in one
+ * transaction live in their own classes.
  */
 public final class IdempotencyHttp {
   private static final System.Logger LOG = System.getLogger(IdempotencyHttp.class.getName());
@@ -145,12 +146,17 @@ public final class IdempotencyHttp {
    * Handles one request.
    *
    * @param request the request
-   * @param downstream the application, run at most once, only when this request wins the key
+   * @param downstream the application, run at most once, only when this request wins the key (more
+   *     than once only in one transaction, after a serialization failure or deadlock rolled the
+   *     previous run back); a {@link TransactionalDownstream} where a rule runs {@link
+   *     EndpointRule#inOneTransaction() in one transaction}
    * @return pass through, or the response to write
    * @throws ApplicationFailedException if the application threw; the adapter rethrows its cause
    * @throws IOException if the request body cannot be read
    * @throws InterruptedException if interrupted while waiting on an in-flight key (bounded-wait
    *     policy)
+   * @throws IllegalStateException if the rule that matches runs in one transaction and {@code
+   *     downstream} is not a {@link TransactionalDownstream}; nothing was read or claimed
    */
   public HttpResult handle(HttpRequestView request, Downstream downstream)
       throws ApplicationFailedException, IOException, InterruptedException {
@@ -170,6 +176,14 @@ public final class IdempotencyHttp {
     }
     if (rule == null) {
       return new HttpResult.PassThrough("no endpoint rule matches " + method + " " + path);
+    }
+    if (rule.runsInOneTransaction() && !(downstream instanceof TransactionalDownstream)) {
+      throw new IllegalStateException(
+          "endpoint "
+              + rule
+              + " runs its requests in one transaction (EndpointRule.inOneTransaction()), but the"
+              + " adapter's Downstream cannot hand the application the transaction: it must be a"
+              + " TransactionalDownstream");
     }
 
     List<String> keyHeaders = request.headers(headerName);
@@ -219,9 +233,23 @@ public final class IdempotencyHttp {
     }
 
     Fingerprint fp = fingerprint.fingerprint(request, body.get());
+    RecordId id = new RecordId(scope.get(), key);
+    if (downstream instanceof TransactionalDownstream transactional
+        && rule.runsInOneTransaction()) {
+      TransactionalApplicationRun run =
+          new TransactionalApplicationRun(
+              storingRules, engine.config().storedResponsePolicy(), body.get(), transactional);
+      Outcome outcome = run.execute(engine, id, fp);
+      // the first caller gets what the application answered, every header included, as in the
+      // default lifecycle; after a rollback the policy asked for, too
+      return outcome instanceof Outcome.Executed executed
+          ? new HttpResult.Respond(
+              run.live().orElse(executed.response()), HttpResult.Disposition.EXECUTED)
+          : answer(request, id, outcome);
+    }
     return execute(
         request,
-        new RecordId(scope.get(), key),
+        id,
         fp,
         new ApplicationRun(engine, storingRules, oversizedResponse, body.get(), downstream));
   }
@@ -262,6 +290,14 @@ public final class IdempotencyHttp {
               : run.live().orElse(executed.response());
       return new HttpResult.Respond(answer, HttpResult.Disposition.EXECUTED);
     }
+    return answer(request, id, outcome);
+  }
+
+  /**
+   * The answer to a request the application did not run for: a replay, or a refusal (in flight,
+   * mismatch, store unavailable).
+   */
+  private HttpResult answer(HttpRequestView request, RecordId id, Outcome outcome) {
     if (outcome instanceof Outcome.Replayed replayed) {
       return new HttpResult.Respond(
           StoringRules.replayed(replayed.response()), HttpResult.Disposition.REPLAYED);

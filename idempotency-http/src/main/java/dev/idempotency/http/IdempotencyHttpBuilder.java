@@ -2,6 +2,9 @@ package dev.idempotency.http;
 
 import dev.idempotency.Scope;
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.StoreCapability;
+import dev.idempotency.spi.TransactionalKeyStore;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -19,7 +22,8 @@ import org.jspecify.annotations.Nullable;
  *   <caption>Settings and defaults</caption>
  *   <tr><th>setting</th><th>default</th></tr>
  *   <tr><td>{@code headerName}</td><td>{@code Idempotency-Key}</td></tr>
- *   <tr><td>{@code endpoint}</td><td>POST and PATCH on every path, key required</td></tr>
+ *   <tr><td>{@code endpoint}</td><td>POST and PATCH on every path, key required, a claim and a
+ *       completion of their own (not {@link EndpointRule#inOneTransaction()})</td></tr>
  *   <tr><td>{@code scopeResolver}</td><td>{@link ScopeResolver#principal()}</td></tr>
  *   <tr><td>{@code anonymousScope}</td><td>none: an unauthenticated guarded request gets 401</td></tr>
  *   <tr><td>{@code fingerprint}</td><td>{@link FingerprintStrategy#methodPathBody()}</td></tr>
@@ -81,9 +85,27 @@ public final class IdempotencyHttpBuilder {
    * Adds an endpoint rule; rules are tried in the order added, the first match wins, and a request
    * no rule matches passes through. Adding any rule replaces the default (POST and PATCH on every
    * path, required).
+   *
+   * @throws IllegalArgumentException if the rule runs {@link EndpointRule#inOneTransaction() in one
+   *     transaction} and the engine's store does not declare {@link
+   *     StoreCapability#ONE_TRANSACTION}
    */
   public IdempotencyHttpBuilder endpoint(EndpointRule rule) {
-    endpoints.add(Objects.requireNonNull(rule, "endpoint"));
+    Objects.requireNonNull(rule, "endpoint");
+    KeyStore store = engine.store();
+    if (rule.runsInOneTransaction()
+        && !(store instanceof TransactionalKeyStore<?>
+            && store.capabilities().contains(StoreCapability.ONE_TRANSACTION))) {
+      throw new IllegalArgumentException(
+          "endpoint "
+              + rule
+              + ": EndpointRule.inOneTransaction() needs a store that declares"
+              + " StoreCapability.ONE_TRANSACTION (JdbcKeyStore does), but the engine's store "
+              + store
+              + " does not; drop inOneTransaction() to run the endpoint's requests with a claim and"
+              + " a completion of their own");
+    }
+    endpoints.add(rule);
     return this;
   }
 

@@ -5,6 +5,7 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.http.ApplicationFailedException;
 import dev.idempotency.http.HttpResult;
 import dev.idempotency.http.IdempotencyHttp;
+import dev.idempotency.http.TransactionalDownstream;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -38,9 +39,13 @@ import org.jspecify.annotations.Nullable;
  * a response that captures everything (status, headers, cookies, body; {@code sendError} becomes an
  * RFC 9457 problem body so that the stored bytes are the sent bytes; {@code sendRedirect} a
  * redirect with {@code Location}). Only once the engine has stored the result under the fence does
- * the filter write it to the client. An exception thrown by the application releases the key and is
- * rethrown unchanged, so the container answers as it would without the filter. Requests the handler
- * does not guard pass through untouched.
+ * the filter write it to the client. On an {@link
+ * dev.idempotency.http.EndpointRule#inOneTransaction() endpoint rule in one transaction} the
+ * application runs inside the transaction that holds the claim ({@link #TRANSACTION_ATTRIBUTE}),
+ * and the response is written once its statements and the stored response committed together. An
+ * exception thrown by the application releases the key and is rethrown unchanged, so the container
+ * answers as it would without the filter. Requests the handler does not guard pass through
+ * untouched.
  *
  * <p>Limitations: async servlets are refused on guarded requests ({@code startAsync} throws an
  * {@link IllegalStateException} that says so: a response completed on another thread cannot be
@@ -62,6 +67,19 @@ public final class IdempotencyFilter implements Filter {
    * returns.
    */
   public static final String EXECUTION_ATTRIBUTE = Execution.class.getName();
+
+  /**
+   * The request attribute under which the application finds the open transaction of a request an
+   * {@link dev.idempotency.http.EndpointRule#inOneTransaction() endpoint rule in one transaction}
+   * runs ({@code null} elsewhere): the engine's store's handle, for the JDBC store the {@code
+   * java.sql.Connection} that holds the request's claim, auto-commit off. The application runs its
+   * statements on it and neither commits, rolls back nor closes it: they commit with the claim and
+   * the stored response once it returns, and only then does the filter send the response; if it
+   * throws, they roll back with the claim. {@link #EXECUTION_ATTRIBUTE} is not set on such a
+   * request (one transaction has no steps to checkpoint). Removed when the application returns.
+   */
+  public static final String TRANSACTION_ATTRIBUTE =
+      IdempotencyFilter.class.getName() + ".transaction";
 
   /**
    * The servlet context attribute holding the {@link IdempotencyHttp} of a filter declared without
@@ -118,18 +136,18 @@ public final class IdempotencyFilter implements Filter {
       result =
           handler.handle(
               new ServletRequestView(request),
-              (body, execution) -> {
-                CapturingResponse captured = new CapturingResponse(response);
-                BufferedBodyRequest buffered = new BufferedBodyRequest(request, body);
-                buffered.setAttribute(EXECUTION_ATTRIBUTE, execution);
-                try {
-                  chain.doFilter(buffered, captured);
-                } finally {
-                  // the execution is the claim's: it must not outlive the fenced run, in the
-                  // request or anywhere else
-                  buffered.removeAttribute(EXECUTION_ATTRIBUTE);
+              new TransactionalDownstream() {
+                @Override
+                public StoredResponse run(byte[] body, Execution execution) throws Exception {
+                  return captured(request, response, chain, body, EXECUTION_ATTRIBUTE, execution);
                 }
-                return captured.toStoredResponse();
+
+                @Override
+                public StoredResponse runInTransaction(byte[] body, Object transaction)
+                    throws Exception {
+                  return captured(
+                      request, response, chain, body, TRANSACTION_ATTRIBUTE, transaction);
+                }
               });
     } catch (ApplicationFailedException e) {
       throw rethrow(
@@ -152,6 +170,32 @@ public final class IdempotencyFilter implements Filter {
     } else {
       chain.doFilter(req, res);
     }
+  }
+
+  /**
+   * Runs the rest of the chain on the buffered body with {@code handle} as the request attribute
+   * {@code attribute}, and returns everything it wrote, captured; each call on a new capture, since
+   * a run in one transaction may be repeated after a retryable abort.
+   */
+  private static StoredResponse captured(
+      HttpServletRequest request,
+      HttpServletResponse response,
+      FilterChain chain,
+      byte[] body,
+      String attribute,
+      Object handle)
+      throws IOException, ServletException {
+    CapturingResponse captured = new CapturingResponse(response);
+    BufferedBodyRequest buffered = new BufferedBodyRequest(request, body);
+    buffered.setAttribute(attribute, handle);
+    try {
+      chain.doFilter(buffered, captured);
+    } finally {
+      // the execution and the transaction are the claim's: neither may outlive the run, in the
+      // request or anywhere else
+      buffered.removeAttribute(attribute);
+    }
+    return captured.toStoredResponse();
   }
 
   /**

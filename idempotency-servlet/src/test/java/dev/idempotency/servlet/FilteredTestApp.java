@@ -2,6 +2,8 @@ package dev.idempotency.servlet;
 
 import dev.idempotency.http.IdempotencyHttp;
 import dev.idempotency.testing.JettyHarness;
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServlet;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
@@ -11,8 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * {@link TestApp} behind test authentication and the filter, in a real Jetty ({@link
- * JettyHarness}), and the requests the tests send it.
+ * {@link TestApp} (or another servlet) behind test authentication and the filter, in a real Jetty
+ * ({@link JettyHarness}), and the requests the tests send it.
  */
 final class FilteredTestApp implements AutoCloseable {
   final TestApp app = new TestApp();
@@ -21,6 +23,16 @@ final class FilteredTestApp implements AutoCloseable {
   FilteredTestApp(IdempotencyHttp http) throws Exception {
     app.http = http;
     jetty = JettyHarness.start(app, new TestApp.TestAuthFilter(), new IdempotencyFilter(http));
+  }
+
+  /**
+   * Another application behind the same filters, with {@code outermost} in front of them ({@link
+   * #app} is then unused).
+   */
+  FilteredTestApp(HttpServlet servlet, Filter outermost, IdempotencyHttp http) throws Exception {
+    jetty =
+        JettyHarness.start(
+            servlet, outermost, new TestApp.TestAuthFilter(), new IdempotencyFilter(http));
   }
 
   URI uri(String pathAndQuery) {

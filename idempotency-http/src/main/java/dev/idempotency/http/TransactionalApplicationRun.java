@@ -1,0 +1,81 @@
+package dev.idempotency.http;
+
+import dev.idempotency.Fingerprint;
+import dev.idempotency.RecordId;
+import dev.idempotency.StoredResponse;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.OperationFailedException;
+import dev.idempotency.core.Outcome;
+import dev.idempotency.core.StoredResponsePolicy;
+import dev.idempotency.http.internal.StoringRules;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One request of an {@link EndpointRule#inOneTransaction() endpoint rule in one transaction}: the
+ * application runs inside the store's transaction ({@link
+ * IdempotencyEngine#executeInOneTransaction}), and what it returns is stored by the {@link
+ * StoringRules}, committed with its statements. Over {@code maxStoredResponseBytes} the not-stored
+ * marker is committed whatever {@link OversizedResponse} says: the application's writes commit with
+ * it, so releasing the key would let a retry repeat them (as with {@link
+ * IdempotencyHttp#completeWith}). The engine's stored-response policy judges the application's
+ * response, never the marker's 500, as for a request of the default lifecycle; a response it
+ * excludes rolls the whole transaction back. One per request; the engine runs it on the calling
+ * thread.
+ */
+final class TransactionalApplicationRun {
+  private final StoringRules rules;
+  private final StoredResponsePolicy policy;
+  private final byte[] body;
+  private final TransactionalDownstream downstream;
+  private @Nullable StoredResponse live;
+
+  TransactionalApplicationRun(
+      StoringRules rules,
+      StoredResponsePolicy policy,
+      byte[] body,
+      TransactionalDownstream downstream) {
+    this.rules = rules;
+    this.policy = policy;
+    this.body = body;
+    this.downstream = downstream;
+  }
+
+  /**
+   * Claims, runs the application and completes, in one transaction.
+   *
+   * @throws ApplicationFailedException if the application threw; everything rolled back
+   */
+  Outcome execute(IdempotencyEngine engine, RecordId id, Fingerprint fingerprint)
+      throws ApplicationFailedException, InterruptedException {
+    try {
+      return engine.executeInOneTransaction(
+          id,
+          fingerprint,
+          (Object transaction) -> {
+            // a run after a retryable abort starts afresh: the response of the run that rolled
+            // back is no answer
+            live = null;
+            live =
+                Objects.requireNonNull(
+                    downstream.runInTransaction(body, transaction), "downstream returned null");
+            return rules.storedForm(live);
+          },
+          stored -> policy.shouldStore(Objects.requireNonNull(live, "judged after the run")));
+    } catch (OperationFailedException e) {
+      throw new ApplicationFailedException(
+          Objects.requireNonNull(
+              e.getCause(), "an OperationFailedException carries what the operation threw"),
+          e.keyReleased());
+    }
+  }
+
+  /**
+   * What the application returned in the run that ended the request: the first caller's answer,
+   * every header included, once it committed (or rolled back because the policy excluded it).
+   */
+  Optional<StoredResponse> live() {
+    return Optional.ofNullable(live);
+  }
+}
