@@ -15,11 +15,7 @@ import dev.idempotency.store.jdbc.JdbcKeyStore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -84,21 +80,7 @@ abstract class AbstractCrashRecoveryTest {
         Fingerprint.of(
             MessageDigest.getInstance("SHA-256")
                 .digest(("POST /orders " + id.key().value()).getBytes(StandardCharsets.UTF_8)));
-    // The test's pool is closed before any worker starts: an H2 file is open in one process at a
-    // time.
-    try (HikariDataSource ds = db.pool()) {
-      JdbcKeyStore.builder(ds).tableName(recordsTable).createSchemaIfMissing().build();
-      try (Connection c = ds.getConnection();
-          Statement s = c.createStatement()) {
-        // No unique constraint on (record_key, step), deliberately: a second charge must show as a
-        // second row, not be refused by the ledger, or the test could not see the library charge
-        // twice. "record_key", not "key": KEY is a reserved word in MariaDB.
-        s.execute(
-            "CREATE TABLE "
-                + ledgerTable
-                + " (record_key VARCHAR(255) NOT NULL, step VARCHAR(32) NOT NULL, worker_pid BIGINT NOT NULL)");
-      }
-    }
+    db.createTables(recordsTable, ledgerTable);
   }
 
   @AfterEach
@@ -116,17 +98,7 @@ abstract class AbstractCrashRecoveryTest {
     if (db == null) {
       return; // skipped before the tables existed
     }
-    List<String> drops = database().dropStatements(recordsTable, ledgerTable);
-    if (drops.isEmpty()) {
-      return;
-    }
-    try (HikariDataSource ds = db.pool();
-        Connection c = ds.getConnection();
-        Statement s = c.createStatement()) {
-      for (String drop : drops) {
-        s.execute(drop);
-      }
-    }
+    db.dropTables(recordsTable, ledgerTable);
   }
 
   /**
@@ -491,33 +463,14 @@ abstract class AbstractCrashRecoveryTest {
     try (HikariDataSource ds = db.pool()) {
       Optional<RecordSnapshot> record =
           JdbcKeyStore.builder(ds).tableName(recordsTable).build().lookup(id);
-      List<String> ledger = new ArrayList<>();
-      try (Connection c = ds.getConnection();
-          PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT step, worker_pid FROM " + ledgerTable + " WHERE record_key = ?")) {
-        ps.setString(1, id.key().value());
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            ledger.add(rs.getString(1) + " by " + workerName(rs.getLong(2)));
-          }
-        }
-      }
-      // by step, then by worker: the ledger has no ordering column, and the assertions name an
-      // order
-      ledger.sort(null);
+      List<String> ledger = db.ledger(ds, ledgerTable, id.key().value(), this::workerName);
       record.ifPresent(r -> assertThat(r.state()).isIn(KeyState.IN_FLIGHT, KeyState.COMPLETE));
       return new Observed(record, ledger);
     }
   }
 
   private String workerName(long pid) {
-    for (int i = 0; i < workers.size(); i++) {
-      if (workers.get(i).pid() == pid) {
-        return "worker " + (i + 1);
-      }
-    }
-    return "unknown pid " + pid;
+    return WorkerProcess.nameOf(workers, pid);
   }
 
   /**

@@ -2,10 +2,18 @@ package dev.idempotency.examples.crash;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.store.jdbc.JdbcKeyStore;
 import dev.idempotency.testing.TestDatabases;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongFunction;
+import javax.sql.DataSource;
 
 /**
  * The databases the crash tests run against. The servers' addresses come from the {@code
@@ -52,6 +60,63 @@ enum CrashDatabase {
       config.setConnectionTimeout(10_000);
       config.setPoolName("crash-test-" + database.name().toLowerCase());
       return new HikariDataSource(config);
+    }
+
+    /** Drops one test's tables (H2's file goes with its temporary directory). */
+    void dropTables(String recordsTable, String ledgerTable) throws SQLException {
+      List<String> drops = database.dropStatements(recordsTable, ledgerTable);
+      if (drops.isEmpty()) {
+        return;
+      }
+      try (HikariDataSource ds = pool();
+          Connection c = ds.getConnection();
+          Statement s = c.createStatement()) {
+        for (String drop : drops) {
+          s.execute(drop);
+        }
+      }
+    }
+
+    /**
+     * Creates one test's tables: the key store's, and the business ledger, one row per step a
+     * worker committed, with the worker's pid. No unique constraint on {@code (record_key, step)},
+     * deliberately: a second charge must show as a second row, not be refused by the ledger, or the
+     * tests could not see the library run a step twice. "record_key", not "key": KEY is a reserved
+     * word in MariaDB. The pool is closed before any worker starts: an H2 file is open in one
+     * process at a time.
+     */
+    void createTables(String recordsTable, String ledgerTable) throws SQLException {
+      try (HikariDataSource ds = pool();
+          Connection c = ds.getConnection();
+          Statement s = c.createStatement()) {
+        JdbcKeyStore.builder(ds).tableName(recordsTable).createSchemaIfMissing().build();
+        s.execute(
+            "CREATE TABLE "
+                + ledgerTable
+                + " (record_key VARCHAR(255) NOT NULL, step VARCHAR(32) NOT NULL, worker_pid BIGINT NOT NULL)");
+      }
+    }
+
+    /**
+     * The committed ledger rows of {@code key}, each {@code "<step> by <worker>"}, sorted (by step,
+     * then by worker: the ledger has no ordering column, and the assertions name an order).
+     */
+    List<String> ledger(DataSource ds, String ledgerTable, String key, LongFunction<String> worker)
+        throws SQLException {
+      List<String> ledger = new ArrayList<>();
+      try (Connection c = ds.getConnection();
+          PreparedStatement ps =
+              c.prepareStatement(
+                  "SELECT step, worker_pid FROM " + ledgerTable + " WHERE record_key = ?")) {
+        ps.setString(1, key);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            ledger.add(rs.getString(1) + " by " + worker.apply(rs.getLong(2)));
+          }
+        }
+      }
+      ledger.sort(null);
+      return ledger;
     }
   }
 

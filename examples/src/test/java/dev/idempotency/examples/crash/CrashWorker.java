@@ -134,22 +134,9 @@ public final class CrashWorker {
     boolean naive = args.length == 7;
     long pid = ProcessHandle.current().pid();
 
-    // If the test JVM dies (killed, or its fork timed out), a worker blocked for its kill must not
-    // outlive it.
-    ProcessHandle.current()
-        .parent()
-        .ifPresent(parent -> parent.onExit().thenRun(() -> Runtime.getRuntime().halt(4)));
-
-    HikariConfig pool = new HikariConfig();
-    pool.setJdbcUrl(env("CRASH_JDBC_URL"));
-    pool.setUsername(env("CRASH_JDBC_USER"));
-    pool.setPassword(System.getenv().getOrDefault("CRASH_JDBC_PASSWORD", ""));
+    haltWithTheTestJvm();
     // the operation's transaction and the heartbeat each need a connection at the same time
-    pool.setMaximumPoolSize(3);
-    pool.setMinimumIdle(0);
-    pool.setConnectionTimeout(10_000);
-    pool.setPoolName("crash-worker-" + pid);
-    try (HikariDataSource hikari = new HikariDataSource(pool)) {
+    try (HikariDataSource hikari = poolFromEnvironment(3)) {
       // the store reaches the pool through the commit gate, the only way to stop between its fenced
       // write and its commit (the store has no hook there, nor should it)
       CommitGate gate =
@@ -326,6 +313,29 @@ public final class CrashWorker {
     }
   }
 
+  /**
+   * If the test JVM dies (killed, or its fork timed out), a worker blocked for its kill must not
+   * outlive it: halts this JVM with exit code 4 then.
+   */
+  static void haltWithTheTestJvm() {
+    ProcessHandle.current()
+        .parent()
+        .ifPresent(parent -> parent.onExit().thenRun(() -> Runtime.getRuntime().halt(4)));
+  }
+
+  /** A pool of {@code size} connections to the database the environment names. */
+  static HikariDataSource poolFromEnvironment(int size) {
+    HikariConfig pool = new HikariConfig();
+    pool.setJdbcUrl(env("CRASH_JDBC_URL"));
+    pool.setUsername(env("CRASH_JDBC_USER"));
+    pool.setPassword(System.getenv().getOrDefault("CRASH_JDBC_PASSWORD", ""));
+    pool.setMaximumPoolSize(size);
+    pool.setMinimumIdle(0);
+    pool.setConnectionTimeout(10_000);
+    pool.setPoolName("crash-worker-" + ProcessHandle.current().pid());
+    return new HikariDataSource(pool);
+  }
+
   private static String env(String name) {
     String value = System.getenv(name);
     if (value == null) {
@@ -337,10 +347,16 @@ public final class CrashWorker {
 
   private static void insertLedgerRow(
       Connection tx, String ledgerTable, RecordId id, String step, long pid) throws SQLException {
+    insertLedgerRow(tx, ledgerTable, id.key().value(), step, pid);
+  }
+
+  /** Writes one row of the ledger on {@code tx}: {@code step} of the request {@code key}. */
+  static void insertLedgerRow(Connection tx, String ledgerTable, String key, String step, long pid)
+      throws SQLException {
     try (PreparedStatement ps =
         tx.prepareStatement(
             "INSERT INTO " + ledgerTable + " (record_key, step, worker_pid) VALUES (?, ?, ?)")) {
-      ps.setString(1, id.key().value());
+      ps.setString(1, key);
       ps.setString(2, step);
       ps.setLong(3, pid);
       ps.executeUpdate();
@@ -353,27 +369,35 @@ public final class CrashWorker {
    * kills or releases halts after {@link #MAX_BLOCK}.
    */
   private static void stopHereIf(boolean here, CrashPoint point) throws InterruptedException {
-    if (!here) {
-      return;
+    if (here) {
+      stopHere(point.arg);
     }
-    say("READY " + point.arg);
+  }
+
+  /**
+   * Prints {@code READY <point>} and blocks until the kill or the release, as {@link #stopHereIf}
+   * describes.
+   */
+  static void stopHere(String point) throws InterruptedException {
+    say("READY " + point);
     String release = System.getenv("CRASH_RELEASE_FILE");
     long deadline = System.nanoTime() + MAX_BLOCK.toNanos();
     while (System.nanoTime() < deadline) {
       if (release != null && Files.exists(Path.of(release))) {
-        say("RELEASED " + point.arg);
+        say("RELEASED " + point);
         return;
       }
       TimeUnit.MILLISECONDS.sleep(
           1); // short: racing workers released together must start within a millisecond
     }
     System.err.println(
-        "CrashWorker: blocked at " + point.arg + " for " + MAX_BLOCK + " and nobody killed it");
+        "CrashWorker: blocked at " + point + " for " + MAX_BLOCK + " and nobody killed it");
     System.err.flush();
     Runtime.getRuntime().halt(3);
   }
 
-  private static void say(String line) {
+  /** Prints {@code line} on stdout, for the test to read, and flushes it. */
+  static void say(String line) {
     OUT.println(line);
     OUT.flush();
   }

@@ -50,6 +50,20 @@ final class WorkerProcess {
    */
   static WorkerProcess start(String name, Path dir, CrashDatabase.Target db, List<String> args)
       throws IOException {
+    return start(name, CrashWorker.class, dir, db, args);
+  }
+
+  /**
+   * Starts {@code java -cp <this JVM's class path> <main> args…} with the database in its
+   * environment.
+   *
+   * @param name how failure messages call it ("worker 1")
+   * @param main the worker's main class
+   * @param dir where its output files go
+   */
+  static WorkerProcess start(
+      String name, Class<?> main, Path dir, CrashDatabase.Target db, List<String> args)
+      throws IOException {
     List<String> command = new ArrayList<>();
     command.add(javaExecutable());
     // a short-lived JVM: C1 only and the serial collector start it faster, which is most of a crash
@@ -65,7 +79,7 @@ final class WorkerProcess {
     // surefire runs the tests on the class path and sets java.class.path to it (the test classes,
     // the modules', the drivers, HikariCP), so the child sees the same classes as the test
     command.add(System.getProperty("java.class.path"));
-    command.add(CrashWorker.class.getName());
+    command.add(main.getName());
     command.addAll(args);
     String file = name.replace(' ', '-');
     Path out = dir.resolve(file + ".out");
@@ -92,6 +106,16 @@ final class WorkerProcess {
 
   long pid() {
     return process.pid();
+  }
+
+  /** How failure messages and ledgers call the worker of {@code pid}: "worker n", 1-based. */
+  static String nameOf(List<WorkerProcess> workers, long pid) {
+    for (int i = 0; i < workers.size(); i++) {
+      if (workers.get(i).pid() == pid) {
+        return "worker " + (i + 1);
+      }
+    }
+    return "unknown pid " + pid;
   }
 
   boolean isAlive() {
