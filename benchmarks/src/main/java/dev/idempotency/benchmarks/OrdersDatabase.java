@@ -95,6 +95,21 @@ final class OrdersDatabase implements AutoCloseable {
                     })));
   }
 
+  /**
+   * The request in the library's one-transaction mode: {@code engine.executeInOneTransaction}
+   * claims, runs the business write and completes in one transaction, with one commit.
+   */
+  Outcome oneTransactionRequest(IdempotencyEngine engine, String orderRef) throws Exception {
+    return executed(
+        engine.executeInOneTransaction(
+            RecordId.of(SCOPE, orderRef),
+            FINGERPRINT,
+            (Connection c) -> {
+              insertOrder(c, orderRef);
+              return CREATED;
+            }));
+  }
+
   /** A fresh key must run the request: any other outcome would measure something else. */
   private static Outcome executed(Outcome outcome) {
     if (!(outcome instanceof Outcome.Executed)) {

@@ -66,6 +66,13 @@ public final class WalPerRequest {
       results.add(
           measure(
               db,
+              "one transaction: claim, business INSERT, completion, one commit"
+                  + " (executeInOneTransaction)",
+              n,
+              key -> db.oneTransactionRequest(engine, key)));
+      results.add(
+          measure(
+              db,
               "two commits: claim, then the business INSERT with the completion"
                   + " (execute + completeWith)",
               n,

@@ -46,6 +46,7 @@ class BenchmarksSmokeTest {
         .anyMatch(b -> b.endsWith("FingerprintBenchmark.fingerprint"))
         .anyMatch(b -> b.endsWith("HttpPathBenchmark.fresh"))
         .anyMatch(b -> b.endsWith("SingleStepBenchmark.twoCommits"))
+        .anyMatch(b -> b.endsWith("SingleStepBenchmark.oneTransaction"))
         .anyMatch(b -> b.endsWith("HeartbeatBenchmark.tick"));
     assertThat(results)
         .extracting(r -> r.getParams().getParam("store"))

@@ -385,6 +385,38 @@ public abstract class SqlDialect {
   }
 
   /**
+   * The claim of a one-transaction request, on its open transaction.
+   *
+   * @param outcome the claim's outcome
+   * @param insertAtCompletion whether the record is not written yet and the completion inserts it
+   *     ({@link #completeInTransaction}); otherwise the claim wrote it in flight and the completion
+   *     updates it
+   */
+  public record TransactionClaim(ClaimOutcome outcome, boolean insertAtCompletion) {}
+
+  /**
+   * Claims for a one-transaction request, on {@code c}, whose transaction stays open: by default
+   * the claim statement, which writes the record in flight (uncommitted, so no other transaction
+   * sees it) for the completion to update.
+   */
+  public TransactionClaim claimInTransaction(Connection c, ParamValues p) throws SQLException {
+    return new TransactionClaim(claim(c, false, p), false);
+  }
+
+  /**
+   * Completes a one-transaction request's record on its transaction: the fenced {@link #complete},
+   * or the insert of the complete record when the claim left it unwritten.
+   *
+   * @param p the completion's values and the claim's fingerprint
+   * @throws SQLException with SQLState {@code 40001} when the insert found the record written
+   *     meanwhile: the transaction runs again and its claim then sees the record
+   */
+  public void completeInTransaction(Connection c, ParamValues p, boolean insert)
+      throws SQLException {
+    complete(c, p);
+  }
+
+  /**
    * Reads the committed record and decides by it; {@code null} when it is absent or claimable
    * (claim again).
    */

@@ -112,7 +112,13 @@ public final class Transactions {
       Function<R, ParamValues> valuesFor,
       FencedWrite write)
       throws Exception {
-    return transaction(from, label, false, (c, forWork) -> work.run(forWork), valuesFor, write);
+    return transaction(
+        from,
+        label,
+        false,
+        (c, forWork) -> work.run(forWork),
+        valuesFor,
+        (c, result, values) -> write.run(c, values));
   }
 
   /**
@@ -142,15 +148,16 @@ public final class Transactions {
               label,
               true,
               (c, forWork) -> {
-                ClaimOutcome claim;
+                SqlDialect.TransactionClaim claimed0;
                 try {
-                  claim = sql.claim(c, false, claimValues);
+                  claimed0 = sql.claimInTransaction(c, claimValues);
                 } catch (SQLException e) {
                   if (SqlErrors.isRetryable(e)) {
                     throw e; // the transaction runs again
                   }
                   throw new ClaimFailed(e);
                 }
+                ClaimOutcome claim = claimed0.outcome();
                 if (!(claim instanceof ClaimOutcome.Claimed claimed)) {
                   throw new NotClaimed(new OneTransactionOutcome.NotRun(claim));
                 }
@@ -161,10 +168,13 @@ public final class Transactions {
                 StoredResponse response =
                     Objects.requireNonNull(
                         work.run(forWork, claimed), "the work returned null instead of a response");
-                return new Won(claimed, response);
+                return new Won(claimed, response, claimed0.insertAtCompletion());
               },
-              w -> completionValues.apply(w.claim(), w.response()),
-              sql::complete);
+              w ->
+                  completionValues
+                      .apply(w.claim(), w.response())
+                      .fingerprint(claimValues.fingerprint()),
+              (c, w, values) -> sql.completeInTransaction(c, values, w.insert()));
       return new OneTransactionOutcome.Committed(won.claim(), won.response());
     } catch (NotClaimed e) {
       return e.outcome;
@@ -178,7 +188,13 @@ public final class Transactions {
   }
 
   /** The claim a one-transaction run won and the response its work returned. */
-  private record Won(ClaimOutcome.Claimed claim, StoredResponse response) {}
+  private record Won(ClaimOutcome.Claimed claim, StoredResponse response, boolean insert) {}
+
+  /** The write that ends a transaction, given what its body returned. */
+  @FunctionalInterface
+  private interface Ending<R> {
+    void run(Connection c, R result, ParamValues values) throws SQLException;
+  }
 
   /**
    * The claim inside a one-transaction run decided that the work must not run; carries the answer
@@ -228,7 +244,7 @@ public final class Transactions {
       boolean boundWaits,
       InTransaction<R> body,
       Function<R, ParamValues> valuesFor,
-      FencedWrite write)
+      Ending<R> write)
       throws Exception {
     for (int attempt = 1; ; attempt++) {
       Connection c = connect(from, label);
@@ -270,7 +286,7 @@ public final class Transactions {
           if (pinned != null) {
             values.phaseClock(pinned);
           }
-          write.run(c, values);
+          write.run(c, result, values);
           c.commit();
           return result;
         } catch (SQLException e) {
