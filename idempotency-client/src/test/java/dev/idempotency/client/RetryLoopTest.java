@@ -2,6 +2,7 @@ package dev.idempotency.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.testing.RecordingLogger;
 import java.io.IOException;
 import java.net.SocketException;
 import java.net.URI;

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.client.FakeTime;
 import dev.idempotency.client.OperationKey;
-import dev.idempotency.client.RecordingLogger;
 import dev.idempotency.client.RetryEnvironment;
 import dev.idempotency.client.RetryEvent;
 import dev.idempotency.client.RetryPolicy;
@@ -19,6 +18,7 @@ import dev.idempotency.testing.CountingConfirmApp;
 import dev.idempotency.testing.Fault;
 import dev.idempotency.testing.FaultInjectingProxy;
 import dev.idempotency.testing.ProxyExchange;
+import dev.idempotency.testing.RecordingLogger;
 import dev.idempotency.testing.ScriptedFaults;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

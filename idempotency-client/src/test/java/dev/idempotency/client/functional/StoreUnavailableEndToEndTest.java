@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.idempotency.client.FakeTime;
-import dev.idempotency.client.RecordingLogger;
 import dev.idempotency.client.RetriesExhaustedException;
 import dev.idempotency.client.RetryEvent;
 import dev.idempotency.client.RetryPolicy;
@@ -18,6 +17,7 @@ import dev.idempotency.store.jdbc.JdbcKeyStore;
 import dev.idempotency.testing.CountingConfirmApp;
 import dev.idempotency.testing.FaultInjectingProxy;
 import dev.idempotency.testing.LoopbackPorts;
+import dev.idempotency.testing.RecordingLogger;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
