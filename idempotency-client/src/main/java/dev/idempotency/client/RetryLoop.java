@@ -2,6 +2,7 @@ package dev.idempotency.client;
 
 import dev.idempotency.client.internal.ProblemDetails;
 import dev.idempotency.client.internal.RetryRun;
+import java.io.InterruptedIOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Locale;
@@ -29,8 +30,8 @@ import org.jspecify.annotations.Nullable;
  *   } catch (IOException | RuntimeException e) {
  *     step = loop.afterFailure(e);
  *   }
- *   switch (step.action()) { RETURN: return r; RETRY: sleep(step.delay()); STOP: throw
- *   step.exception(); PROPAGATE: rethrow step.failure(); }
+ *   switch (step.action()) { RETURN: return r; RETRY: loop.waitBefore(step); STOP: throw
+ *   step.exception(); PROPAGATE: throw step.propagated(); }
  * }
  * }</pre>
  *
@@ -49,10 +50,12 @@ public final class RetryLoop {
 
   private final RetryRun run;
   private final @Nullable OperationKey key;
+  private final Sleeper sleeper;
 
-  private RetryLoop(RetryRun run, @Nullable OperationKey key) {
+  private RetryLoop(RetryRun run, @Nullable OperationKey key, Sleeper sleeper) {
     this.run = run;
     this.key = key;
+    this.sleeper = sleeper;
   }
 
   /**
@@ -67,7 +70,8 @@ public final class RetryLoop {
    */
   public static RetryLoop start(
       RetryPolicy policy, String method, String operation, @Nullable OperationKey key) {
-    return new RetryLoop(new RetryRun(policy, method, operation, key, null), key);
+    return new RetryLoop(
+        new RetryRun(policy, method, operation, key, null), key, policy.environment().sleeper());
   }
 
   /**
@@ -172,6 +176,25 @@ public final class RetryLoop {
     return new Step(run.onFailure(Objects.requireNonNull(failure, "failure")));
   }
 
+  /**
+   * Waits before the next attempt, through the policy's {@link Sleeper}, blocking the thread.
+   *
+   * @param step a {@link Step.Action#RETRY} step
+   * @throws InterruptedIOException if the thread is interrupted while it waits (its interrupt flag
+   *     set again): an {@link java.io.IOException}, as HTTP clients report an interrupted call
+   */
+  public void waitBefore(Step step) throws InterruptedIOException {
+    try {
+      sleeper.sleep(step.delay());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      InterruptedIOException interrupted =
+          new InterruptedIOException("interrupted while waiting " + step.delay() + " to retry");
+      interrupted.initCause(e);
+      throw interrupted;
+    }
+  }
+
   /** Returns the number of attempts started so far. */
   public int attempts() {
     return run.attempts();
@@ -238,6 +261,25 @@ public final class RetryLoop {
      */
     public Throwable failure() {
       return decision.bug();
+    }
+
+    /**
+     * For {@code throw step.propagated();} in an adapter: throws the failure if it is an {@link
+     * Error}, returns it otherwise ({@link Action#PROPAGATE} only).
+     *
+     * @return the unchecked exception to throw
+     * @throws Error the failure, if it is one
+     * @throws IllegalStateException if the failure is a checked exception (never, by construction)
+     */
+    public RuntimeException propagated() {
+      Throwable failure = failure();
+      if (failure instanceof Error error) {
+        throw error;
+      }
+      if (failure instanceof RuntimeException unchecked) {
+        return unchecked;
+      }
+      return new IllegalStateException("a checked failure cannot propagate unchanged", failure);
     }
 
     @Override

@@ -5,7 +5,6 @@ import dev.idempotency.client.RetryLoop;
 import dev.idempotency.client.RetryPolicy;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.Objects;
@@ -196,13 +195,13 @@ public final class IdempotentRetryExec implements ExecChainHandler {
           case STOP:
             throw step.exception();
           case PROPAGATE:
-            throw unchecked(step.failure());
+            throw step.propagated();
           case RETRY:
           default:
             if (response != null) {
               response.close();
             }
-            sleep(step.delay());
+            loop.waitBefore(step);
         }
       }
     } finally {
@@ -282,25 +281,6 @@ public final class IdempotentRetryExec implements ExecChainHandler {
                 : null,
             entity.getContentEncoding()));
     return bytes;
-  }
-
-  private void sleep(Duration delay) throws IOException {
-    try {
-      policy.environment().sleeper().sleep(delay);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      InterruptedIOException interrupted =
-          new InterruptedIOException("interrupted while waiting " + delay + " to retry");
-      interrupted.initCause(e);
-      throw interrupted;
-    }
-  }
-
-  private static RuntimeException unchecked(Throwable failure) {
-    if (failure instanceof Error error) {
-      throw error;
-    }
-    return (RuntimeException) failure;
   }
 
   @Override

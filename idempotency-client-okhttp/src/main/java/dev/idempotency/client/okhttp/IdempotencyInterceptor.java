@@ -146,13 +146,13 @@ public final class IdempotencyInterceptor implements Interceptor {
         case STOP:
           throw step.exception();
         case PROPAGATE:
-          throw unchecked(step.failure());
+          throw step.propagated();
         case RETRY:
         default:
           if (response != null) {
             response.close();
           }
-          sleep(step.delay());
+          loop.waitBefore(step);
       }
     }
   }
@@ -206,25 +206,6 @@ public final class IdempotencyInterceptor implements Interceptor {
       e.initCause(cutOff);
       throw e;
     }
-  }
-
-  private void sleep(Duration delay) throws IOException {
-    try {
-      policy.environment().sleeper().sleep(delay);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      InterruptedIOException interrupted =
-          new InterruptedIOException("interrupted while waiting " + delay + " to retry");
-      interrupted.initCause(e);
-      throw interrupted;
-    }
-  }
-
-  private static RuntimeException unchecked(Throwable failure) {
-    if (failure instanceof Error error) {
-      throw error;
-    }
-    return (RuntimeException) failure;
   }
 
   @Override
