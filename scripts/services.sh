@@ -2,17 +2,20 @@
 # Start the throwaway test servers the tests need, on loopback only.
 #
 # Which servers: IDEMPOTENCY_SERVICES (default all four: "postgres mariadb redis dynalite").
+# Durability: IDEMPOTENCY_DURABLE=on starts PostgreSQL and MariaDB as users run them (every commit flushed
+# to disk: fsync, synchronous_commit, full-page writes; innodb_flush_log_at_trx_commit=1, doublewrite);
+# the default, off, trades that away for test speed. Give a durable set its own IDEMPOTENCY_SERVICES_DIR
+# and ports (benchmarks/durable.sh does).
 # Idempotent: installs what is missing (apt as root, npm for dynalite), reuses servers that are already running.
 #
 # Usage:   eval "$(bash scripts/services.sh)"    # export lines on stdout, progress on stderr
 # Stop:    bash scripts/services-stop.sh [--purge]
 #
-# Adapted from the project's tested recipe for this kind of machine; the tests read the IDEMPOTENCY_TEST_*
-# variables this script prints.
+# The tests read the IDEMPOTENCY_TEST_* variables this script prints.
 set -euo pipefail
 
 BASE=${IDEMPOTENCY_SERVICES_DIR:-${TMPDIR:-/tmp}/idempotency-services}
-DATA=$BASE/data                     # throwaway data dirs (removed by services-recipe-stop.sh --purge)
+DATA=$BASE/data                     # throwaway data dirs (removed by services-stop.sh --purge)
 PG_MAJOR=${IDEMPOTENCY_PG_MAJOR:-15}
 PG_PORT=${IDEMPOTENCY_PG_PORT:-55432}
 MYSQL_PORT=${IDEMPOTENCY_MYSQL_PORT:-53306}
@@ -22,6 +25,13 @@ DYNALITE_VERSION=4.0.0
 DB_NAME=idem DB_USER=idem DB_PASS=idem
 WAIT_S=${IDEMPOTENCY_WAIT_S:-60}
 SERVICES=" ${IDEMPOTENCY_SERVICES:-postgres mariadb redis dynalite} "
+case "${IDEMPOTENCY_DURABLE:-off}" in
+  on)  PG_DURABILITY="-c fsync=on -c synchronous_commit=on -c full_page_writes=on"
+       MY_DURABILITY="--innodb-flush-log-at-trx-commit=1 --innodb-doublewrite=1" ;;
+  off) PG_DURABILITY="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+       MY_DURABILITY="--innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0" ;;
+  *)   echo "[services] ERROR: IDEMPOTENCY_DURABLE must be on or off, not '$IDEMPOTENCY_DURABLE'" >&2; exit 2 ;;
+esac
 wants() { [[ "$SERVICES" == *" $1 "* ]]; }
 
 PGBIN=/usr/lib/postgresql/$PG_MAJOR/bin
@@ -106,7 +116,7 @@ start_pg() {
         || { tail -n 20 "$PGROOT/initdb.log" >&2; die "initdb failed"; }
     fi
     pg_ctl_ -l "$PGROOT/server.log" -w -t "$WAIT_S" start \
-      -o "-p $PG_PORT -k /tmp -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" >&2 \
+      -o "-p $PG_PORT -k /tmp -c listen_addresses=127.0.0.1 $PG_DURABILITY -c max_connections=200" >&2 \
       || { tail -n 30 "$PGROOT/server.log" >&2; die "postgresql failed to start"; }
   fi
   wait_until postgresql "$PGROOT/server.log" "$PGBIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT"
@@ -133,7 +143,7 @@ start_mariadb() {
     rm -f "$MYPID" "$MYSOCK"
     setsid /usr/sbin/mariadbd --no-defaults --user="$owner" --datadir="$MYDATA" --port="$MYSQL_PORT" --bind-address=127.0.0.1 \
       --socket="$MYSOCK" --pid-file="$MYPID" --log-error="$MYROOT/error.log" --skip-name-resolve --skip-log-bin \
-      --innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0 --innodb-buffer-pool-size=64M --max-connections=200 \
+      $MY_DURABILITY --innodb-buffer-pool-size=64M --max-connections=200 \
       --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci > /dev/null 2>&1 < /dev/null &
   fi
   wait_until mariadb "$MYROOT/error.log" mariadb-admin --no-defaults --protocol=TCP -h127.0.0.1 -P"$MYSQL_PORT" -uroot status

@@ -26,6 +26,8 @@ class BenchmarksSmokeTest {
                 "IN_MEMORY",
                 "H2") // H2 stands for the JDBC fixture, embedded: no server needed
             .param("existing", "10000")
+            .param("server", "H2")
+            .param("inFlight", "100")
             .forks(0)
             .warmupIterations(0)
             .measurementIterations(1)
@@ -42,7 +44,10 @@ class BenchmarksSmokeTest {
         .anyMatch(b -> b.endsWith("ScaleBenchmark.claimAndRelease"))
         .anyMatch(b -> b.endsWith("ReaperBenchmark.deleteBatch"))
         .anyMatch(b -> b.endsWith("FingerprintBenchmark.fingerprint"))
-        .anyMatch(b -> b.endsWith("HttpPathBenchmark.fresh"));
+        .anyMatch(b -> b.endsWith("HttpPathBenchmark.fresh"))
+        .anyMatch(b -> b.endsWith("SingleStepBenchmark.twoCommits"))
+        .anyMatch(b -> b.endsWith("SingleStepBenchmark.oneTransaction"))
+        .anyMatch(b -> b.endsWith("HeartbeatBenchmark.tick"));
     assertThat(results)
         .extracting(r -> r.getParams().getParam("store"))
         .contains("IN_MEMORY", "H2");

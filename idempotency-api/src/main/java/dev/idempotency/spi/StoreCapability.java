@@ -22,6 +22,14 @@ public enum StoreCapability {
   TRANSACTIONAL,
 
   /**
+   * The store implements {@link TransactionalKeyStore#claimAndComplete}: the claim, the caller's
+   * business writes and the completion in one transaction and one commit, for a request of one step
+   * with no call outside that transaction. A store declaring it also declares {@link
+   * #TRANSACTIONAL}.
+   */
+  ONE_TRANSACTION,
+
+  /**
    * Several processes (application instances) can share the store's records; a claim in one process
    * is seen by every other. An in-process store does not have it.
    */

@@ -69,4 +69,58 @@ public interface TransactionalKeyStore<T> extends KeyStore {
    */
   StoredResponse completeWith(Execution execution, TransactionalWork<T, StoredResponse> work)
       throws Exception;
+
+  /**
+   * Runs a request of one step in one transaction and one commit: the claim, {@code work} and the
+   * completion with the work's response. A store that implements it declares {@link
+   * StoreCapability#ONE_TRANSACTION}; the default throws {@link UnsupportedOperationException}.
+   *
+   * <ol>
+   *   <li>The claim is {@link KeyStore#claim}'s decision, made inside the transaction and not
+   *       committed: nobody sees the record until the commit ({@code lookup} from elsewhere finds
+   *       it as before), and a concurrent claim of the same record waits for the transaction to end
+   *       and then decides on what it committed (a replay) or, after a rollback, on what was there.
+   *   <li>Claimed: {@code work} runs on the transaction, then the completion with its response
+   *       under the claim's fence and the request's {@code now}; all of it commits together, and
+   *       {@link OneTransactionOutcome.Committed} says so once the commit returned.
+   *   <li>Not claimed (completed, mismatch, in flight under a live lease): {@link
+   *       OneTransactionOutcome.NotRun} with the claim's answer; the work does not run and nothing
+   *       is written. A wait for another transaction's lock that reaches the store's lock or
+   *       statement timeout is answered {@link ClaimOutcome.InFlight}, not an error: that
+   *       transaction holds the record.
+   *   <li>An in-flight record whose lease expired, of the same request: without a recovery point it
+   *       is taken over ({@code Committed} with {@code claim.takeover()}); with one, nothing is
+   *       written and the answer is {@link OneTransactionOutcome.NeedsResumption}.
+   *   <li>Work that throws rolls everything back, the claim included (the record is as before), and
+   *       its exception is rethrown as it was; the store may run the transaction again after a
+   *       retryable abort (a serialization failure, a deadlock), the work included, and only the
+   *       last run commits. A crash of the caller before the commit rolls everything back: the
+   *       retry runs as a first attempt.
+   * </ol>
+   *
+   * There is no lease to renew and no {@link TransactionCallbacks}: nobody else can see the record
+   * before it is complete. The work must be short (a concurrent duplicate waits on the record's
+   * lock for as long) and call nothing outside the transaction; a request with a foreign call needs
+   * the two-commit lifecycle and its recovery points. The numbered rules are 10.9 to 10.13 of the
+   * TCK's {@code SPEC.md}.
+   *
+   * @param request the claim (record, fingerprint, time, lease, replay window); the lease is what
+   *     the record would hold if the transaction left it in flight, which it never does
+   * @param work the request's business writes, returning its response
+   * @return what was committed, or why nothing was
+   * @throws StoreUnavailableException if the store cannot be reached; whether the transaction
+   *     committed is unknown only when the commit itself failed (a retry then replays or runs anew)
+   * @throws UnsupportedOperationException if the store does not declare {@link
+   *     StoreCapability#ONE_TRANSACTION}
+   * @throws NullPointerException if an argument is null; nothing ran
+   * @throws Exception whatever {@code work} threw, as it was thrown; the transaction rolled back
+   */
+  default OneTransactionOutcome claimAndComplete(ClaimRequest request, OneTransactionWork<T> work)
+      throws Exception {
+    throw new UnsupportedOperationException(
+        getClass().getName()
+            + " does not declare StoreCapability.ONE_TRANSACTION: it cannot claim, run the work"
+            + " and complete in one transaction; use inPhase/completeWith through the engine's"
+            + " execute instead");
+  }
 }

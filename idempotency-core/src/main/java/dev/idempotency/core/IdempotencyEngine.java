@@ -12,12 +12,16 @@ import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spi.LeaseLostException;
+import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.spi.TransactionalKeyStore;
+import dev.idempotency.spi.TransactionalWork;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Drives the three-state machine of idempotency keys over any {@link KeyStore}: claims the key,
@@ -53,6 +57,11 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Thread-safe; one engine serves the whole application. {@link #close()} stops its heartbeat
  * threads.
+ *
+ * <p>One class of about 550 lines, most of it javadoc: the two ways to run a request ({@link
+ * #execute}, {@link #executeInOneTransaction}) share the claim loop and its answers here, which
+ * read best beside both; the one-transaction run lives in {@code OneTransactionRun}, the heartbeats
+ * in {@code internal.Heartbeats}, and the builder is the seam should the class grow.
  */
 public final class IdempotencyEngine implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
@@ -122,34 +131,133 @@ public final class IdempotencyEngine implements AutoCloseable {
     if (closed) {
       throw new IllegalStateException("the engine is closed: no lease it claimed would be renewed");
     }
+    return untilSettled(
+        id,
+        now -> {
+          Instant leaseStart =
+              heartbeats.leaseTime(now); // read before the claim: its lease cannot start earlier
+          ClaimOutcome claim;
+          try {
+            claim =
+                store.claim(
+                    new ClaimRequest(id, fingerprint, now, config.lease(), config.replayWindow()));
+          } catch (StoreUnavailableException e) {
+            return Settled.outcome(storeUnavailable(id, now, e));
+          }
+          if (claim instanceof ClaimOutcome.Claimed won) {
+            return Settled.outcome(run(id, won, leaseStart, operation));
+          }
+          return answer(id, now, claim);
+        });
+  }
+
+  /**
+   * Runs a request of one step in one transaction of the store: the claim, {@code work} and the
+   * completion with its response commit together, once ({@link
+   * TransactionalKeyStore#claimAndComplete}). For a request with no call outside its database
+   * transaction it costs one commit instead of two (the claim's and the completion's); a request
+   * that calls anything else needs {@link #execute} and its recovery points.
+   *
+   * <pre>{@code
+   * Outcome outcome = engine.executeInOneTransaction(id, fingerprint, (Connection tx) -> {
+   *   insertOrder(tx, order);                           // the application's statements only
+   *   return StoredResponse.of(201, Map.of(), body);
+   * });
+   * }</pre>
+   *
+   * <p>What differs from {@link #execute}:
+   *
+   * <ul>
+   *   <li>No lease is renewed: nobody else can see the record before it commits complete. A
+   *       concurrent duplicate waits on the record's lock until this transaction ends (bounded by
+   *       the store's lock or statement timeout, then {@link Outcome.InFlightConflict}), and then
+   *       replays its response; the {@link InFlightPolicy} applies to that answer as to any other.
+   *   <li>Work that throws rolls everything back, the claim included: the key stays absent and a
+   *       retry runs as a first attempt ({@link OperationFailedException#keyReleased()} is true).
+   *       So does a crash of the process before the commit.
+   *   <li>A response the {@link StoredResponsePolicy} excludes rolls the whole transaction back
+   *       too, the work's writes included (the key stays absent, as it would be released): {@link
+   *       Outcome.Executed} with {@code stored} false.
+   *   <li>A record left in flight by {@link #execute} with an expired lease is taken over when it
+   *       has no recovery point; with one, one transaction cannot resume it, nothing is written,
+   *       and the answer is {@link Outcome.InFlightConflict} (logged as a warning) until a retry
+   *       through {@code execute} or the {@link Completer} resumes it.
+   * </ul>
+   *
+   * Events are those of {@code execute}: {@code Claimed} or {@code TakenOver} as the work starts
+   * (again for a run after a retryable abort), {@code Completed} after the commit, {@code Released}
+   * when the transaction rolled back after a claim, {@code Replayed}, {@code Mismatched}, {@code
+   * InFlightConflict}, {@code StoreUnavailable}.
+   *
+   * @param <T> the store's transaction handle, for {@code JdbcKeyStore} {@code java.sql.Connection}
+   * @param id the scope and key of the request
+   * @param fingerprint the fingerprint of the request
+   * @param work the request's business writes on the store's transaction, returning its response;
+   *     it must neither commit nor roll back, and may run again after a retryable abort
+   * @return the outcome; never null
+   * @throws OperationFailedException if the work threw (its cause); nothing committed
+   * @throws InterruptedException if the thread was interrupted while waiting on an in-flight key
+   * @throws IllegalStateException if the engine was closed, or its store does not declare {@link
+   *     StoreCapability#ONE_TRANSACTION}
+   * @throws ClassCastException if {@code T} is not the store's transaction handle
+   */
+  public <T> Outcome executeInOneTransaction(
+      RecordId id, Fingerprint fingerprint, TransactionalWork<T, StoredResponse> work)
+      throws OperationFailedException, InterruptedException {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(fingerprint, "fingerprint");
+    Objects.requireNonNull(work, "work");
+    if (closed) {
+      throw new IllegalStateException("the engine is closed");
+    }
+    if (!(store instanceof TransactionalKeyStore<?> transactional)
+        || !store.capabilities().contains(StoreCapability.ONE_TRANSACTION)) {
+      throw new IllegalStateException(
+          "the store "
+              + store
+              + " does not declare StoreCapability.ONE_TRANSACTION, so it cannot run a request in"
+              + " one transaction; use execute (JdbcKeyStore declares it)");
+    }
+    OneTransactionRun<T> run =
+        new OneTransactionRun<>(this, OneTransactionRun.typed(transactional), id, work);
+    return untilSettled(
+        id,
+        now -> {
+          ClaimRequest request =
+              new ClaimRequest(id, fingerprint, now, config.lease(), config.replayWindow());
+          return run.attempt(request);
+        });
+  }
+
+  /** What one claim of a request came to: an outcome, or its key in flight. */
+  record Settled(@Nullable Outcome outcome, ClaimOutcome.@Nullable InFlight inFlight) {
+    static Settled outcome(Outcome outcome) {
+      return new Settled(outcome, null);
+    }
+  }
+
+  /** One claim of a request, at {@code now}. */
+  @FunctionalInterface
+  interface Attempt {
+    Settled claimAt(Instant now) throws OperationFailedException;
+  }
+
+  /**
+   * Claims until the request settles: at once, or after the {@link InFlightPolicy}'s bounded wait
+   * while its key is in flight.
+   */
+  private Outcome untilSettled(RecordId id, Attempt attempt)
+      throws OperationFailedException, InterruptedException {
     InFlightPolicy waiting = config.inFlightPolicy();
     long waitStart =
         0; // read the wall clock only once a wait begins: replays and fresh claims never need it
     while (true) {
       Instant now = clock.instant();
-      Instant leaseStart =
-          heartbeats.leaseTime(now); // read before the claim: its lease cannot start earlier
-      ClaimOutcome claim;
-      try {
-        claim =
-            store.claim(
-                new ClaimRequest(id, fingerprint, now, config.lease(), config.replayWindow()));
-      } catch (StoreUnavailableException e) {
-        publish(new IdempotencyEvent.StoreUnavailable(id, now, String.valueOf(e.getMessage())));
-        return new Outcome.StoreUnavailable(e);
+      Settled settled = attempt.claimAt(now);
+      if (settled.outcome() != null) {
+        return settled.outcome();
       }
-      if (claim instanceof ClaimOutcome.Claimed won) {
-        return run(id, won, leaseStart, operation);
-      }
-      if (claim instanceof ClaimOutcome.Completed done) {
-        publish(new IdempotencyEvent.Replayed(id, now, done.response().status()));
-        return new Outcome.Replayed(done.response(), done.completedAt());
-      }
-      if (claim instanceof ClaimOutcome.Mismatch mismatch) {
-        publish(new IdempotencyEvent.Mismatched(id, now, mismatch.existingState()));
-        return new Outcome.Mismatch(mismatch.existingState());
-      }
-      ClaimOutcome.InFlight inFlight = (ClaimOutcome.InFlight) claim;
+      ClaimOutcome.InFlight inFlight = Objects.requireNonNull(settled.inFlight(), "inFlight");
       if (waitStart == 0) {
         waitStart = System.nanoTime();
       }
@@ -166,6 +274,24 @@ public final class IdempotencyEngine implements AutoCloseable {
       }
       TimeUnit.NANOSECONDS.sleep(Math.min(leftNanos, waiting.pollInterval().toNanos()));
     }
+  }
+
+  /** The answer to a claim that was not won: a replay, a mismatch, or the key in flight. */
+  Settled answer(RecordId id, Instant now, ClaimOutcome claim) {
+    if (claim instanceof ClaimOutcome.Completed done) {
+      publish(new IdempotencyEvent.Replayed(id, now, done.response().status()));
+      return Settled.outcome(new Outcome.Replayed(done.response(), done.completedAt()));
+    }
+    if (claim instanceof ClaimOutcome.Mismatch mismatch) {
+      publish(new IdempotencyEvent.Mismatched(id, now, mismatch.existingState()));
+      return Settled.outcome(new Outcome.Mismatch(mismatch.existingState()));
+    }
+    return new Settled(null, (ClaimOutcome.InFlight) claim);
+  }
+
+  Outcome storeUnavailable(RecordId id, Instant now, StoreUnavailableException e) {
+    publish(new IdempotencyEvent.StoreUnavailable(id, now, String.valueOf(e.getMessage())));
+    return new Outcome.StoreUnavailable(e);
   }
 
   /** The configured in-flight Retry-After, capped by the remaining lease, at least one second. */
@@ -322,7 +448,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     }
   }
 
-  private void publish(IdempotencyEvent event) {
+  void publish(IdempotencyEvent event) {
     Events.publish(listener, event);
   }
 

@@ -16,7 +16,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The contract of a {@link TransactionalKeyStore}: rules 10.x of the TCK's {@code SPEC.md}, as
  * JUnit 5 tests. A transactional store passes {@link KeyStoreContract} for its {@code KeyStore}
- * methods and this class for {@code inPhase} and {@code completeWith}.
+ * methods and this class for {@code inPhase}, {@code completeWith} and, when it declares {@link
+ * StoreCapability#ONE_TRANSACTION}, {@code claimAndComplete} (rules 10.9 to 10.13, skipped with the
+ * reason otherwise).
  *
  * <p>A store's test module extends it with a factory and two hooks that let the rules see business
  * writes: one writes a marker through the transaction handle the work is given, the other reads the
@@ -48,10 +50,11 @@ import org.junit.jupiter.api.Timeout;
  *
  * <p>Not thread-safe: JUnit creates one instance per test.
  *
- * <p>The rules' tests are in two test interfaces of this package, {@code Section10Transactions}
- * (rules 10.1 to 10.5) and {@code Section10Callbacks} (10.6 to 10.8), written over one fixture,
- * {@code TransactionalFixture}; this class runs each through a {@code @Nested} class, so that an
- * implementer extends one class and gets section 10 whole.
+ * <p>The rules' tests are in three test interfaces of this package, {@code Section10Transactions}
+ * (rules 10.1 to 10.5), {@code Section10Callbacks} (10.6 to 10.8) and {@code
+ * Section10OneTransaction} (10.9 to 10.13), written over one fixture, {@code TransactionalFixture};
+ * this class runs each through a {@code @Nested} class, so that an implementer extends one class
+ * and gets section 10 whole.
  *
  * @param <T> the store's transaction handle, for example {@code java.sql.Connection}
  */
@@ -155,4 +158,9 @@ public abstract class TransactionalKeyStoreContract<T> {
   @Nested
   @DisplayName("10. Transactional stores: callbacks, refusals and the capability")
   class CallbackRules extends Section implements Section10Callbacks<T> {}
+
+  @Nested
+  @DisplayName(
+      "10. Transactional stores: the claim, the work and the completion in one transaction")
+  class OneTransactionRules extends Section implements Section10OneTransaction<T> {}
 }

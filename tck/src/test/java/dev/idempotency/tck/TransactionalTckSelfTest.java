@@ -116,6 +116,27 @@ class TransactionalTckSelfTest {
     }
   }
 
+  static class ClaimCommittedSeparatelyContract extends MutantContract {
+    @Override
+    TransactionalMapKeyStore create() {
+      return new TransactionalMutants.ClaimCommittedSeparately();
+    }
+  }
+
+  static class RecoveryPointIgnoredContract extends MutantContract {
+    @Override
+    TransactionalMapKeyStore create() {
+      return new TransactionalMutants.RecoveryPointIgnored();
+    }
+  }
+
+  static class NoRowLockContract extends MutantContract {
+    @Override
+    TransactionalMapKeyStore create() {
+      return new TransactionalMutants.NoRowLock();
+    }
+  }
+
   /**
    * The correct store on the system clock: the contract's real-time (SERVER_CLOCK) path, end to
    * end.
@@ -186,7 +207,19 @@ class TransactionalTckSelfTest {
         Arguments.of(
             UndeclaredContract.class,
             "10.8",
-            Set.of("required_10_8_transactionalStoreDeclaresTheCapability")));
+            Set.of("required_10_8_transactionalStoreDeclaresTheCapability")),
+        Arguments.of(
+            ClaimCommittedSeparatelyContract.class,
+            "10.9",
+            Set.of("optional_10_9_claimWorkAndCompletionCommitTogether")),
+        Arguments.of(
+            RecoveryPointIgnoredContract.class,
+            "10.12",
+            Set.of("optional_10_12_expiredTwoCommitRecordIsTakenOverOrRefused")),
+        Arguments.of(
+            NoRowLockContract.class,
+            "10.13",
+            Set.of("optional_10_13_concurrentDuplicatesCommitOnceAndReplay")));
   }
 
   @ParameterizedTest(name = "{0} fails rule {1}")

@@ -18,4 +18,9 @@ class H2JdbcKeyStoreTest extends AbstractJdbcKeyStoreTest {
   int replayRoundTrips() {
     return 1;
   }
+
+  @Override
+  boolean losingClaimsWrite() {
+    return true;
+  }
 }

@@ -46,8 +46,16 @@ abstract class JdbcKeyStoreContract extends KeyStoreContract {
     return f;
   }
 
+  /** The store's settings beyond table and clock: a subclass may add one (none by default). */
+  JdbcKeyStore.Builder configure(JdbcKeyStore.Builder builder) {
+    return builder;
+  }
+
   private JdbcKeyStore store(HikariDataSource pool, String table) {
-    return JdbcKeyStore.builder(pool).tableName(table).clockSource(clockSource()).build();
+    return configure(JdbcKeyStore.builder(pool))
+        .tableName(table)
+        .clockSource(clockSource())
+        .build();
   }
 
   @Override
@@ -63,7 +71,7 @@ abstract class JdbcKeyStoreContract extends KeyStoreContract {
     String t = table;
     context.onClose(() -> AbstractJdbcKeyStoreTest.dropTables(main, t));
     peers = 0;
-    return JdbcKeyStore.builder(main)
+    return configure(JdbcKeyStore.builder(main))
         .tableName(table)
         .clockSource(clockSource())
         .createSchemaIfMissing()

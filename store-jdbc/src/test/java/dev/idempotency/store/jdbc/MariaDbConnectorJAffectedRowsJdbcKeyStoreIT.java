@@ -2,7 +2,11 @@ package dev.idempotency.store.jdbc;
 
 import dev.idempotency.testing.TestDatabases;
 
-/** The JDBC store's own tests against {@link TestDatabases#MARIADB_CONNECTOR_J_AFFECTED_ROWS}. */
+/**
+ * The JDBC store's own tests against {@link TestDatabases#MARIADB_CONNECTOR_J_AFFECTED_ROWS},
+ * claiming with MySQL's statement: a replay or a takeover reads the row in a second statement
+ * there.
+ */
 class MariaDbConnectorJAffectedRowsJdbcKeyStoreIT extends AbstractJdbcKeyStoreTest {
   @Override
   TestDatabases db() {
@@ -17,5 +21,16 @@ class MariaDbConnectorJAffectedRowsJdbcKeyStoreIT extends AbstractJdbcKeyStoreTe
   @Override
   int replayRoundTrips() {
     return 2;
+  }
+
+  /** MySQL's claim statement, the decision in the insert id, run on MariaDB. */
+  @Override
+  JdbcKeyStore.Builder configure(JdbcKeyStore.Builder builder) {
+    return builder.mysqlClaimStatement();
+  }
+
+  @Override
+  boolean losingClaimsWrite() {
+    return true;
   }
 }

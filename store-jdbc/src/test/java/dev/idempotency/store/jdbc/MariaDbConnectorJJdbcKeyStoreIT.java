@@ -16,6 +16,6 @@ class MariaDbConnectorJJdbcKeyStoreIT extends AbstractJdbcKeyStoreTest {
 
   @Override
   int replayRoundTrips() {
-    return 2;
+    return 1;
   }
 }

@@ -16,6 +16,6 @@ class MariaDbDriverJdbcKeyStoreIT extends AbstractJdbcKeyStoreTest {
 
   @Override
   int replayRoundTrips() {
-    return 2;
+    return 1;
   }
 }

@@ -24,11 +24,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The concurrency gate of DESIGN.md (rules 2.3, 2.4, 2.5): N threads race one fresh record behind a
- * start latch, through the store and its peers in turn, round after round. Exactly one claim may
- * win; the winner performs a counted side effect and completes with a response that names the
- * round; every loser sees InFlight or that response, byte for byte; afterwards every instance
- * replays it. The takeover race does the same for concurrent takeovers of one expired lease.
+ * The concurrency gate (rules 2.3, 2.4, 2.5): N threads race one fresh record behind a start latch,
+ * through the store and its peers in turn, round after round. Exactly one claim may win; the winner
+ * performs a counted side effect and completes with a response that names the round; every loser
+ * sees InFlight or that response, byte for byte; afterwards every instance replays it. The takeover
+ * race does the same for concurrent takeovers of one expired lease.
  *
  * <p>Threads are platform threads of one pool per gate; each race waits at most 30 s, so a
  * deadlocked store fails the rule instead of hanging the build.
@@ -490,7 +490,7 @@ public final class ConcurrencyGate implements AutoCloseable {
       @Nullable StoredResponse response,
       @Nullable RuntimeException completeFailure) {}
 
-  /** The thread counts of DESIGN.md's gate. */
+  /** The thread counts of the gate: 2 to 64, doubling. */
   public static int[] threadCounts() {
     return new int[] {2, 4, 8, 16, 32, 64};
   }

@@ -309,7 +309,48 @@ public enum Rule {
   R10_8(
       "10.8",
       "A store that implements TransactionalKeyStore declares TRANSACTIONAL in capabilities().",
-      "that capabilities() includes StoreCapability.TRANSACTIONAL");
+      "that capabilities() includes StoreCapability.TRANSACTIONAL"),
+
+  // 10. one transaction (with ONE_TRANSACTION): claimAndComplete
+  R10_9(
+      "10.9",
+      "claimAndComplete of a record that counts as absent claims it, runs the work once with that"
+          + " claim, and commits the claim, the work's writes and the completion with the work's response together:"
+          + " until it returns nothing of it is visible (lookup elsewhere finds the record as before, the writes are"
+          + " not committed); afterwards the writes are committed, the record is COMPLETE with that response under"
+          + " the claim's fence, it returns Committed with the fresh claim and the response, and a retry replays it.",
+      "that the claim statement runs inside the work's transaction (autocommit off, one connection), that nothing"
+          + " commits before the completion, and that the store commits once, after the completion"),
+  R10_10(
+      "10.10",
+      "Work that throws rolls everything back, the claim included: none of its writes remain, the record"
+          + " is as before, the work's exception comes out as it was, and the next claimAndComplete claims afresh"
+          + " (no takeover, a larger fence) and runs the work as a first attempt. After a retryable abort only the"
+          + " last run's writes commit.",
+      "that the claim is rolled back with the work (never committed on its own, never left in flight), and that"
+          + " the same exception is rethrown"),
+  R10_11(
+      "10.11",
+      "A record that does not count as absent is answered as claim would answer it, without running the"
+          + " work and without writing: NotRun(Completed) with the stored response, NotRun(Mismatch) for another"
+          + " request, NotRun(InFlight) for an in-flight record with a live lease.",
+      "that the store rolls back and returns the claim's outcome whenever the claim was not won, before the"
+          + " work runs"),
+  R10_12(
+      "10.12",
+      "An in-flight record of the same request whose lease expired is taken over when it has no recovery"
+          + " point (Committed, claim.takeover, a larger fence; the old owner's fenced writes are then refused); with"
+          + " a recovery point nothing is written, the work does not run, and the answer is NeedsResumption with"
+          + " that point.",
+      "that a takeover claimed inside the transaction is completed like a fresh claim, and that a claim whose"
+          + " resumeFrom is present is rolled back instead of run"),
+  R10_13(
+      "10.13",
+      "Of concurrent claimAndComplete calls of one request, the work commits once: one returns Committed,"
+          + " every other NotRun(Completed) with the winner's byte-identical response or NotRun(InFlight), and one"
+          + " run's writes are committed.",
+      "that a concurrent claim waits for the uncommitted claim's transaction (a unique index, a row lock) and"
+          + " then decides on what it committed, never on a snapshot taken before it");
 
   private final String id;
   private final String text;

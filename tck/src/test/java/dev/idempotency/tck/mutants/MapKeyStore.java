@@ -51,6 +51,12 @@ public class MapKeyStore implements KeyStore {
 
     /** The fence of the claim that began each record's current request. */
     final Map<Object, FenceToken> generations = new HashMap<>();
+
+    /**
+     * The records an open transaction has claimed without committing, and the thread that holds
+     * each: claims and fenced writes of another thread wait for it (see {@link #awaitRow}).
+     */
+    final Map<Object, Thread> rowOwners = new HashMap<>();
   }
 
   protected final Backend backend;
@@ -110,6 +116,7 @@ public class MapKeyStore implements KeyStore {
   public ClaimOutcome claim(ClaimRequest request) {
     Objects.requireNonNull(request, "request");
     synchronized (backend.lock) {
+      awaitRow(key(request.id()));
       return decide(request, backend.records.get(key(request.id())));
     }
   }
@@ -150,6 +157,12 @@ public class MapKeyStore implements KeyStore {
             null));
     return takenOver(key, fence, current);
   }
+
+  /**
+   * Called under the lock before a claim or a fenced write of {@code key}: a store with
+   * transactions that hold a record uncommitted waits here, as a database waits on a row lock.
+   */
+  protected void awaitRow(Object key) {}
 
   /** A fresh claim: it begins the record's generation. */
   protected ClaimOutcome.Claimed fresh(Object key, FenceToken fence) {
@@ -241,6 +254,7 @@ public class MapKeyStore implements KeyStore {
     Objects.requireNonNull(now, "now");
     synchronized (backend.lock) {
       Object key = key(id);
+      awaitRow(key);
       Rec r = backend.records.get(key);
       if (r == null || !owns(r, fence, time(now))) {
         throw new LeaseLostException(

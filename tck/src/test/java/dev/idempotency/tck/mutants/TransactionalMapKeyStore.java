@@ -1,16 +1,25 @@
 package dev.idempotency.tck.mutants;
 
 import dev.idempotency.Execution;
+import dev.idempotency.FenceToken;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.OneTransactionOutcome;
+import dev.idempotency.spi.OneTransactionWork;
 import dev.idempotency.spi.StoreCapability;
+import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.spi.TransactionCallbacks;
 import dev.idempotency.spi.TransactionalKeyStore;
 import dev.idempotency.spi.TransactionalWork;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -179,8 +188,118 @@ public class TransactionalMapKeyStore extends MapKeyStore
     callbacks.phaseClosed();
   }
 
+  /**
+   * The claim, the work and the completion under the record's row lock: the claim is decided on the
+   * committed record and put back at once (nobody sees it), the work runs with its own {@link Tx},
+   * and the commit installs the claim, completes it and applies the work's writes under the store's
+   * one lock. Claims and fenced writes of other threads wait for the row lock meanwhile; one that
+   * waits longer than {@link #ROW_LOCK_WAIT} ends, as a database's lock timeout does.
+   */
+  @Override
+  public OneTransactionOutcome claimAndComplete(ClaimRequest request, OneTransactionWork<Tx> work)
+      throws Exception {
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(work, "work");
+    Object key = key(request.id());
+    synchronized (backend.lock) {
+      try {
+        lockRow(key);
+      } catch (StoreUnavailableException timedOut) {
+        return new OneTransactionOutcome.NotRun(new ClaimOutcome.InFlight(request.lease()));
+      }
+    }
+    try {
+      for (int attempt = 1; ; attempt++) {
+        ClaimOutcome decision;
+        Rec claimed;
+        FenceToken generation;
+        synchronized (backend.lock) {
+          Rec before = backend.records.get(key);
+          FenceToken generationBefore = backend.generations.get(key);
+          decision = decide(request, before);
+          claimed = backend.records.get(key);
+          generation = backend.generations.get(key);
+          // uncommitted: the record reads as it was until the commit
+          putBack(key, before, generationBefore);
+        }
+        if (!(decision instanceof ClaimOutcome.Claimed won)) {
+          return new OneTransactionOutcome.NotRun(decision);
+        }
+        Optional<RecoveryPoint> toResume = toResume(won);
+        if (toResume.isPresent()) {
+          return new OneTransactionOutcome.NeedsResumption(toResume.get());
+        }
+        Tx tx = new Tx();
+        StoredResponse response =
+            Objects.requireNonNull(work.run(tx, won), "the work returned null");
+        if (tx.aborted) {
+          if (attempt < MAX_ATTEMPTS) {
+            continue;
+          }
+          throw new IllegalStateException("the transaction aborted " + attempt + " times in a row");
+        }
+        synchronized (backend.lock) {
+          putBack(key, claimed, generation);
+          complete(request.id(), won.fence(), response, request.now());
+          apply(tx);
+        }
+        return new OneTransactionOutcome.Committed(won, response);
+      }
+    } finally {
+      synchronized (backend.lock) {
+        backend.rowOwners.remove(key);
+        backend.lock.notifyAll();
+      }
+    }
+  }
+
+  /** How long a claim or a fenced write waits for another thread's row lock. */
+  static final Duration ROW_LOCK_WAIT = Duration.ofSeconds(5);
+
+  /** Takes the row lock of {@code key} for this thread; called under the store's lock. */
+  protected void lockRow(Object key) {
+    awaitRow(key);
+    backend.rowOwners.put(key, Thread.currentThread());
+  }
+
+  @Override
+  protected void awaitRow(Object key) {
+    long deadline = System.nanoTime() + ROW_LOCK_WAIT.toNanos();
+    Thread owner;
+    while ((owner = backend.rowOwners.get(key)) != null && owner != Thread.currentThread()) {
+      long leftMillis = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+      if (leftMillis <= 0) {
+        throw new StoreUnavailableException("lock wait on " + key + " timed out");
+      }
+      try {
+        backend.lock.wait(leftMillis);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StoreUnavailableException("interrupted while waiting for the lock of " + key);
+      }
+    }
+  }
+
+  /** The recovery point a won claim would resume from, which one transaction cannot. */
+  protected Optional<RecoveryPoint> toResume(ClaimOutcome.Claimed won) {
+    return won.resumeFrom();
+  }
+
+  private void putBack(Object key, Rec rec, FenceToken generation) {
+    if (rec == null) {
+      backend.records.remove(key);
+    } else {
+      backend.records.put(key, rec);
+    }
+    if (generation == null) {
+      backend.generations.remove(key);
+    } else {
+      backend.generations.put(key, generation);
+    }
+  }
+
   @Override
   public Set<StoreCapability> capabilities() {
-    return Set.of(StoreCapability.TRANSACTIONAL);
+    return Set.of(StoreCapability.TRANSACTIONAL, StoreCapability.ONE_TRANSACTION);
   }
 }

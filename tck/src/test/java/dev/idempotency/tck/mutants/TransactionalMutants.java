@@ -3,11 +3,16 @@ package dev.idempotency.tck.mutants;
 import dev.idempotency.Execution;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.OneTransactionOutcome;
+import dev.idempotency.spi.OneTransactionWork;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.TransactionCallbacks;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -170,8 +175,54 @@ public final class TransactionalMutants {
   public static final class Undeclared extends TransactionalMapKeyStore {
     @Override
     public Set<StoreCapability> capabilities() {
-      return Set.of();
+      return Set.of(StoreCapability.ONE_TRANSACTION);
     }
+  }
+
+  /**
+   * claimAndComplete as two commits: the claim commits on its own, then the work and the completion
+   * (releasing the key when the work throws), so the claim is visible while the work runs (rule
+   * 10.9).
+   */
+  public static final class ClaimCommittedSeparately extends TransactionalMapKeyStore {
+    @Override
+    public OneTransactionOutcome claimAndComplete(ClaimRequest request, OneTransactionWork<Tx> work)
+        throws Exception {
+      ClaimOutcome claim = claim(request);
+      if (!(claim instanceof ClaimOutcome.Claimed won)) {
+        return new OneTransactionOutcome.NotRun(claim);
+      }
+      Tx tx = new Tx();
+      StoredResponse response;
+      try {
+        response = work.run(tx, won);
+      } catch (Exception e) {
+        release(request.id(), won.fence(), request.now());
+        throw e;
+      }
+      synchronized (backend.lock) {
+        complete(request.id(), won.fence(), response, request.now());
+        apply(tx);
+      }
+      return new OneTransactionOutcome.Committed(won, response);
+    }
+  }
+
+  /** Runs the work on a takeover that should resume from a recovery point (rule 10.12). */
+  public static final class RecoveryPointIgnored extends TransactionalMapKeyStore {
+    @Override
+    protected Optional<RecoveryPoint> toResume(ClaimOutcome.Claimed won) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Decides the claim without the row lock, so concurrent requests each decide on the record as it
+   * was before any of them committed (rule 10.13).
+   */
+  public static final class NoRowLock extends TransactionalMapKeyStore {
+    @Override
+    protected void lockRow(Object key) {}
   }
 
   /** Not a mutant: the correct store on the system clock, for the contract's real-time path. */
@@ -184,7 +235,10 @@ public final class TransactionalMutants {
 
     @Override
     public Set<StoreCapability> capabilities() {
-      return Set.of(StoreCapability.SERVER_CLOCK, StoreCapability.TRANSACTIONAL);
+      return Set.of(
+          StoreCapability.SERVER_CLOCK,
+          StoreCapability.TRANSACTIONAL,
+          StoreCapability.ONE_TRANSACTION);
     }
   }
 }

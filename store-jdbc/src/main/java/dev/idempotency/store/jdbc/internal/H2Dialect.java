@@ -304,6 +304,26 @@ final class H2Dialect extends SqlDialect {
     }
   }
 
+  /**
+   * H2 checks a unique index against another transaction's uncommitted row by looping, without its
+   * {@code LOCK_TIMEOUT} (measured on 2.x: a claim spun for as long as the first one-transaction
+   * request stayed open), and only a query timeout ends that loop. Its session setting costs one
+   * command per run, where a timeout on every statement would cost one per statement.
+   */
+  @Override
+  public void boundLockWaits(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("SET QUERY_TIMEOUT " + queryTimeoutSeconds() * 1000L);
+    }
+  }
+
+  @Override
+  public void unboundLockWaits(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("SET QUERY_TIMEOUT 0");
+    }
+  }
+
   @Override
   public List<String> validationStatements() {
     List<String> l = super.validationStatements();

@@ -24,6 +24,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -40,10 +42,15 @@ import org.jspecify.annotations.Nullable;
  * connection. The marker always changes, so the update count is 1 for an insert and 2 for an update
  * whether the driver reports found or affected rows.
  *
- * <p>The statement has no {@code RETURNING}, so the decision comes back in the OK packet's insert
- * id, through {@code LAST_INSERT_ID(expr)}: {@code payload * 8 + kind}, kind 1 claimed fresh, 2
- * taken over, 3 taken over with a recovery point, 4 in flight (payload: nanoseconds of lease left),
- * 5 mismatch (payload 0 in flight, 1 complete), 6 completed (the response is read in a second
+ * <p>On MariaDB 10.5 and later the claim ends in {@code RETURNING}: the row as the statement left
+ * it, with its nonce, tells whether this statement claimed it and otherwise answers the replay,
+ * mismatch or in-flight claim from the same round trip. There the nonce is assigned only by a
+ * claim, so a claim that does not win changes nothing in the row and writes nothing.
+ *
+ * <p>MySQL has no {@code RETURNING}, so there the decision comes back in the OK packet's insert id,
+ * through {@code LAST_INSERT_ID(expr)}: {@code payload * 8 + kind}, kind 1 claimed fresh, 2 taken
+ * over, 3 taken over with a recovery point, 4 in flight (payload: nanoseconds of lease left), 5
+ * mismatch (payload 0 in flight, 1 complete), 6 completed (the response is read in a second
  * statement).
  *
  * <p>MySQL 8 has no sequences; the fence is {@code GREATEST(previous fence + 1, database clock in
@@ -55,11 +62,24 @@ final class MySqlDialect extends SqlDialect {
   private static final String CLOCK_MICROS =
       "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
 
+  private static final Pattern MAJOR_MINOR = Pattern.compile("^(\\d+)\\.(\\d+)");
+
   private final NamedSql claim;
+  private final NamedSql claimReturning;
+
+  /** Whether the server runs {@link #claimReturning}: learned from the first claim's connection. */
+  private volatile @Nullable Boolean returning;
+
   private final Map<String, NamedSql> deleteExpired = new ConcurrentHashMap<>();
 
-  MySqlDialect(Names names, boolean serverClock, int queryTimeoutSeconds) {
+  /**
+   * @param returning whether to claim with {@code RETURNING}; {@code null}: as the server allows,
+   *     learned from the first claim's connection
+   */
+  MySqlDialect(
+      Names names, boolean serverClock, int queryTimeoutSeconds, @Nullable Boolean returning) {
     super(names, serverClock, queryTimeoutSeconds);
+    this.returning = returning;
     String t = names.table();
     String n = now();
     // Whether this call claims the row, in either order of assignment: left to right (MySQL's
@@ -76,96 +96,129 @@ final class MySqlDialect extends SqlDialect {
             + " OR (state = 'I' AND fingerprint = VALUES(fingerprint) AND lease_expires_at_ns <= "
             + n
             + "))";
-    String ours =
-        "(claim_nonce = VALUES(claim_nonce) OR (claim_nonce <> -VALUES(claim_nonce) AND "
-            + claimable
-            + "))";
     claim =
         NamedSql.parse(
-            "INSERT INTO "
-                + t
-                + " (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns,"
-                + " completed_at_ns, retain_from_ns, claim_kind, claim_nonce, row_version)"
-                + " VALUES ("
-                + SCOPE
-                + ", "
-                + KEY
-                + ", 'I', "
-                + FINGERPRINT
-                + ", LAST_INSERT_ID("
-                + CLOCK_MICROS
-                + " * 8 + 1) DIV 8, "
+            upsert(
+                t,
+                n,
+                "LAST_INSERT_ID(" + CLOCK_MICROS + " * 8 + 1) DIV 8",
+                "claim_nonce = IF(LAST_INSERT_ID(CASE"
+                    + "   WHEN state = 'R' OR (state = 'C' AND completed_at_ns <= "
+                    + n
+                    + " - "
+                    + WINDOW
+                    + ")"
+                    + "     THEN GREATEST(fence + 1, VALUES(fence)) * 8 + 1"
+                    + "   WHEN fingerprint <> VALUES(fingerprint) THEN IF(state = 'C', 13, 5)"
+                    + "   WHEN state = 'I' AND lease_expires_at_ns <= "
+                    + n
+                    + "     THEN GREATEST(fence + 1, VALUES(fence)) * 8 + IF(rp_name IS NULL, 2, 3)"
+                    + "   WHEN state = 'I' THEN (lease_expires_at_ns - "
+                    + n
+                    + ") * 8 + 4"
+                    + "   ELSE 6 END) MOD 8 IN (1, 2, 3), VALUES(claim_nonce),"
+                    + " -VALUES(claim_nonce))",
+                "(claim_nonce = VALUES(claim_nonce) OR (claim_nonce <> -VALUES(claim_nonce) AND "
+                    + claimable
+                    + "))"));
+    // MariaDB 10.5+: the same arbitration, answered by RETURNING with the row as the statement
+    // left it. A claim that does not win assigns every column its own value, so a replay, a
+    // mismatch or an in-flight answer writes nothing (no redo, no change to commit), and the
+    // decision and the response come back in the one round trip. The nonce marks the row only
+    // when this statement claims it: later assignments see it (left to right), or judge the old
+    // row by the same cases (SIMULTANEOUS_ASSIGNMENT), whose nonce cannot be this statement's.
+    claimReturning =
+        NamedSql.parse(
+            upsert(
+                    t,
+                    n,
+                    CLOCK_MICROS,
+                    "claim_nonce = IF(" + claimable + ", VALUES(claim_nonce), claim_nonce)",
+                    "(claim_nonce = VALUES(claim_nonce) OR " + claimable + ")")
+                + " RETURNING "
+                + Row.COLUMNS
+                + ", claim_nonce, claim_kind, "
                 + n
-                + " + "
-                + LEASE
-                + ", NULL, "
-                + n
-                + " + "
-                + LEASE
-                + ", 'F', "
-                + NONCE
-                + ", 1)"
-                + " ON DUPLICATE KEY UPDATE"
-                + " claim_nonce = IF(LAST_INSERT_ID(CASE"
-                + "   WHEN state = 'R' OR (state = 'C' AND completed_at_ns <= "
-                + n
-                + " - "
-                + WINDOW
-                + ")"
-                + "     THEN GREATEST(fence + 1, VALUES(fence)) * 8 + 1"
-                + "   WHEN fingerprint <> VALUES(fingerprint) THEN IF(state = 'C', 13, 5)"
-                + "   WHEN state = 'I' AND lease_expires_at_ns <= "
-                + n
-                + "     THEN GREATEST(fence + 1, VALUES(fence)) * 8 + IF(rp_name IS NULL, 2, 3)"
-                + "   WHEN state = 'I' THEN (lease_expires_at_ns - "
-                + n
-                + ") * 8 + 4"
-                + "   ELSE 6 END) MOD 8 IN (1, 2, 3), VALUES(claim_nonce), -VALUES(claim_nonce)),"
-                + " claim_kind = IF("
-                + ours
-                + ", IF(state = 'I', 'T', 'F'), claim_kind),"
-                + " rp_name = IF("
-                + ours
-                + " AND state <> 'I', NULL, rp_name),"
-                + " rp_data = IF("
-                + ours
-                + " AND state <> 'I', NULL, rp_data),"
-                // before fence and state change: a takeover keeps the request's generation, a fresh
-                // claim begins its own
-                + " generation_fence = IF("
-                + ours
-                + ", IF(state = 'I', COALESCE(generation_fence, fence), NULL),"
-                + " generation_fence),"
-                + " fence = IF("
-                + ours
-                + ", GREATEST(fence + 1, VALUES(fence)), fence),"
-                + " fingerprint = IF("
-                + ours
-                + ", VALUES(fingerprint), fingerprint),"
-                + " lease_expires_at_ns = IF("
-                + ours
-                + ", VALUES(lease_expires_at_ns), lease_expires_at_ns),"
-                + " retain_from_ns = IF("
-                + ours
-                + ", VALUES(retain_from_ns), retain_from_ns),"
-                + " completed_at_ns = IF("
-                + ours
-                + ", NULL, completed_at_ns),"
-                + " response_status = IF("
-                + ours
-                + ", NULL, response_status),"
-                + " response_headers = IF("
-                + ours
-                + ", NULL, response_headers),"
-                + " response_body = IF("
-                + ours
-                + ", NULL, response_body),"
-                + " row_version = IF("
-                + ours
-                + ", row_version + 1, row_version),"
-                + " state = IF("
-                + ours
-                + ", 'I', state)");
+                + " AS db_now");
+  }
+
+  /**
+   * The claim's {@code INSERT … ON DUPLICATE KEY UPDATE}: a fresh row with {@code insertFence}, or
+   * on the existing row {@code decision} (the first assignment, {@code claim_nonce}'s) and then
+   * every column's assignment under {@code ours} (whether this statement claims the row).
+   */
+  private static String upsert(
+      String t, String n, String insertFence, String decision, String ours) {
+    return "INSERT INTO "
+        + t
+        + " (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns,"
+        + " completed_at_ns, retain_from_ns, claim_kind, claim_nonce, row_version)"
+        + " VALUES ("
+        + SCOPE
+        + ", "
+        + KEY
+        + ", 'I', "
+        + FINGERPRINT
+        + ", "
+        + insertFence
+        + ", "
+        + n
+        + " + "
+        + LEASE
+        + ", NULL, "
+        + n
+        + " + "
+        + LEASE
+        + ", 'F', "
+        + NONCE
+        + ", 1)"
+        + " ON DUPLICATE KEY UPDATE "
+        + decision
+        + ", claim_kind = IF("
+        + ours
+        + ", IF(state = 'I', 'T', 'F'), claim_kind),"
+        + " rp_name = IF("
+        + ours
+        + " AND state <> 'I', NULL, rp_name),"
+        + " rp_data = IF("
+        + ours
+        + " AND state <> 'I', NULL, rp_data),"
+        // before fence and state change: a takeover keeps the request's generation, a fresh claim
+        // begins its own
+        + " generation_fence = IF("
+        + ours
+        + ", IF(state = 'I', COALESCE(generation_fence, fence), NULL),"
+        + " generation_fence),"
+        + " fence = IF("
+        + ours
+        + ", GREATEST(fence + 1, VALUES(fence)), fence),"
+        + " fingerprint = IF("
+        + ours
+        + ", VALUES(fingerprint), fingerprint),"
+        + " lease_expires_at_ns = IF("
+        + ours
+        + ", VALUES(lease_expires_at_ns), lease_expires_at_ns),"
+        + " retain_from_ns = IF("
+        + ours
+        + ", VALUES(retain_from_ns), retain_from_ns),"
+        + " completed_at_ns = IF("
+        + ours
+        + ", NULL, completed_at_ns),"
+        + " response_status = IF("
+        + ours
+        + ", NULL, response_status),"
+        + " response_headers = IF("
+        + ours
+        + ", NULL, response_headers),"
+        + " response_body = IF("
+        + ours
+        + ", NULL, response_body),"
+        + " row_version = IF("
+        + ours
+        + ", row_version + 1, row_version),"
+        + " state = IF("
+        + ours
+        + ", 'I', state)";
   }
 
   @Override
@@ -240,7 +293,64 @@ final class MySqlDialect extends SqlDialect {
   @Override
   @Nullable ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore)
       throws SQLException {
-    p.nonce(ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE));
+    long nonce = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    p.nonce(nonce);
+    Boolean mariaDb = returning;
+    if (mariaDb == null) {
+      mariaDb = returnsRows(c.getMetaData().getDatabaseProductVersion());
+      returning = mariaDb;
+    }
+    return mariaDb ? claimReturning(c, p, nonce) : claimByInsertId(c, p);
+  }
+
+  /**
+   * Whether a server of this version string runs {@code INSERT … RETURNING}: MariaDB from 10.5
+   * ({@code "10.11.19-MariaDB-0+deb12u1"}); MySQL has none. Both drivers report the version the
+   * server announced, so this reads no table.
+   */
+  static boolean returnsRows(@Nullable String version) {
+    if (version == null || !version.contains("MariaDB")) {
+      return false;
+    }
+    // MariaDB 10 servers prefix the version they announce with "5.5.5-" for old MySQL clients
+    Matcher m = MAJOR_MINOR.matcher(version.startsWith("5.5.5-") ? version.substring(6) : version);
+    if (!m.find()) {
+      return false;
+    }
+    int major = Integer.parseInt(m.group(1));
+    int minor = Integer.parseInt(m.group(2));
+    return major > 10 || (major == 10 && minor >= 5);
+  }
+
+  /**
+   * The claim on MariaDB: one statement, whose returned row says whether it claimed (the nonce is
+   * this statement's), and otherwise what the row means; {@code null} only if the row returned is
+   * claimable and was not claimed, which the statement's own decision rules out.
+   */
+  private @Nullable ClaimOutcome claimReturning(Connection c, ParamValues p, long nonce)
+      throws SQLException {
+    // execute, not executeQuery: MySQL Connector/J refuses an INSERT in executeQuery
+    try (PreparedStatement ps = prepare(claimReturning, c, p)) {
+      if (!ps.execute()) {
+        throw new KeyStoreException(
+            "the MariaDB claim statement on " + names.table() + " returned no row");
+      }
+      try (ResultSet rs = ps.getResultSet()) {
+        if (!rs.next()) {
+          throw new KeyStoreException(
+              "the MariaDB claim statement on " + names.table() + " returned no row");
+        }
+        Row row = Row.read(rs, scopeAsBytes());
+        if (rs.getLong("claim_nonce") == nonce) {
+          return row.claimedOutcome("T".equals(rs.getString("claim_kind")));
+        }
+        return row.outcomeOfClaim(rs.getLong("db_now"), p.fingerprint(), p.window());
+      }
+    }
+  }
+
+  /** The claim on MySQL: the decision in the insert id, as the class comment describes. */
+  private @Nullable ClaimOutcome claimByInsertId(Connection c, ParamValues p) throws SQLException {
     int count;
     long code;
     try (PreparedStatement ps = prepareWithKeys(claim, c, p)) {

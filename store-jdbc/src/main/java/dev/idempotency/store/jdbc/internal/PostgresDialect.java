@@ -1,13 +1,18 @@
 package dev.idempotency.store.jdbc.internal;
 
+import static dev.idempotency.store.jdbc.internal.Param.BODY;
+import static dev.idempotency.store.jdbc.internal.Param.FENCE;
 import static dev.idempotency.store.jdbc.internal.Param.FINGERPRINT;
+import static dev.idempotency.store.jdbc.internal.Param.HEADERS;
 import static dev.idempotency.store.jdbc.internal.Param.KEY;
 import static dev.idempotency.store.jdbc.internal.Param.LEASE;
 import static dev.idempotency.store.jdbc.internal.Param.LIMIT;
 import static dev.idempotency.store.jdbc.internal.Param.RETENTION;
 import static dev.idempotency.store.jdbc.internal.Param.SCOPE;
+import static dev.idempotency.store.jdbc.internal.Param.STATUS;
 import static dev.idempotency.store.jdbc.internal.Param.WINDOW;
 
+import dev.idempotency.FenceToken;
 import dev.idempotency.spi.ClaimOutcome;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -30,6 +35,9 @@ import org.jspecify.annotations.Nullable;
 final class PostgresDialect extends SqlDialect {
   private final NamedSql claim;
   private final NamedSql claimLocked;
+  private final NamedSql firstLook;
+  private final NamedSql awaitKeyLock;
+  private final NamedSql insertCompleted;
   private final Map<String, NamedSql> deleteExpired = new ConcurrentHashMap<>();
 
   PostgresDialect(Names names, boolean serverClock, int queryTimeoutSeconds) {
@@ -53,6 +61,108 @@ final class PostgresDialect extends SqlDialect {
     // claims and releases on one key it can lose every round until it runs out of attempts. Not the
     // first attempt: replays and in-flight answers stay plain reads that take no row lock.
     claimLocked = NamedSql.parse(claimSql(t, n, seq, true));
+    // One-transaction requests for a key serialize on a transaction-scoped advisory lock on its
+    // hash, so that a fresh key's record can be inserted once, complete, at the end of the
+    // transaction: one heap tuple and its index entries, where claiming first writes the row in
+    // flight and then updates it (a non-HOT update: state is indexed). A hash collision only makes
+    // two keys wait for each other. The lock is tried, not awaited, in the statement that reads the
+    // row, because a statement's snapshot predates any wait inside it.
+    String keyLock =
+        "hashtextextended(CAST(" + SCOPE + " AS text) || '/' || CAST(" + KEY + " AS text), 0)";
+    firstLook =
+        NamedSql.parse(
+            "SELECT pg_try_advisory_xact_lock("
+                + keyLock
+                + ") AS locked, CASE WHEN r.scope IS NULL THEN "
+                + seq
+                + " END AS next_fence, "
+                + n
+                + " AS db_now, r.* FROM (SELECT 1) AS one LEFT JOIN "
+                + t
+                + " r ON r.scope = "
+                + SCOPE
+                + " AND r.idem_key = "
+                + KEY);
+    awaitKeyLock = NamedSql.parse("SELECT pg_advisory_xact_lock(" + keyLock + ")");
+    String fnow = fencedNow();
+    insertCompleted =
+        NamedSql.parse(
+            "INSERT INTO "
+                + t
+                + " (scope, idem_key, state, fingerprint, fence, completed_at_ns, retain_from_ns,"
+                + " claim_kind, row_version, response_status, response_headers, response_body)"
+                + " VALUES ("
+                + SCOPE
+                + ", "
+                + KEY
+                + ", 'C', "
+                + FINGERPRINT
+                + ", "
+                + FENCE
+                + ", "
+                + fnow
+                + ", "
+                + fnow
+                + ", 'F', 1, "
+                + STATUS
+                + ", "
+                + HEADERS
+                + ", "
+                + BODY
+                + ") ON CONFLICT (scope, idem_key) DO NOTHING");
+  }
+
+  /**
+   * A one-transaction claim: one statement tries the key's advisory lock and reads the row. Locked
+   * and no row: claimed, with a fence from the sequence, and nothing written until the completion
+   * inserts the complete record. Locked and a row that settles the claim (a replay, a mismatch, a
+   * live lease): that answer, nothing written. Otherwise (a claimable row, or another
+   * one-transaction request of the key holding the lock, awaited here within the statement
+   * timeout): the claim statement, as the two-commit lifecycle claims.
+   */
+  @Override
+  public TransactionClaim claimInTransaction(Connection c, ParamValues p) throws SQLException {
+    boolean locked;
+    try (PreparedStatement ps = prepare(firstLook, c, p);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      locked = rs.getBoolean("locked");
+      if (locked) {
+        if (rs.getString("state") == null) {
+          return new TransactionClaim(
+              ClaimOutcome.Claimed.fresh(FenceToken.of(rs.getLong("next_fence"))), true);
+        }
+        ClaimOutcome settled =
+            Row.read(rs, false).outcomeOfClaim(rs.getLong("db_now"), p.fingerprint(), p.window());
+        if (settled != null) {
+          return new TransactionClaim(settled, false);
+        }
+      }
+    }
+    if (!locked) {
+      try (PreparedStatement ps = prepare(awaitKeyLock, c, p)) {
+        ps.execute();
+      }
+    }
+    return super.claimInTransaction(c, p);
+  }
+
+  @Override
+  public void completeInTransaction(Connection c, ParamValues p, boolean insert)
+      throws SQLException {
+    if (!insert) {
+      super.completeInTransaction(c, p, false);
+      return;
+    }
+    try (PreparedStatement ps = prepare(insertCompleted, c, p)) {
+      if (ps.executeUpdate() == 0) {
+        // a two-commit claim of the key, which takes no advisory lock, committed its row after
+        // this transaction read none: run the transaction again, whose claim then meets that row
+        throw new SQLException(
+            "the record of this one-transaction request was written by another claim meanwhile",
+            "40001");
+      }
+    }
   }
 
   /**

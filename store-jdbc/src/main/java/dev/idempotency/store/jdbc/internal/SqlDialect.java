@@ -46,7 +46,7 @@ import org.jspecify.annotations.Nullable;
  * engine's time in epoch nanoseconds (absent from the SQL with the database clock), {@code :lease
  * :window :retention} are nanoseconds, {@code :fence} the owner's token.
  *
- * <p>One class of about 570 lines (google-java-format's 100 columns; about 430 at 120): the
+ * <p>One class of about 590 lines (google-java-format's 100 columns; about 450 at 120): the
  * statements every dialect shares and the claim's decision loop, which read best beside the SQL
  * they run; each dialect adds its own statements in its subclass.
  */
@@ -171,12 +171,20 @@ public abstract class SqlDialect {
    * The dialect for {@code name} (a {@code Dialect} constant's name).
    *
    * @param queryTimeoutSeconds the query timeout of each of the store's statements, at least 1
+   * @param mysqlStatement whether MariaDB, too, claims with MySQL's statement (decision in the
+   *     insert id) instead of its own {@code RETURNING} one: for tests of that statement
    */
   public static SqlDialect of(
-      String name, Names names, boolean serverClock, int queryTimeoutSeconds) {
+      String name,
+      Names names,
+      boolean serverClock,
+      int queryTimeoutSeconds,
+      boolean mysqlStatement) {
     return switch (name) {
       case "POSTGRESQL" -> new PostgresDialect(names, serverClock, queryTimeoutSeconds);
-      case "MYSQL" -> new MySqlDialect(names, serverClock, queryTimeoutSeconds);
+      case "MYSQL" ->
+          new MySqlDialect(
+              names, serverClock, queryTimeoutSeconds, mysqlStatement ? Boolean.FALSE : null);
       case "H2" -> new H2Dialect(names, serverClock, queryTimeoutSeconds);
       default -> throw new IllegalArgumentException("unknown dialect " + name);
     };
@@ -234,6 +242,22 @@ public abstract class SqlDialect {
    */
   public Connection withStatementTimeout(Connection c) {
     return TimeoutConnection.wrap(c, queryTimeoutSeconds);
+  }
+
+  /**
+   * Called as a one-transaction run opens, before its claim: makes every statement of the
+   * connection's session end at the store's query timeout, for a dialect whose own statements do
+   * not carry one (H2); others do nothing. {@link #unboundLockWaits} undoes it before the
+   * connection goes back to the pool.
+   */
+  public void boundLockWaits(Connection c) throws SQLException {}
+
+  /** Undoes {@link #boundLockWaits}. */
+  public void unboundLockWaits(Connection c) throws SQLException {}
+
+  /** The query timeout of the store's statements, in seconds. */
+  int queryTimeoutSeconds() {
+    return queryTimeoutSeconds;
   }
 
   /**
@@ -358,6 +382,38 @@ public abstract class SqlDialect {
         "claim did not settle after "
             + MAX_CLAIM_ATTEMPTS
             + " attempts: the record kept changing under contention");
+  }
+
+  /**
+   * The claim of a one-transaction request, on its open transaction.
+   *
+   * @param outcome the claim's outcome
+   * @param insertAtCompletion whether the record is not written yet and the completion inserts it
+   *     ({@link #completeInTransaction}); otherwise the claim wrote it in flight and the completion
+   *     updates it
+   */
+  public record TransactionClaim(ClaimOutcome outcome, boolean insertAtCompletion) {}
+
+  /**
+   * Claims for a one-transaction request, on {@code c}, whose transaction stays open: by default
+   * the claim statement, which writes the record in flight (uncommitted, so no other transaction
+   * sees it) for the completion to update.
+   */
+  public TransactionClaim claimInTransaction(Connection c, ParamValues p) throws SQLException {
+    return new TransactionClaim(claim(c, false, p), false);
+  }
+
+  /**
+   * Completes a one-transaction request's record on its transaction: the fenced {@link #complete},
+   * or the insert of the complete record when the claim left it unwritten.
+   *
+   * @param p the completion's values and the claim's fingerprint
+   * @throws SQLException with SQLState {@code 40001} when the insert found the record written
+   *     meanwhile: the transaction runs again and its claim then sees the record
+   */
+  public void completeInTransaction(Connection c, ParamValues p, boolean insert)
+      throws SQLException {
+    complete(c, p);
   }
 
   /**

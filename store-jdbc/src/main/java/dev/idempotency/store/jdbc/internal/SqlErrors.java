@@ -26,6 +26,12 @@ public final class SqlErrors {
    */
   private static final Set<Integer> UNAVAILABLE_MYSQL_CODES = Set.of(1205, 1040, 1317, 3024, 1927);
 
+  /** SQLStates of a statement that waited past a timeout (see {@link #isLockWaitTimeout}). */
+  private static final Set<String> LOCK_WAIT_STATES = Set.of("57014", "55P03", "HYT00", "70100");
+
+  /** MySQL/MariaDB error codes of the same: lock wait timeout, statement time exceeded. */
+  private static final Set<Integer> LOCK_WAIT_MYSQL_CODES = Set.of(1205, 1969, 3024);
+
   /** SQLStates of a missing table, column or sequence. */
   private static final Set<String> SCHEMA_STATES =
       Set.of("42P01", "42703", "42S02", "42S22", "42102", "42122");
@@ -71,6 +77,30 @@ public final class SqlErrors {
           return true;
         }
         if (UNAVAILABLE_MYSQL_CODES.contains(s.getErrorCode())) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether a statement ended because it waited too long, on a lock or for the database: the
+   * store's statement timeout (PostgreSQL 57014, MySQL and MariaDB 70100 or error 1969 or 3024, a
+   * driver's {@link SQLTimeoutException}), PostgreSQL's {@code lock_timeout} (55P03), H2's lock
+   * timeout (HYT00) or InnoDB's {@code innodb_lock_wait_timeout} (error 1205). A connection that
+   * failed (SQLState class 08) is not a timeout of the statement.
+   */
+  public static boolean isLockWaitTimeout(SQLException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException s) {
+        String state = s.getSQLState();
+        if (state != null && state.startsWith("08")) {
+          return false;
+        }
+        if (t instanceof SQLTimeoutException
+            || LOCK_WAIT_STATES.contains(state)
+            || LOCK_WAIT_MYSQL_CODES.contains(s.getErrorCode())) {
           return true;
         }
       }

@@ -1,17 +1,24 @@
 package dev.idempotency.store.jdbc.internal;
 
+import dev.idempotency.StoredResponse;
+import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.OneTransactionOutcome;
+import dev.idempotency.spi.OneTransactionWork;
 import dev.idempotency.spi.TransactionalWork;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Objects;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
- * The store's transactions: the one each SPI call runs its statements in ({@link #run}), and a
- * phase's, in which the caller's work and the fenced write commit together ({@link
- * #inTransaction}). Each takes a connection from a {@code DataSource}, gives it back, and runs a
- * transaction that failed with a serialization failure or deadlock (SQLState 40001, 40P01) again,
- * up to the store's {@code maxTransactionAttempts}. Immutable and thread-safe.
+ * The store's transactions: the one each SPI call runs its statements in ({@link #run}), a phase's,
+ * in which the caller's work and the fenced write commit together ({@link #inTransaction}), and a
+ * one-transaction request's, in which the claim commits with them too ({@link #claimAndComplete}).
+ * Each takes a connection from a {@code DataSource}, gives it back, and runs a transaction that
+ * failed with a serialization failure or deadlock (SQLState 40001, 40P01) again, up to the store's
+ * {@code maxTransactionAttempts}. Immutable and thread-safe.
  */
 public final class Transactions {
   private final SqlDialect sql;
@@ -105,15 +112,154 @@ public final class Transactions {
       Function<R, ParamValues> valuesFor,
       FencedWrite write)
       throws Exception {
+    return transaction(
+        from,
+        label,
+        false,
+        (c, forWork) -> work.run(forWork),
+        valuesFor,
+        (c, result, values) -> write.run(c, values));
+  }
+
+  /**
+   * {@link SqlDialect#claim}, the work and the completion in one transaction, for {@code
+   * JdbcKeyStore.claimAndComplete}: the claim runs on the connection inside the transaction, so its
+   * row stays uncommitted (and locked against every other claim of the record) until the completion
+   * commits with the work's writes. An outcome other than a plain {@code Claimed} rolls back before
+   * the work runs. A retryable failure of the claim, the work or the completion rolls back and runs
+   * all three again.
+   *
+   * @param claimValues the claim's values ({@code :fp}, {@code :lease}, {@code :window})
+   * @param completionValues the completion's values for the claim won and the work's response
+   * @param lockWait what a claim that timed out waiting for another transaction's lock answers
+   */
+  public OneTransactionOutcome claimAndComplete(
+      DataSource from,
+      String label,
+      ParamValues claimValues,
+      BiFunction<ClaimOutcome.Claimed, StoredResponse, ParamValues> completionValues,
+      ClaimOutcome.InFlight lockWait,
+      OneTransactionWork<Connection> work)
+      throws Exception {
+    try {
+      Won won =
+          transaction(
+              from,
+              label,
+              true,
+              (c, forWork) -> {
+                SqlDialect.TransactionClaim claimed0;
+                try {
+                  claimed0 = sql.claimInTransaction(c, claimValues);
+                } catch (SQLException e) {
+                  if (SqlErrors.isRetryable(e)) {
+                    throw e; // the transaction runs again
+                  }
+                  throw new ClaimFailed(e);
+                }
+                ClaimOutcome claim = claimed0.outcome();
+                if (!(claim instanceof ClaimOutcome.Claimed claimed)) {
+                  throw new NotClaimed(new OneTransactionOutcome.NotRun(claim));
+                }
+                if (claimed.resumeFrom().isPresent()) {
+                  throw new NotClaimed(
+                      new OneTransactionOutcome.NeedsResumption(claimed.resumeFrom().get()));
+                }
+                StoredResponse response =
+                    Objects.requireNonNull(
+                        work.run(forWork, claimed), "the work returned null instead of a response");
+                return new Won(claimed, response, claimed0.insertAtCompletion());
+              },
+              w ->
+                  completionValues
+                      .apply(w.claim(), w.response())
+                      .fingerprint(claimValues.fingerprint()),
+              (c, w, values) -> sql.completeInTransaction(c, values, w.insert()));
+      return new OneTransactionOutcome.Committed(won.claim(), won.response());
+    } catch (NotClaimed e) {
+      return e.outcome;
+    } catch (ClaimFailed e) {
+      SQLException cause = e.cause;
+      if (SqlErrors.isLockWaitTimeout(cause)) {
+        return new OneTransactionOutcome.NotRun(lockWait);
+      }
+      throw SqlErrors.map(label + " on " + table, table, cause);
+    }
+  }
+
+  /** The claim a one-transaction run won and the response its work returned. */
+  private record Won(ClaimOutcome.Claimed claim, StoredResponse response, boolean insert) {}
+
+  /** The write that ends a transaction, given what its body returned. */
+  @FunctionalInterface
+  private interface Ending<R> {
+    void run(Connection c, R result, ParamValues values) throws SQLException;
+  }
+
+  /**
+   * The claim inside a one-transaction run decided that the work must not run; carries the answer
+   * out of the transaction, which rolls back.
+   */
+  private static final class NotClaimed extends Exception {
+    private static final long serialVersionUID = 1L;
+    private final transient OneTransactionOutcome outcome;
+
+    NotClaimed(OneTransactionOutcome outcome) {
+      super(null, null, false, false);
+      this.outcome = outcome;
+    }
+  }
+
+  /**
+   * The claim inside a one-transaction run failed; told apart from an {@code SQLException} of the
+   * work, which is rethrown as it was.
+   */
+  private static final class ClaimFailed extends Exception {
+    private static final long serialVersionUID = 1L;
+    private final transient SQLException cause;
+
+    ClaimFailed(SQLException cause) {
+      super(null, null, false, false);
+      this.cause = cause;
+    }
+  }
+
+  /** What runs inside a store transaction before its fenced write. */
+  @FunctionalInterface
+  private interface InTransaction<R> {
+    /**
+     * @param c the connection, for the store's own statements
+     * @param forWork the same connection as the caller's work sees it (the statement timeout set)
+     */
+    R run(Connection c, Connection forWork) throws Exception;
+  }
+
+  /**
+   * @param boundWaits whether to bound every statement's waits for this transaction ({@link
+   *     SqlDialect#boundLockWaits}), for a claim that may wait on another uncommitted claim
+   */
+  private <R> R transaction(
+      DataSource from,
+      String label,
+      boolean boundWaits,
+      InTransaction<R> body,
+      Function<R, ParamValues> valuesFor,
+      Ending<R> write)
+      throws Exception {
     for (int attempt = 1; ; attempt++) {
       Connection c = connect(from, label);
       boolean restoreAutoCommit = false;
+      boolean unbindWaits = false;
       try {
         SqlDialect.PinnedClock pinned;
         try {
           if (c.getAutoCommit()) {
             c.setAutoCommit(false);
             restoreAutoCommit = true;
+          }
+          if (boundWaits) {
+            sql.boundLockWaits(c);
+            unbindWaits = true;
           }
           pinned = sql.pinTransactionClock(c);
         } catch (SQLException e) {
@@ -122,12 +268,17 @@ public final class Transactions {
         }
         R result;
         try {
-          result = work.run(sql.withStatementTimeout(c));
+          result = body.run(c, sql.withStatementTimeout(c));
         } catch (Exception e) {
           rollbackQuietly(c, e);
           if (e instanceof SQLException s && SqlErrors.isRetryable(s) && attempt < maxAttempts) {
             continue;
           }
+          throw e;
+        } catch (Error e) {
+          // rolled back here, not left to the pool: restoring auto-commit below would commit the
+          // work's writes (and a one-transaction run's claim) without the fenced write
+          rollbackQuietly(c, e);
           throw e;
         }
         try {
@@ -135,7 +286,7 @@ public final class Transactions {
           if (pinned != null) {
             values.phaseClock(pinned);
           }
-          write.run(c, values);
+          write.run(c, result, values);
           c.commit();
           return result;
         } catch (SQLException e) {
@@ -144,11 +295,18 @@ public final class Transactions {
             continue;
           }
           throw SqlErrors.map(label + " on " + table, table, e);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
           rollbackQuietly(c, e);
           throw e;
         }
       } finally {
+        if (unbindWaits) {
+          try {
+            sql.unboundLockWaits(c);
+          } catch (SQLException ignored) {
+            // the connection is broken; the pool discards it
+          }
+        }
         if (restoreAutoCommit) {
           try {
             c.setAutoCommit(true);

@@ -56,7 +56,7 @@ class MySqlClaimAttemptsIT {
           (ClaimOutcome.Claimed) store.claim(new ClaimRequest(id, FP, ignored, LEASE, WINDOW));
       store.complete(id, owner.fence(), StoredResponse.ofUtf8(201, "done"), ignored);
 
-      MySqlDialect dialect = new MySqlDialect(Names.of(table), true, 5);
+      MySqlDialect dialect = new MySqlDialect(Names.of(table), true, 5, false);
       ParamValues p =
           dialect
               .values(ignored)

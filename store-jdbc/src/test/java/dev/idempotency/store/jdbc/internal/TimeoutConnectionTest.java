@@ -30,7 +30,7 @@ class TimeoutConnectionTest {
     ds.setURL("jdbc:h2:mem:timeout-connection");
     pooled = ds.getConnection();
     view =
-        SqlDialect.of("POSTGRESQL", Names.of("timeout_connection"), false, TIMEOUT_SECONDS)
+        SqlDialect.of("POSTGRESQL", Names.of("timeout_connection"), false, TIMEOUT_SECONDS, false)
             .withStatementTimeout(pooled);
   }
 

@@ -11,16 +11,16 @@ import java.util.Map;
  * input; not a general library, which is why the benchmarks module carries no JSON dependency for
  * it.
  */
-final class Json {
+final class JmhResultJson {
   private final String s;
   private int i;
 
-  private Json(String s) {
+  private JmhResultJson(String s) {
     this.s = s;
   }
 
   static Object parse(String text) {
-    Json json = new Json(text);
+    JmhResultJson json = new JmhResultJson(text);
     Object value = json.value();
     json.skipSpace();
     if (json.i != text.length()) {

@@ -1,0 +1,178 @@
+package dev.idempotency.core;
+
+import dev.idempotency.RecordId;
+import dev.idempotency.StoredResponse;
+import dev.idempotency.event.IdempotencyEvent;
+import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.LeaseLostException;
+import dev.idempotency.spi.OneTransactionOutcome;
+import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.spi.TransactionalKeyStore;
+import dev.idempotency.spi.TransactionalWork;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One request of {@link IdempotencyEngine#executeInOneTransaction}: each attempt is one call of the
+ * store's {@code claimAndComplete}, whose outcome it turns into the engine's, with the events
+ * {@link IdempotencyEngine#execute} would publish. The work is wrapped so that the run knows the
+ * claim it held (for the events), tells the work's own exception from the store's, and rolls the
+ * transaction back when the {@link StoredResponsePolicy} excludes the response. One per request;
+ * the engine calls it on one thread.
+ *
+ * @param <T> the store's transaction handle
+ */
+final class OneTransactionRun<T> {
+  private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
+
+  private final IdempotencyEngine engine;
+  private final TransactionalKeyStore<T> store;
+  private final RecordId id;
+  private final TransactionalWork<T, StoredResponse> work;
+  private ClaimOutcome.@Nullable Claimed lastClaim;
+  private @Nullable Throwable workThrew;
+
+  OneTransactionRun(
+      IdempotencyEngine engine,
+      TransactionalKeyStore<T> store,
+      RecordId id,
+      TransactionalWork<T, StoredResponse> work) {
+    this.engine = engine;
+    this.store = store;
+    this.id = id;
+    this.work = work;
+  }
+
+  /**
+   * The store as a store of the caller's handle type: the engine holds it as a {@code KeyStore},
+   * and the caller names the handle's type in its work; a wrong one fails as the work is called.
+   */
+  @SuppressWarnings(
+      "unchecked") // the caller's T is the store's handle type, or the work's cast fails
+  static <T> TransactionalKeyStore<T> typed(TransactionalKeyStore<?> store) {
+    return (TransactionalKeyStore<T>) store;
+  }
+
+  /** One call of {@code claimAndComplete}: the request settled, or its key is in flight. */
+  IdempotencyEngine.Settled attempt(ClaimRequest request) throws OperationFailedException {
+    Instant now = request.now();
+    lastClaim = null;
+    workThrew = null;
+    OneTransactionOutcome outcome;
+    try {
+      outcome = store.claimAndComplete(request, this::runWork);
+    } catch (NotStored excluded) {
+      released("status " + excluded.response.status() + " is not stored (storedResponsePolicy)");
+      return IdempotencyEngine.Settled.outcome(
+          new Outcome.Executed(excluded.response, claim().fence(), false, false));
+    } catch (Exception e) {
+      return IdempotencyEngine.Settled.outcome(failed(now, e));
+    }
+    if (outcome instanceof OneTransactionOutcome.Committed committed) {
+      ClaimOutcome.Claimed won = committed.claim();
+      engine.publish(
+          new IdempotencyEvent.Completed(id, clock(), won.fence(), committed.response().status()));
+      return IdempotencyEngine.Settled.outcome(
+          new Outcome.Executed(committed.response(), won.fence(), false, true));
+    }
+    if (outcome instanceof OneTransactionOutcome.NeedsResumption resumable) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          () ->
+              id
+                  + " is in flight with an expired lease and the recovery point "
+                  + resumable.lastPoint().name()
+                  + ", left by a request of several steps; one transaction cannot resume it, so it"
+                  + " is answered as in flight until a retry through execute, or the completer,"
+                  + " resumes it");
+      return new IdempotencyEngine.Settled(null, new ClaimOutcome.InFlight(Duration.ZERO));
+    }
+    return engine.answer(id, now, ((OneTransactionOutcome.NotRun) outcome).outcome());
+  }
+
+  private StoredResponse runWork(T tx, ClaimOutcome.Claimed claim) throws Exception {
+    lastClaim = claim;
+    workThrew = null;
+    engine.publish(
+        claim.takeover()
+            ? new IdempotencyEvent.TakenOver(id, clock(), claim.fence(), claim.resumeFrom())
+            : new IdempotencyEvent.Claimed(id, clock(), claim.fence()));
+    StoredResponse response;
+    try {
+      response = work.run(tx);
+    } catch (Exception | Error e) {
+      workThrew = e;
+      throw e;
+    }
+    if (response == null) {
+      NullPointerException none =
+          new NullPointerException("the work returned null instead of a response");
+      workThrew = none;
+      throw none;
+    }
+    if (!engine.config().storedResponsePolicy().shouldStore(response)) {
+      throw new NotStored(response);
+    }
+    return response;
+  }
+
+  /** What a call that threw comes to: the work's failure, or the store's. */
+  private Outcome failed(Instant now, Exception e) throws OperationFailedException {
+    if (e == workThrew) {
+      released("the work threw " + e.getClass().getName());
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      throw new OperationFailedException(id, true, e);
+    }
+    if (e instanceof StoreUnavailableException down) {
+      // the claim, or the commit, failed: nothing committed, or (a failed commit) everything did,
+      // and a retry replays it
+      return engine.storeUnavailable(id, now, down);
+    }
+    if (e instanceof LeaseLostException lost) {
+      // the store broke its promise: no other owner can see the record this transaction claimed
+      engine.publish(new IdempotencyEvent.LeaseLost(id, clock(), lost.fence()));
+      throw lost;
+    }
+    if (e instanceof RuntimeException runtime) {
+      throw runtime;
+    }
+    throw new IllegalStateException("the store's claimAndComplete threw " + e, e);
+  }
+
+  /** The claim of the run that ended; the transaction that held it rolled back. */
+  private void released(String reason) {
+    ClaimOutcome.Claimed claim = lastClaim;
+    if (claim != null) {
+      engine.publish(
+          new IdempotencyEvent.Released(
+              id, clock(), claim.fence(), reason + "; the transaction rolled back"));
+    }
+  }
+
+  private ClaimOutcome.Claimed claim() {
+    return Objects.requireNonNull(lastClaim, "a response was judged, so a claim was won");
+  }
+
+  private Instant clock() {
+    return engine.config().clock().instant();
+  }
+
+  /**
+   * A response the stored-response policy excludes: thrown out of the work so that the store rolls
+   * the transaction back, and caught by the run, which returns the response unstored.
+   */
+  private static final class NotStored extends Exception {
+    private static final long serialVersionUID = 1L;
+    private final transient StoredResponse response;
+
+    NotStored(StoredResponse response) {
+      super(null, null, false, false);
+      this.response = response;
+    }
+  }
+}

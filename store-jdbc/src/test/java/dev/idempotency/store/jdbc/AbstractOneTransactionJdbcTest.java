@@ -1,0 +1,366 @@
+package dev.idempotency.store.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.Fingerprint;
+import dev.idempotency.RecordId;
+import dev.idempotency.StoredResponse;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.InFlightPolicy;
+import dev.idempotency.core.OperationFailedException;
+import dev.idempotency.core.Outcome;
+import dev.idempotency.core.StoredResponsePolicy;
+import dev.idempotency.event.IdempotencyEvent;
+import dev.idempotency.testing.TestDatabases;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The one-transaction mode ({@code IdempotencyEngine.executeInOneTransaction} over {@code
+ * JdbcKeyStore.claimAndComplete}) on a real database, run by a subclass per database: what the
+ * engine answers and publishes, the work's writes committing with the record or not at all, a
+ * duplicate that waits on the uncommitted claim until the statement timeout (answered in flight,
+ * not unavailable), duplicates racing at each isolation level a pool may set, and the work's
+ * session killed by the database mid-work. The TCK's rules 10.9 to 10.13 are proven by {@link
+ * JdbcTransactionalKeyStoreContract}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AbstractOneTransactionJdbcTest {
+  static final Fingerprint FP = Fingerprint.of("POST /orders".getBytes(StandardCharsets.UTF_8));
+  private static final AtomicInteger KEYS = new AtomicInteger();
+
+  final List<HikariDataSource> pools = new ArrayList<>();
+  String url;
+  String table;
+  String orders;
+  HikariDataSource pool;
+  JdbcKeyStore store;
+
+  abstract TestDatabases db();
+
+  /**
+   * A statement run on another connection that ends the session of the connection {@code c}, or
+   * null when the database has none that leaves the others running.
+   */
+  abstract String killSessionOf(Connection c) throws SQLException;
+
+  @BeforeAll
+  void setUp() throws SQLException {
+    url = db().url();
+    table = "one_tx_" + db().name().toLowerCase();
+    orders = table + "_orders";
+    pool = newPool(12, null);
+    AbstractJdbcKeyStoreTest.dropTables(pool, table, orders);
+    AbstractJdbcKeyStoreTest.exec(
+        pool, "CREATE TABLE " + orders + " (order_key VARCHAR(200) NOT NULL, by_run VARCHAR(50))");
+    store = storeOver(pool, Duration.ofSeconds(5));
+  }
+
+  @AfterAll
+  void tearDown() throws SQLException {
+    try {
+      AbstractJdbcKeyStoreTest.dropTables(pool, table, orders);
+    } finally {
+      pools.forEach(HikariDataSource::close);
+    }
+  }
+
+  HikariDataSource newPool(int size, String isolation) {
+    HikariDataSource p = db().pool(url, size, isolation);
+    pools.add(p);
+    return p;
+  }
+
+  JdbcKeyStore storeOver(DataSource ds, Duration statementTimeout) {
+    return JdbcKeyStore.builder(ds)
+        .tableName(table)
+        .statementTimeout(statementTimeout)
+        .createSchemaIfMissing()
+        .build();
+  }
+
+  static RecordId newId() {
+    return RecordId.of("acct-1", "order-" + KEYS.incrementAndGet() + "-" + System.nanoTime());
+  }
+
+  static StoredResponse created(String body) {
+    return StoredResponse.of(201, Map.of(), body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** The application's one statement: an order row under the request's key. */
+  void insertOrder(Connection tx, RecordId id, String run) throws SQLException {
+    try (PreparedStatement ps =
+        tx.prepareStatement("INSERT INTO " + orders + " (order_key, by_run) VALUES (?, ?)")) {
+      ps.setString(1, id.key().value());
+      ps.setString(2, run);
+      ps.executeUpdate();
+    }
+  }
+
+  /** A request whose work inserts the order of {@code run} and answers 201 with {@code body}. */
+  Outcome order(IdempotencyEngine engine, RecordId id, String run, String body)
+      throws OperationFailedException, InterruptedException {
+    return engine.executeInOneTransaction(
+        id,
+        FP,
+        (Connection tx) -> {
+          insertOrder(tx, id, run);
+          return created(body);
+        });
+  }
+
+  int ordersOf(RecordId id) throws SQLException {
+    try (Connection c = pool.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT COUNT(*) FROM " + orders + " WHERE order_key = ?")) {
+      ps.setString(1, id.key().value());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  @Test
+  void aRequestCommitsItsOrderAndItsRecordOnceAndIsReplayed() throws Exception {
+    List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
+    RecordId id = newId();
+    try (IdempotencyEngine engine =
+        IdempotencyEngine.builder(store).listener(events::add).build()) {
+      Outcome first = order(engine, id, "first", "order 1");
+      assertThat(first).isInstanceOf(Outcome.Executed.class);
+      assertThat(((Outcome.Executed) first).stored()).isTrue();
+      Outcome retry = order(engine, id, "retry", "order 2");
+      assertThat(retry).isInstanceOf(Outcome.Replayed.class);
+      assertThat(((Outcome.Replayed) retry).response().body())
+          .isEqualTo("order 1".getBytes(StandardCharsets.UTF_8));
+      // a two-commit request of the same key replays the same record
+      assertThat(engine.execute(id, FP, execution -> created("never")))
+          .isInstanceOf(Outcome.Replayed.class);
+    }
+    assertThat(ordersOf(id)).isEqualTo(1);
+    assertThat(events.stream().map(e -> e.getClass().getSimpleName()).toList())
+        .containsExactly("Claimed", "Completed", "Replayed", "Replayed");
+  }
+
+  @Test
+  void workThatThrowsLeavesNeitherOrderNorKeyAndTheRetryRunsAsAFirstAttempt() throws Exception {
+    List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
+    RecordId id = newId();
+    try (IdempotencyEngine engine =
+        IdempotencyEngine.builder(store).listener(events::add).build()) {
+      IllegalStateException declined = new IllegalStateException("card declined");
+      assertThatThrownBy(
+              () ->
+                  engine.executeInOneTransaction(
+                      id,
+                      FP,
+                      (Connection tx) -> {
+                        insertOrder(tx, id, "declined");
+                        throw declined;
+                      }))
+          .isInstanceOf(OperationFailedException.class)
+          .hasCause(declined)
+          .matches(e -> ((OperationFailedException) e).keyReleased(), "keyReleased");
+      assertThat(store.lookup(id)).isEmpty();
+      assertThat(ordersOf(id)).isZero();
+      Outcome retry = order(engine, id, "retry", "order");
+      assertThat(retry).isInstanceOf(Outcome.Executed.class);
+      assertThat(((Outcome.Executed) retry).resumed()).isFalse();
+    }
+    assertThat(ordersOf(id)).isEqualTo(1);
+    assertThat(events.stream().map(e -> e.getClass().getSimpleName()).toList())
+        .containsExactly("Claimed", "Released", "Claimed", "Completed");
+  }
+
+  @Test
+  void aResponseThePolicyExcludesRollsTheOrderBackWithTheKey() throws Exception {
+    RecordId id = newId();
+    try (IdempotencyEngine engine =
+        IdempotencyEngine.builder(store)
+            .storedResponsePolicy(StoredResponsePolicy.storeAllExcept(429))
+            .build()) {
+      Outcome outcome =
+          engine.executeInOneTransaction(
+              id,
+              FP,
+              (Connection tx) -> {
+                insertOrder(tx, id, "throttled");
+                return StoredResponse.of(429, Map.of(), new byte[0]);
+              });
+      assertThat(outcome).isInstanceOf(Outcome.Executed.class);
+      assertThat(((Outcome.Executed) outcome).stored()).isFalse();
+      assertThat(((Outcome.Executed) outcome).response().status()).isEqualTo(429);
+    }
+    assertThat(store.lookup(id)).isEmpty();
+    assertThat(ordersOf(id)).isZero();
+  }
+
+  /**
+   * The duplicate of a request whose transaction stays open past the statement timeout (a process
+   * frozen mid-work, a slow work) is answered in flight, and replays once the first commits.
+   */
+  @Test
+  void aDuplicateThatWaitsPastTheStatementTimeoutIsAnsweredInFlight() throws Exception {
+    JdbcKeyStore impatient = storeOver(pool, Duration.ofSeconds(1));
+    RecordId id = newId();
+    CountDownLatch inWork = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    ExecutorService first = Executors.newSingleThreadExecutor();
+    try (IdempotencyEngine engine = IdempotencyEngine.builder(impatient).build()) {
+      Future<Outcome> holder =
+          first.submit(
+              () ->
+                  engine.executeInOneTransaction(
+                      id,
+                      FP,
+                      (Connection tx) -> {
+                        insertOrder(tx, id, "holder");
+                        inWork.countDown();
+                        if (!release.await(60, TimeUnit.SECONDS)) {
+                          throw new IllegalStateException("never released");
+                        }
+                        return created("order");
+                      }));
+      assertThat(inWork.await(30, TimeUnit.SECONDS)).isTrue();
+      Outcome duplicate = order(engine, id, "duplicate", "duplicate");
+      assertThat(duplicate).isInstanceOf(Outcome.InFlightConflict.class);
+      release.countDown();
+      assertThat(holder.get(30, TimeUnit.SECONDS)).isInstanceOf(Outcome.Executed.class);
+      assertThat(
+              engine.executeInOneTransaction(
+                  id, FP, (Connection tx) -> created("after the commit")))
+          .isInstanceOf(Outcome.Replayed.class);
+    } finally {
+      release.countDown();
+      first.shutdownNow();
+      first.awaitTermination(30, TimeUnit.SECONDS);
+    }
+    assertThat(ordersOf(id)).isEqualTo(1);
+  }
+
+  /**
+   * Duplicates racing through pools at each isolation level: a claim that met a row committed after
+   * its snapshot (REPEATABLE READ, SERIALIZABLE) is a serialization failure the store runs again,
+   * and every duplicate ends replaying the one commit.
+   */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "TRANSACTION_READ_COMMITTED",
+        "TRANSACTION_REPEATABLE_READ",
+        "TRANSACTION_SERIALIZABLE"
+      })
+  void racingDuplicatesCommitOnceAtEveryIsolationLevel(String isolation) throws Exception {
+    int racers = 8;
+    JdbcKeyStore isolated = storeOver(newPool(racers + 2, isolation), Duration.ofSeconds(5));
+    RecordId id = newId();
+    AtomicInteger runs = new AtomicInteger();
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService threads = Executors.newFixedThreadPool(racers);
+    List<Outcome> outcomes = new ArrayList<>();
+    try (IdempotencyEngine engine =
+        IdempotencyEngine.builder(isolated)
+            .inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofSeconds(20), Duration.ofMillis(20)))
+            .build()) {
+      List<Future<Outcome>> calls = new ArrayList<>();
+      for (int i = 0; i < racers; i++) {
+        String run = "racer " + i;
+        calls.add(
+            threads.submit(
+                () -> {
+                  if (!start.await(30, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("never started");
+                  }
+                  return engine.executeInOneTransaction(
+                      id,
+                      FP,
+                      (Connection tx) -> {
+                        runs.incrementAndGet();
+                        insertOrder(tx, id, run);
+                        Thread.sleep(100);
+                        return created(run);
+                      });
+                }));
+      }
+      start.countDown();
+      for (Future<Outcome> call : calls) {
+        outcomes.add(call.get(90, TimeUnit.SECONDS));
+      }
+    } finally {
+      threads.shutdownNow();
+      threads.awaitTermination(30, TimeUnit.SECONDS);
+    }
+    List<Outcome> executed = outcomes.stream().filter(Outcome.Executed.class::isInstance).toList();
+    assertThat(executed).as("the commits among %s", outcomes).hasSize(1);
+    byte[] body = ((Outcome.Executed) executed.get(0)).response().body();
+    assertThat(outcomes)
+        .filteredOn(Outcome.Replayed.class::isInstance)
+        .hasSize(racers - 1)
+        .allSatisfy(o -> assertThat(((Outcome.Replayed) o).response().body()).isEqualTo(body));
+    assertThat(ordersOf(id)).isEqualTo(1);
+  }
+
+  /**
+   * The database ends the work's session mid-work (what it does when the application's process or
+   * host dies): the transaction is gone, the key stays absent, and the retry runs as a first
+   * attempt.
+   */
+  @Test
+  void aSessionKilledMidWorkRollsEverythingBack() throws Exception {
+    try (Connection probe = pool.getConnection()) {
+      Assumptions.assumeTrue(
+          killSessionOf(probe) != null, db() + " cannot end one session and keep the others");
+    }
+    RecordId id = newId();
+    try (IdempotencyEngine engine = IdempotencyEngine.builder(store).build()) {
+      assertThatThrownBy(
+              () ->
+                  engine.executeInOneTransaction(
+                      id,
+                      FP,
+                      (Connection tx) -> {
+                        insertOrder(tx, id, "killed");
+                        String kill = killSessionOf(tx);
+                        try (Connection other = pool.getConnection();
+                            Statement s = other.createStatement()) {
+                          s.execute(kill);
+                        }
+                        insertOrder(tx, id, "after the kill");
+                        return created("never");
+                      }))
+          .isInstanceOf(OperationFailedException.class)
+          .hasCauseInstanceOf(SQLException.class);
+      assertThat(store.lookup(id)).isEmpty();
+      assertThat(ordersOf(id)).isZero();
+      Outcome retry = order(engine, id, "retry", "order");
+      assertThat(retry).isInstanceOf(Outcome.Executed.class);
+    }
+    assertThat(ordersOf(id)).isEqualTo(1);
+  }
+}
