@@ -245,12 +245,27 @@ class ClassificationTest {
   }
 
   /** Configuration errors and bugs are not on the list. */
+  /**
+   * The read timeout of HttpURLConnection, OkHttp and Apache HttpClient: the request may have been
+   * processed, so it is retried like the JDK client's own {@code HttpTimeoutException}, only for an
+   * idempotent method or a keyed request.
+   */
+  @Test
+  void aSocketTimeoutIsAReadTimeout() {
+    SocketTimeoutException timeout = new SocketTimeoutException("Read timed out");
+
+    assertThat(policy.classify("GET", false, timeout).isRetryable()).isTrue();
+    assertThat(policy.classify("POST", true, timeout).isRetryable()).isTrue();
+    RetryVerdict unkeyed = policy.classify("POST", false, timeout);
+    assertThat(unkeyed.isRetryable()).isFalse();
+    assertThat(unkeyed.reason()).contains("a read timeout", "without an idempotency key");
+  }
+
   @Test
   void everythingElseIsNotRetried() {
     Throwable[] never = {
       new UnknownHostException("nope.invalid"),
       new SSLHandshakeException("bad certificate"),
-      new SocketTimeoutException("not the HttpClient's timeout type"),
       new IllegalArgumentException("bug"),
       new NullPointerException(),
       new IllegalStateException(),

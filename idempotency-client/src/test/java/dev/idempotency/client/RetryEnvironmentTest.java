@@ -3,6 +3,7 @@ package dev.idempotency.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idempotency.testing.RecordingLogger;
 import java.time.InstantSource;
 import org.junit.jupiter.api.Test;
 

@@ -2,12 +2,12 @@ package dev.idempotency.client.http;
 
 import dev.idempotency.client.Deadline;
 import dev.idempotency.client.OperationKey;
+import dev.idempotency.client.RetryLoop;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.internal.CapturingBodyHandler;
 import dev.idempotency.client.internal.CapturingBodyHandler.Captured;
 import dev.idempotency.client.internal.RetryRun;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -60,10 +60,10 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RetryingHttpClient {
   /** The request header that carries the key. */
-  public static final String KEY_HEADER = "Idempotency-Key";
+  public static final String KEY_HEADER = RetryLoop.KEY_HEADER;
 
   /** The methods that get a key minted when the caller gave none: POST and PATCH. */
-  public static final Set<String> DEFAULT_AUTO_KEY_METHODS = Set.of("POST", "PATCH");
+  public static final Set<String> DEFAULT_AUTO_KEY_METHODS = RetryLoop.AUTO_KEY_METHODS;
 
   private final HttpClient http;
   private final RetryPolicy policy;
@@ -314,7 +314,11 @@ public final class RetryingHttpClient {
   private RetryRun newRun(
       HttpRequest request, @Nullable OperationKey key, @Nullable Deadline deadline) {
     return new RetryRun(
-        policy, request.method(), request.method() + " " + describe(request.uri()), key, deadline);
+        policy,
+        request.method(),
+        RetryLoop.describe(request.method(), request.uri()),
+        key,
+        deadline);
   }
 
   private static HttpRequest attempt(
@@ -345,16 +349,6 @@ public final class RetryingHttpClient {
         // the body is being thrown away; a failure to close it changes nothing for the caller
       }
     }
-  }
-
-  /** The URI without query and user info: operations are logged, and queries can carry secrets. */
-  private static String describe(URI uri) {
-    String port = uri.getPort() >= 0 ? ":" + uri.getPort() : "";
-    return uri.getScheme()
-        + "://"
-        + uri.getHost()
-        + port
-        + (uri.getRawPath() == null ? "" : uri.getRawPath());
   }
 
   @SuppressWarnings("unchecked")

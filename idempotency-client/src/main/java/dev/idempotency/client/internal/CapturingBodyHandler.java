@@ -1,5 +1,6 @@
 package dev.idempotency.client.internal;
 
+import dev.idempotency.client.RetryLoop;
 import dev.idempotency.client.http.ResponseBodyTimeoutException;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodySubscriber;
@@ -8,7 +9,6 @@ import java.net.http.HttpResponse.ResponseInfo;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
@@ -116,13 +116,8 @@ public final class CapturingBodyHandler<T>
   }
 
   private static boolean mayCarryVerdict(ResponseInfo info) {
-    int s = info.statusCode();
-    boolean relevant = s == 409 || s == 429 || s == 500 || s == 502 || s == 503 || s == 504;
-    return relevant
-        && info.headers()
-            .firstValue("Content-Type")
-            .map(ct -> ct.toLowerCase(Locale.ROOT).contains("json"))
-            .orElse(false);
+    return RetryLoop.readsProblemBody(
+        info.statusCode(), info.headers().firstValue("Content-Type").orElse(null));
   }
 
   private static final class ProblemCapturing<T> implements BodySubscriber<Captured<T>> {

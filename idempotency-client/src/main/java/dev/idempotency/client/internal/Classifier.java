@@ -8,8 +8,10 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
+import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
@@ -133,12 +135,13 @@ public final class Classifier {
           RetryKind.TRANSIENT, what + ": no connection, the request was never sent");
     }
     String phase;
-    if (t instanceof HttpTimeoutException) {
+    if (t instanceof HttpTimeoutException || t instanceof SocketTimeoutException) {
       phase = "a read timeout";
     } else if (t instanceof SocketException
         || t instanceof EOFException
         || t.getClass() == IOException.class
-        || t.getClass().getName().endsWith(".ConnectionExpiredException")) {
+        || t.getClass().getName().endsWith(".ConnectionExpiredException")
+        || isOneOf(t, LOST_AFTER_SENDING)) {
       phase = "a connection lost after the request was sent";
     } else {
       return RetryVerdict.doNotRetry(what + " is not on the retry allowlist");
@@ -184,7 +187,38 @@ public final class Classifier {
   private static boolean neverSent(Throwable t) {
     return t instanceof HttpConnectTimeoutException
         || t instanceof ConnectException
-        || t instanceof NoRouteToHostException;
+        || t instanceof NoRouteToHostException
+        || isOneOf(t, NEVER_CONNECTED);
+  }
+
+  /**
+   * Other HTTP clients' names for a connection lost after the request was sent, matched by name so
+   * that this module needs none of them: Apache HttpClient 5's "the server closed the connection
+   * without a response", "closed before the message ended" and a chunked body cut off (a truncated
+   * chunk is a malformed one). OkHttp reports the same as plain {@link IOException}s and {@link
+   * SocketException}s, which are on the list already.
+   */
+  private static final Set<String> LOST_AFTER_SENDING =
+      Set.of(
+          "org.apache.hc.core5.http.NoHttpResponseException",
+          "org.apache.hc.core5.http.ConnectionClosedException",
+          "org.apache.hc.core5.http.MalformedChunkCodingException");
+
+  /**
+   * Apache HttpClient 5's connect timeout, a {@link SocketTimeoutException} that would otherwise
+   * count as a read timeout: no connection was made, so the request never left.
+   */
+  private static final Set<String> NEVER_CONNECTED =
+      Set.of("org.apache.hc.client5.http.ConnectTimeoutException");
+
+  /** Whether {@code t}'s class or one of its superclasses is named in {@code names}. */
+  private static boolean isOneOf(Throwable t, Set<String> names) {
+    for (Class<?> c = t.getClass(); c != null; c = c.getSuperclass()) {
+      if (names.contains(c.getName())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   public static Throwable unwrap(Throwable failure) {

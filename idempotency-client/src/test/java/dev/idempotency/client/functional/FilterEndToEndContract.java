@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.client.FakeTime;
 import dev.idempotency.client.OperationKey;
-import dev.idempotency.client.RecordingLogger;
 import dev.idempotency.client.RetryEnvironment;
 import dev.idempotency.client.RetryEvent;
 import dev.idempotency.client.RetryPolicy;
@@ -12,10 +11,14 @@ import dev.idempotency.client.Sleeper;
 import dev.idempotency.client.http.IdempotentResponse;
 import dev.idempotency.client.http.RetryingHttpClient;
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.http.IdempotencyHttp;
+import dev.idempotency.servlet.IdempotencyFilter;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.testing.CountingConfirmApp;
 import dev.idempotency.testing.Fault;
 import dev.idempotency.testing.FaultInjectingProxy;
 import dev.idempotency.testing.ProxyExchange;
+import dev.idempotency.testing.RecordingLogger;
 import dev.idempotency.testing.ScriptedFaults;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -56,7 +59,7 @@ abstract class FilterEndToEndContract {
   final FakeTime time = new FakeTime();
   final List<RetryEvent> events = new CopyOnWriteArrayList<>();
   private IdempotencyEngine engine;
-  FilteredConfirmApp jetty;
+  CountingConfirmApp jetty;
   FaultInjectingProxy proxy;
 
   /**
@@ -71,7 +74,8 @@ abstract class FilterEndToEndContract {
     // a 5 s lease: the in-flight 409's Retry-After (the owner's remaining lease) fits the client's
     // 30 s deadline
     engine = IdempotencyEngine.builder(newStore()).lease(Duration.ofSeconds(5)).build();
-    jetty = new FilteredConfirmApp(engine);
+    jetty =
+        CountingConfirmApp.start(new IdempotencyFilter(IdempotencyHttp.builder(engine).build()));
     proxy = FaultInjectingProxy.start(jetty.port());
   }
 
@@ -79,7 +83,7 @@ abstract class FilterEndToEndContract {
   @AfterEach
   void stopServers() throws Exception {
     try (IdempotencyEngine e = engine;
-        FilteredConfirmApp j = jetty;
+        CountingConfirmApp j = jetty;
         FaultInjectingProxy p = proxy) {
       // try-with-resources closes in reverse order, skips null resources (never started) and keeps
       // every failure

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.client.FakeTime;
 import dev.idempotency.client.RandomSource;
-import dev.idempotency.client.RecordingLogger;
 import dev.idempotency.client.RetryBudget;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.TokenBucketRetryBudget;
 import dev.idempotency.client.internal.ProblemDetails;
 import dev.idempotency.client.internal.RetryRun;
+import dev.idempotency.testing.RecordingLogger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

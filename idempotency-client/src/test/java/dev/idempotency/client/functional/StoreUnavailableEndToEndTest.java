@@ -4,17 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.idempotency.client.FakeTime;
-import dev.idempotency.client.RecordingLogger;
 import dev.idempotency.client.RetriesExhaustedException;
 import dev.idempotency.client.RetryEvent;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.StopReason;
 import dev.idempotency.client.http.RetryingHttpClient;
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.http.IdempotencyHttp;
+import dev.idempotency.servlet.IdempotencyFilter;
 import dev.idempotency.store.jdbc.Dialect;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
+import dev.idempotency.testing.CountingConfirmApp;
 import dev.idempotency.testing.FaultInjectingProxy;
 import dev.idempotency.testing.LoopbackPorts;
+import dev.idempotency.testing.RecordingLogger;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
@@ -35,7 +38,7 @@ class StoreUnavailableEndToEndTest {
   private final FakeTime time = new FakeTime();
   private final List<RetryEvent> events = new CopyOnWriteArrayList<>();
   private IdempotencyEngine engine;
-  private FilteredConfirmApp jetty;
+  private CountingConfirmApp jetty;
   private FaultInjectingProxy proxy;
 
   @BeforeEach
@@ -46,7 +49,8 @@ class StoreUnavailableEndToEndTest {
         IdempotencyEngine.builder(
                 JdbcKeyStore.builder(unreachable).dialect(Dialect.H2).validateSchema(false).build())
             .build();
-    jetty = new FilteredConfirmApp(engine);
+    jetty =
+        CountingConfirmApp.start(new IdempotencyFilter(IdempotencyHttp.builder(engine).build()));
     proxy = FaultInjectingProxy.start(jetty.port());
   }
 
@@ -57,7 +61,7 @@ class StoreUnavailableEndToEndTest {
   @AfterEach
   void stop() throws Exception {
     try (IdempotencyEngine e = engine;
-        FilteredConfirmApp j = jetty;
+        CountingConfirmApp j = jetty;
         FaultInjectingProxy p = proxy) {
       // try-with-resources closes in reverse order, skips null resources and keeps every failure
     }

@@ -9,8 +9,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.idempotency.client.FakeTime;
 import dev.idempotency.client.OperationKey;
-import dev.idempotency.client.RecordingLogger;
 import dev.idempotency.client.RetryPolicy;
+import dev.idempotency.testing.RecordingLogger;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandler;

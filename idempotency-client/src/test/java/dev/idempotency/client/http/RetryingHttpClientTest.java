@@ -11,12 +11,12 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.idempotency.client.FakeTime;
 import dev.idempotency.client.OperationKey;
-import dev.idempotency.client.RecordingLogger;
 import dev.idempotency.client.RetriesExhaustedException;
 import dev.idempotency.client.RetryEnvironment;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.StopReason;
 import dev.idempotency.client.TokenBucketRetryBudget;
+import dev.idempotency.testing.RecordingLogger;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;

@@ -1,9 +1,5 @@
-package dev.idempotency.client.functional;
+package dev.idempotency.testing;
 
-import dev.idempotency.core.IdempotencyEngine;
-import dev.idempotency.http.IdempotencyHttp;
-import dev.idempotency.servlet.IdempotencyFilter;
-import dev.idempotency.testing.JettyHarness;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -21,33 +17,46 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The server half as a user deploys it: a real Jetty 12 ({@link JettyHarness}), with a login filter
- * that sets the principal (the filter's default scope), then the real {@link IdempotencyFilter}
- * configured with {@code IdempotencyHttp.builder(engine).build()}, then {@link ConfirmServlet},
- * whose every execution is one counted side effect.
+ * The server half as a user deploys it, for the client tests: a real Jetty 12 ({@link
+ * JettyHarness}), with a login filter that sets the principal (the idempotency filter's default
+ * scope), then the filter under test (the real {@code IdempotencyFilter}, which this module cannot
+ * depend on), then {@link ConfirmServlet}, whose every execution is one counted side effect.
  */
-final class FilteredConfirmApp implements AutoCloseable {
-  final ConfirmServlet app = new ConfirmServlet();
+public final class CountingConfirmApp implements AutoCloseable {
+  /** The application: counts its side effects. */
+  public final ConfirmServlet app = new ConfirmServlet();
 
-  /** Every request that reached Jetty's filter chain (so, not those the proxy answered itself). */
-  final AtomicInteger requests = new AtomicInteger();
+  /** Every request that reached Jetty's filter chain (so, not those a proxy answered itself). */
+  public final AtomicInteger requests = new AtomicInteger();
 
   private final JettyHarness jetty;
 
-  FilteredConfirmApp(IdempotencyEngine engine) throws Exception {
-    jetty =
-        JettyHarness.start(
-            app,
-            new LoginFilter(requests),
-            new IdempotencyFilter(IdempotencyHttp.builder(engine).build()));
+  private CountingConfirmApp(Filter idempotencyFilter) throws Exception {
+    jetty = JettyHarness.start(app, new LoginFilter(requests), idempotencyFilter);
   }
 
-  int port() {
+  /**
+   * Starts Jetty with the login filter, then {@code idempotencyFilter}, then the counting servlet.
+   *
+   * @param idempotencyFilter the filter under test
+   * @return the running application
+   * @throws Exception if Jetty does not start
+   */
+  public static CountingConfirmApp start(Filter idempotencyFilter) throws Exception {
+    return new CountingConfirmApp(idempotencyFilter);
+  }
+
+  /**
+   * The port Jetty listens on, on 127.0.0.1.
+   *
+   * @return the port
+   */
+  public int port() {
     return jetty.port();
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() {
     ConfirmServlet.open(app.gate); // never leave a request thread blocked
     jetty.close();
   }
@@ -56,20 +65,22 @@ final class FilteredConfirmApp implements AutoCloseable {
    * {@code POST /orders/{id}/confirm}: counts one side effect, optionally blocks on {@link #gate}
    * (to hold the key in flight), and answers 201 with JSON, a Location and the confirmation number.
    */
-  static final class ConfirmServlet extends HttpServlet {
+  public static final class ConfirmServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
     private final transient AtomicInteger effects = new AtomicInteger();
 
     /** When set, each execution blocks on it after counting its side effect. */
-    transient volatile CountDownLatch gate;
+    public transient volatile CountDownLatch gate;
 
     /** Counted down when an execution has started. */
-    final transient CountDownLatch entered = new CountDownLatch(1);
+    public final transient CountDownLatch entered = new CountDownLatch(1);
 
     /**
-     * @return how many times the side effect ran
+     * How many times the side effect ran.
+     *
+     * @return the count
      */
-    int effects() {
+    public int effects() {
       return effects.get();
     }
 

@@ -1,11 +1,14 @@
-package dev.idempotency.client;
+package dev.idempotency.testing;
 
 import java.util.List;
 import java.util.ResourceBundle;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 
-/** A System.Logger that keeps every message at INFO and above; DEBUG and below are off. */
+/**
+ * A System.Logger that keeps every message at INFO and above; DEBUG and below are off. For the
+ * client tests, which assert what a retry logs.
+ */
 public final class RecordingLogger implements System.Logger {
   public record Entry(Level level, String message) {}
 
@@ -21,7 +24,9 @@ public final class RecordingLogger implements System.Logger {
   }
 
   /**
-   * @return a logger that records nothing and reports every level as off (for the fleet simulation)
+   * A logger that records nothing and reports every level as off (for the fleet simulation).
+   *
+   * @return the silent logger
    */
   public static RecordingLogger silent() {
     return new RecordingLogger(false);

@@ -1,0 +1,290 @@
+package dev.idempotency.client.httpclient5;
+
+import dev.idempotency.client.OperationKey;
+import dev.idempotency.client.RetryLoop;
+import dev.idempotency.client.RetryPolicy;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.apache.hc.client5.http.classic.ExecChain;
+import org.apache.hc.client5.http.classic.ExecChainHandler;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.ChainElement;
+import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
+import org.apache.hc.client5.http.protocol.HttpClientContext;
+import org.apache.hc.core5.http.ClassicHttpRequest;
+import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpEntity;
+import org.apache.hc.core5.http.HttpException;
+import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.http.io.support.ClassicRequestBuilder;
+import org.apache.hc.core5.util.Timeout;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The client half as an Apache HttpClient 5 exec-chain handler: one {@code Idempotency-Key} per
+ * logical call, sent unchanged on every attempt, and the retries of {@code idempotency-client}'s
+ * {@link RetryPolicy} (the allowlist, full jitter, the attempt bound, {@code Retry-After}, one
+ * deadline and the budget shared by every call of the client).
+ *
+ * <pre>{@code
+ * CloseableHttpClient http = IdempotentRetryExec.install(HttpClients.custom()).build();
+ * HttpPost confirm = new HttpPost("https://api.example.com/orders/4711/confirm");
+ * confirm.setEntity(new StringEntity("{\"amount\":100}", ContentType.APPLICATION_JSON));
+ * HttpClientContext context = HttpClientContext.create();
+ * context.setAttribute(IdempotentRetryExec.KEY_ATTRIBUTE, OperationKey.forEvent("order-confirm", "4711"));
+ * String body = http.execute(confirm, context, r -> EntityUtils.toString(r.getEntity()));
+ * }</pre>
+ *
+ * <p><b>It replaces the client's retry strategy.</b> {@link #install(HttpClientBuilder)} switches
+ * the built-in retries off ({@code disableAutomaticRetries()}: {@code
+ * DefaultHttpRequestRetryStrategy} re-sends PUT and DELETE after a lost connection, idempotent by
+ * RFC 9110 but not always by an API, and re-sends any method after a 429 or 503) and puts this
+ * handler where they were, inside the redirect handling and outside the connection and protocol
+ * handling, so every attempt gets a fresh connection lease. Every method goes through the one
+ * policy: GET, HEAD, OPTIONS and TRACE are retried after a lost connection or a read timeout, other
+ * methods only with a key.
+ *
+ * <p><b>The key.</b> Taken from the context attribute {@link #KEY_ATTRIBUTE} (an {@link
+ * OperationKey}), else from an {@code Idempotency-Key} header the caller set, else minted once for
+ * a POST or PATCH when the call enters the handler, before its first attempt.
+ *
+ * <p><b>Time.</b> Each attempt gets {@code min(attemptTimeout, time left)} as its response timeout
+ * (the socket timeout, which restarts with every byte) and the response body is read within the
+ * attempt, into memory; a body still incomplete when the attempt's time is up is cut off (the
+ * connection is discarded) and the attempt fails with a {@link SocketTimeoutException}. A body cut
+ * off by the server ({@code ConnectionClosedException}) or a connection closed without a response
+ * ({@code NoHttpResponseException}) is a lost connection on the allowlist. The connect timeout is
+ * the connection manager's ({@code ConnectionConfig}); a refused connection is retried for any
+ * method. For downloads larger than memory, use a client without this handler.
+ *
+ * <p><b>Stops.</b> A final response is returned; a retryable one that runs out of attempts, time or
+ * budget throws {@link dev.idempotency.client.RetriesExhaustedException} (an {@link IOException})
+ * with that response in {@code lastResponse()}; an aborted request is never retried. A request
+ * entity that is not repeatable is sent once, keyed. The waits block the calling thread.
+ *
+ * <p>Thread-safe: one instance serves every call of a client, and that is what shares its budget.
+ */
+public final class IdempotentRetryExec implements ExecChainHandler {
+  /** The name of this handler in the exec chain. */
+  public static final String NAME = "idempotency-retry";
+
+  /** The context attribute that carries a call's {@link OperationKey}. */
+  public static final String KEY_ATTRIBUTE = "dev.idempotency.client.OperationKey";
+
+  private final RetryPolicy policy;
+  private final Supplier<OperationKey> keyMinter;
+
+  private IdempotentRetryExec(RetryPolicy policy, Supplier<OperationKey> keyMinter) {
+    this.policy = Objects.requireNonNull(policy, "policy");
+    this.keyMinter = Objects.requireNonNull(keyMinter, "keyMinter");
+  }
+
+  /**
+   * A handler with {@code policy}; POST and PATCH without a key get a random one.
+   *
+   * @param policy the policy; its budget is shared by every call through the handler
+   * @return the handler
+   */
+  public static IdempotentRetryExec of(RetryPolicy policy) {
+    return new IdempotentRetryExec(policy, OperationKey::random);
+  }
+
+  /**
+   * A handler with {@code policy} and a key minter of the caller's.
+   *
+   * @param policy the policy
+   * @param keyMinter called once per call without a key, before its first attempt
+   * @return the handler
+   */
+  public static IdempotentRetryExec of(RetryPolicy policy, Supplier<OperationKey> keyMinter) {
+    return new IdempotentRetryExec(policy, keyMinter);
+  }
+
+  /**
+   * Installs a handler with the default policy ({@link RetryPolicy#ofDefaults()}).
+   *
+   * @param builder the client's builder
+   * @return {@code builder}
+   */
+  public static HttpClientBuilder install(HttpClientBuilder builder) {
+    return of(RetryPolicy.ofDefaults()).installOn(builder);
+  }
+
+  /**
+   * Switches the builder's own retries off and puts this handler in their place.
+   *
+   * @param builder the client's builder
+   * @return {@code builder}
+   */
+  public HttpClientBuilder installOn(HttpClientBuilder builder) {
+    return builder
+        .disableAutomaticRetries()
+        .addExecInterceptorBefore(ChainElement.PROTOCOL.name(), NAME, this);
+  }
+
+  /** Returns the policy every call through this handler is retried by. */
+  public RetryPolicy policy() {
+    return policy;
+  }
+
+  @Override
+  public ClassicHttpResponse execute(
+      ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain)
+      throws IOException, HttpException {
+    String method = request.getMethod();
+    OperationKey key = keyOf(request, scope.clientContext);
+    if (key != null) {
+      request.setHeader(RetryLoop.KEY_HEADER, key.value());
+    }
+    HttpEntity entity = request.getEntity();
+    RetryPolicy callPolicy =
+        entity != null && !entity.isRepeatable()
+            ? policy.toBuilder().maxAttempts(1).build()
+            : policy;
+    RetryLoop loop = RetryLoop.start(callPolicy, method, describe(request), key);
+    HttpClientContext context = scope.clientContext;
+    RequestConfig callersConfig = context.getRequestConfigOrDefault();
+    try {
+      while (true) {
+        Duration timeout = loop.beginAttempt(null).orElseThrow(loop::deadlinePassed);
+        context.setRequestConfig(
+            RequestConfig.copy(callersConfig)
+                .setResponseTimeout(Timeout.ofMilliseconds(Math.max(1, timeout.toMillis())))
+                .build());
+        ClassicHttpResponse response = null;
+        RetryLoop.Step step;
+        try {
+          // a copy per attempt: the protocol handling below adds headers (Content-Length) to the
+          // request it is given, and refuses a request that has them already
+          response = chain.proceed(ClassicRequestBuilder.copy(request).build(), scope);
+          byte[] body = readWithin(response, scope, timeout);
+          Header retryAfter = response.getFirstHeader("Retry-After");
+          Header contentType = response.getFirstHeader("Content-Type");
+          step =
+              loop.afterResponse(
+                  response.getCode(),
+                  retryAfter != null ? retryAfter.getValue() : null,
+                  RetryLoop.readsProblemBody(
+                          response.getCode(), contentType != null ? contentType.getValue() : null)
+                      ? body
+                      : null,
+                  response);
+        } catch (IOException | RuntimeException e) {
+          if (scope.execRuntime.isExecutionAborted()) {
+            throw e; // aborted by the caller: not a lost connection
+          }
+          if (response != null) {
+            // the body failed halfway: closing the response would read the rest of it
+            scope.execRuntime.discardEndpoint();
+            response = null;
+          }
+          step = loop.afterFailure(e);
+        }
+        switch (step.action()) {
+          case RETURN:
+            return Objects.requireNonNull(response, "a RETURN step follows a response");
+          case STOP:
+            throw step.exception();
+          case PROPAGATE:
+            throw step.propagated();
+          case RETRY:
+          default:
+            if (response != null) {
+              response.close();
+            }
+            loop.waitBefore(step);
+        }
+      }
+    } finally {
+      context.setRequestConfig(callersConfig);
+    }
+  }
+
+  private @Nullable OperationKey keyOf(ClassicHttpRequest request, HttpClientContext context) {
+    Object attribute = context.getAttribute(KEY_ATTRIBUTE);
+    if (attribute instanceof OperationKey key) {
+      return key;
+    }
+    Header header = request.getFirstHeader(RetryLoop.KEY_HEADER);
+    if (header != null) {
+      return OperationKey.of(header.getValue());
+    }
+    if (RetryLoop.mintsKeyFor(request.getMethod())) {
+      return Objects.requireNonNull(keyMinter.get(), "the key minter returned null");
+    }
+    return null;
+  }
+
+  private static String describe(ClassicHttpRequest request) {
+    try {
+      return RetryLoop.describe(request.getMethod(), request.getUri());
+    } catch (java.net.URISyntaxException e) {
+      return request.getMethod() + " " + request.getPath();
+    }
+  }
+
+  /**
+   * Reads the whole response body within the attempt, and puts it back as a byte-array entity. The
+   * socket timeout restarts with every byte, so a body trickling in would outlive it: a timer at
+   * the attempt's end discards the connection, which ends a read that blocks, and the read's
+   * failure is reported as the timeout it is.
+   */
+  private static byte[] readWithin(
+      ClassicHttpResponse response, ExecChain.Scope scope, Duration timeout) throws IOException {
+    HttpEntity entity = response.getEntity();
+    if (entity == null) {
+      return new byte[0];
+    }
+    AtomicBoolean done = new AtomicBoolean();
+    AtomicBoolean cutOff = new AtomicBoolean();
+    CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS)
+        .execute(
+            () -> {
+              if (done.compareAndSet(false, true)) {
+                cutOff.set(true);
+                scope.execRuntime.discardEndpoint();
+              }
+            });
+    byte[] bytes;
+    try (InputStream in = entity.getContent()) {
+      bytes = in.readAllBytes();
+    } catch (IOException e) {
+      if (cutOff.get()) {
+        SocketTimeoutException timedOut =
+            new SocketTimeoutException(
+                "the response body (HTTP "
+                    + response.getCode()
+                    + ") was not complete when the attempt timeout of "
+                    + timeout.toMillis()
+                    + " ms ran out");
+        timedOut.initCause(e);
+        throw timedOut;
+      }
+      throw e;
+    } finally {
+      done.set(true);
+    }
+    response.setEntity(
+        new ByteArrayEntity(
+            bytes,
+            entity.getContentType() != null
+                ? ContentType.parseLenient(entity.getContentType())
+                : null,
+            entity.getContentEncoding()));
+    return bytes;
+  }
+
+  @Override
+  public String toString() {
+    return "IdempotentRetryExec[" + policy + "]";
+  }
+}

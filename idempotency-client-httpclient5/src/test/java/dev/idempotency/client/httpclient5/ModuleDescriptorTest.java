@@ -1,0 +1,45 @@
+package dev.idempotency.client.httpclient5;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.module.ModuleDescriptor;
+import java.lang.module.ModuleDescriptor.Requires.Modifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The module descriptor: the API package exported, the client module and HttpClient 5 transitive.
+ */
+class ModuleDescriptorTest {
+  @Test
+  void exportsTheApiAndRequiresTheClientAndHttpClientTransitively() throws IOException {
+    ModuleDescriptor d;
+    try (InputStream in = Files.newInputStream(Path.of("target", "classes", "module-info.class"))) {
+      d = ModuleDescriptor.read(in);
+    }
+
+    assertThat(d.name()).isEqualTo("dev.idempotency.client.httpclient5");
+    assertThat(d.exports())
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.source()).isEqualTo("dev.idempotency.client.httpclient5");
+              assertThat(e.isQualified()).isFalse();
+            });
+    assertThat(d.opens()).isEmpty();
+    assertThat(d.requires())
+        .filteredOn(r -> r.modifiers().contains(Modifier.TRANSITIVE))
+        .extracting(ModuleDescriptor.Requires::name)
+        .containsExactlyInAnyOrder(
+            "dev.idempotency.client",
+            "org.apache.httpcomponents.client5.httpclient5",
+            "org.apache.httpcomponents.core5.httpcore5");
+    assertThat(d.requires())
+        .filteredOn(r -> r.modifiers().contains(Modifier.STATIC))
+        .extracting(ModuleDescriptor.Requires::name)
+        .containsExactly("org.jspecify");
+  }
+}
