@@ -308,15 +308,16 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   /**
    * The claim, {@code work} and the completion in one transaction on one connection, auto-commit
    * switched off for it, with one commit (see {@link TransactionalKeyStore#claimAndComplete} for
-   * the rules). The claim is the dialect's claim statement: a concurrent claim of the same record
-   * waits on the uncommitted row (PostgreSQL and H2: its unique-index entry; MySQL and MariaDB: its
-   * record lock) and, once this transaction ends, decides on the row it committed. That wait is
-   * bounded by the {@linkplain Builder#statementTimeout statement timeout} (H2: its {@code
-   * LOCK_TIMEOUT}); a claim that reaches it answers {@link ClaimOutcome.InFlight} with this
-   * request's lease as the hint. A serialization failure or deadlock (for example the claim's
-   * insert meeting a row committed after a {@code REPEATABLE READ} snapshot) rolls back and runs
-   * the claim and the work again, up to {@link Builder#maxTransactionAttempts(int)} times. The
-   * work's connection is as {@link #inPhase}'s.
+   * the rules). A concurrent one-transaction claim of the same record waits for this transaction
+   * (H2: on the uncommitted row's unique-index entry; MySQL and MariaDB: on its record lock;
+   * PostgreSQL: on the key's advisory lock, this dialect inserting a fresh key's record at the end)
+   * and, once it ends, decides on the row it committed. That wait is bounded by the {@linkplain
+   * Builder#statementTimeout statement timeout} (H2: its {@code LOCK_TIMEOUT}); a claim that
+   * reaches it answers {@link ClaimOutcome.InFlight} with this request's lease as the hint. A
+   * serialization failure or deadlock (for example the claim's insert meeting a row committed after
+   * a {@code REPEATABLE READ} snapshot) rolls back and runs the claim and the work again, up to
+   * {@link Builder#maxTransactionAttempts(int)} times. The work's connection is as {@link
+   * #inPhase}'s.
    */
   @Override
   public OneTransactionOutcome claimAndComplete(

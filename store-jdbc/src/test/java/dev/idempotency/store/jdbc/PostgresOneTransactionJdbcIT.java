@@ -14,6 +14,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -66,6 +71,52 @@ class PostgresOneTransactionJdbcIT extends AbstractOneTransactionJdbcTest {
     assertThat(runs.get()).as("the work's runs").isEqualTo(1);
     assertThat(ordersOf(id)).as("orders left by the rolled-back work").isZero();
     assertThat(store.lookup(id).orElseThrow().state()).isEqualTo(KeyState.IN_FLIGHT);
+  }
+
+  /**
+   * Two records whose scope and key read the same when joined by a separator ({@code acct/x} +
+   * {@code k}, {@code acct} + {@code x/k}) do not share the advisory lock: the second request runs
+   * while the first holds its transaction open, instead of waiting for it.
+   */
+  @Test
+  void recordsWhoseJoinedScopeAndKeyReadAlikeDoNotShareALock() throws Exception {
+    String suffix = Long.toString(System.nanoTime());
+    RecordId first = RecordId.of("acct-" + suffix + "/x", "k");
+    RecordId second = RecordId.of("acct-" + suffix, "x/k");
+    CountDownLatch firstHolds = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<OneTransactionOutcome> held =
+          pool.submit(
+              () ->
+                  store.claimAndComplete(
+                      request(first),
+                      (Connection tx, ClaimOutcome.Claimed claim) -> {
+                        insertOrder(tx, first, "first");
+                        firstHolds.countDown();
+                        assertThat(release.await(10, TimeUnit.SECONDS)).isTrue();
+                        return created("first");
+                      }));
+      assertThat(firstHolds.await(10, TimeUnit.SECONDS)).as("the first request holds").isTrue();
+      OneTransactionOutcome other =
+          store.claimAndComplete(
+              request(second),
+              (Connection tx, ClaimOutcome.Claimed claim) -> {
+                insertOrder(tx, second, "second");
+                return created("second");
+              });
+      assertThat(other)
+          .as("the second record's request, while the first holds its transaction")
+          .isInstanceOf(OneTransactionOutcome.Committed.class);
+      release.countDown();
+      assertThat(held.get(10, TimeUnit.SECONDS))
+          .isInstanceOf(OneTransactionOutcome.Committed.class);
+    } finally {
+      release.countDown();
+      pool.shutdownNow();
+      assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
   }
 
   private static ClaimRequest request(RecordId id) {

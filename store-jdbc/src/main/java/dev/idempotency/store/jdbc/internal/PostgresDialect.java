@@ -14,6 +14,7 @@ import static dev.idempotency.store.jdbc.internal.Param.WINDOW;
 
 import dev.idempotency.FenceToken;
 import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.StoreUnavailableException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -64,11 +65,18 @@ final class PostgresDialect extends SqlDialect {
     // One-transaction requests for a key serialize on a transaction-scoped advisory lock on its
     // hash, so that a fresh key's record can be inserted once, complete, at the end of the
     // transaction: one heap tuple and its index entries, where claiming first writes the row in
-    // flight and then updates it (a non-HOT update: state is indexed). A hash collision only makes
-    // two keys wait for each other. The lock is tried, not awaited, in the statement that reads the
-    // row, because a statement's snapshot predates any wait inside it.
+    // flight and then updates it (a non-HOT update: state is indexed). The scope's length prefixes
+    // the hashed text, so that no two records share it; two records whose 64-bit hashes collide
+    // only wait for each other. The lock is tried in the statement that reads the row, not awaited
+    // there: a statement's snapshot predates any wait inside it.
     String keyLock =
-        "hashtextextended(CAST(" + SCOPE + " AS text) || '/' || CAST(" + KEY + " AS text), 0)";
+        "hashtextextended(CAST(length(CAST("
+            + SCOPE
+            + " AS text)) AS text) || ':' || CAST("
+            + SCOPE
+            + " AS text) || CAST("
+            + KEY
+            + " AS text), 0)";
     firstLook =
         NamedSql.parse(
             "SELECT pg_try_advisory_xact_lock("
@@ -144,7 +152,24 @@ final class PostgresDialect extends SqlDialect {
         ps.execute();
       }
     }
-    return super.claimInTransaction(c, p);
+    // The claim statement's attempts, without SqlDialect.claim's rollback between them: a rollback
+    // here would drop the advisory lock. PostgreSQL's claim statement raises no duplicate key; a
+    // serialization failure or deadlock propagates, and the whole transaction runs again, taking
+    // the
+    // lock again.
+    for (int attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
+      ClaimOutcome o = claimOnce(c, p, attempt > 1);
+      if (o == null) {
+        o = readOutcome(c, p);
+      }
+      if (o != null) {
+        return new TransactionClaim(o, false);
+      }
+    }
+    throw new StoreUnavailableException(
+        "claim did not settle after "
+            + MAX_CLAIM_ATTEMPTS
+            + " attempts: the record kept changing under contention");
   }
 
   @Override

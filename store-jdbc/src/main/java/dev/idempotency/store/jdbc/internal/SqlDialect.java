@@ -57,7 +57,7 @@ public abstract class SqlDialect {
    * from the second attempt on a dialect decides under the row lock, so a claim settles in a few
    * unless deadlocks repeat.
    */
-  private static final int MAX_CLAIM_ATTEMPTS = 16;
+  static final int MAX_CLAIM_ATTEMPTS = 16;
 
   /**
    * The most leases one renewal statement names: {@code 3 * 256} parameters stay far below every
