@@ -46,9 +46,11 @@ import org.jspecify.annotations.Nullable;
  * engine's time in epoch nanoseconds (absent from the SQL with the database clock), {@code :lease
  * :window :retention} are nanoseconds, {@code :fence} the owner's token.
  *
- * <p>One class of about 590 lines (google-java-format's 100 columns; about 450 at 120): the
- * statements every dialect shares and the claim's decision loop, which read best beside the SQL
- * they run; each dialect adds its own statements in its subclass.
+ * <p>One class of about 630 lines (google-java-format's 100 columns; about 480 at 120): the
+ * statements every dialect shares, the claim's decision loop and the one-transaction claim and
+ * completion that PostgreSQL overrides, which read best beside the SQL they run; each dialect adds
+ * its own statements in its subclass. Where it would split: the batched renewal (its statements and
+ * the refused-lease read) into a class of its own.
  */
 public abstract class SqlDialect {
   /**
