@@ -106,6 +106,26 @@ public final class IdempotencyEngine implements AutoCloseable {
   }
 
   /**
+   * The store the engine drives, as the {@link TransactionalKeyStore} it is, for a request whose
+   * phases run business writes in the store's transactions ({@code inPhase}, {@code completeWith}).
+   *
+   * @param <T> the store's transaction handle, for {@code JdbcKeyStore} {@code java.sql.Connection}
+   * @throws IllegalStateException if the store does not declare {@link
+   *     StoreCapability#TRANSACTIONAL}
+   */
+  public <T> TransactionalKeyStore<T> transactionalStore() {
+    if (!(store instanceof TransactionalKeyStore<?> transactional)
+        || !store.capabilities().contains(StoreCapability.TRANSACTIONAL)) {
+      throw new IllegalStateException(
+          "the store "
+              + store
+              + " does not declare StoreCapability.TRANSACTIONAL: it runs no business writes in its"
+              + " transactions (JdbcKeyStore does)");
+    }
+    return OneTransactionRun.typed(transactional);
+  }
+
+  /**
    * Runs {@code operation} at most once for the record {@code id} within the replay window, and
    * returns what happened.
    *
