@@ -1,0 +1,135 @@
+package dev.idempotency.grpc;
+
+import dev.idempotency.client.Backoff;
+import dev.idempotency.client.RetryPolicy;
+import dev.idempotency.client.TokenBucketRetryBudget;
+import io.grpc.Status;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Turns {@code idempotency-client}'s {@link RetryPolicy} into gRPC's service config (gRPC A6), for
+ * {@code ManagedChannelBuilder.defaultServiceConfig(…)} with {@code enableRetry()}.
+ *
+ * <table>
+ *   <caption>From the policy to the service config</caption>
+ *   <tr><th>policy</th><th>service config</th></tr>
+ *   <tr><td>{@code maxAttempts}</td><td>{@code retryPolicy.maxAttempts} (the channel caps it at
+ *       {@code maxRetryAttempts}, 5 unless set: set it to the policy's)</td></tr>
+ *   <tr><td>full jitter, base, cap</td><td>{@code initialBackoff} = base, {@code maxBackoff} = cap,
+ *       {@code backoffMultiplier} 2: gRPC draws each wait from {@code [0, min(cap, base × 2^n)]},
+ *       which is full jitter. Decorrelated jitter has no gRPC form and becomes full jitter with its
+ *       base and cap.</td></tr>
+ *   <tr><td>the allowlist</td><td>{@code retryableStatusCodes}: {@code UNAVAILABLE}, {@code
+ *       RESOURCE_EXHAUSTED}, {@code ABORTED} (the in-flight answer). Never {@code INVALID_ARGUMENT},
+ *       {@code PERMISSION_DENIED}, {@code UNAUTHENTICATED}, nor any other. A server's {@code
+ *       grpc-retry-pushback-ms} (the binding sends it with ABORTED and UNAVAILABLE) replaces the
+ *       backoff, as gRPC A6 defines.</td></tr>
+ *   <tr><td>{@code deadline}</td><td>{@code timeout}: one deadline for the call, every attempt and
+ *       wait included. {@code attemptTimeout} has no gRPC form.</td></tr>
+ *   <tr><td>a {@link TokenBucketRetryBudget}</td><td>{@code retryThrottling}: gRPC takes one token
+ *       per failed attempt, gives back {@code tokenRatio} per success and stops retrying below half
+ *       of {@code maxTokens}; with the bucket's default costs (14 per transient retry, 1 back per
+ *       success) that is {@code maxTokens} = 2 × capacity / 14 (at most 1000) and {@code tokenRatio}
+ *       = 1/14. Another budget: no throttling.</td></tr>
+ * </table>
+ */
+public final class GrpcRetryServiceConfig {
+  /** The codes gRPC retries under the policy, in this order. */
+  public static final List<Status.Code> RETRYABLE_CODES =
+      List.of(Status.Code.UNAVAILABLE, Status.Code.RESOURCE_EXHAUSTED, Status.Code.ABORTED);
+
+  /** Codes the policy never retries, whatever else changes: the caller must fix the call. */
+  public static final Set<Status.Code> NEVER_RETRIED =
+      Set.of(
+          Status.Code.INVALID_ARGUMENT, Status.Code.PERMISSION_DENIED, Status.Code.UNAUTHENTICATED);
+
+  private GrpcRetryServiceConfig() {}
+
+  /**
+   * A service config that retries every method of {@code services} by {@code policy}.
+   *
+   * @param policy the retry policy
+   * @param services full service names, {@code package.Service}; at least one
+   * @return the service config, as {@code defaultServiceConfig} takes it
+   */
+  public static Map<String, Object> forServices(RetryPolicy policy, String... services) {
+    Objects.requireNonNull(policy, "policy");
+    if (services.length == 0) {
+      throw new IllegalArgumentException("name at least one service");
+    }
+    List<Object> names = new ArrayList<>();
+    for (String service : services) {
+      names.add(Map.of("service", Objects.requireNonNull(service, "service")));
+    }
+    Map<String, Object> methodConfig = new LinkedHashMap<>();
+    methodConfig.put("name", names);
+    methodConfig.put("timeout", duration(policy.deadline()));
+    methodConfig.put("retryPolicy", retryPolicy(policy));
+    Map<String, Object> config = new LinkedHashMap<>();
+    config.put("methodConfig", List.of(methodConfig));
+    if (policy.budget() instanceof TokenBucketRetryBudget bucket) {
+      config.put("retryThrottling", retryThrottling(bucket));
+    }
+    return config;
+  }
+
+  /**
+   * The {@code retryPolicy} object of a method config.
+   *
+   * @param policy the retry policy
+   * @return {@code maxAttempts}, {@code initialBackoff}, {@code maxBackoff}, {@code
+   *     backoffMultiplier}, {@code retryableStatusCodes}
+   */
+  public static Map<String, Object> retryPolicy(RetryPolicy policy) {
+    Backoff backoff = policy.backoff();
+    List<Object> codes = new ArrayList<>();
+    RETRYABLE_CODES.forEach(c -> codes.add(c.name()));
+    Map<String, Object> retry = new LinkedHashMap<>();
+    // gRPC's service config parser reads JSON numbers as Double
+    retry.put("maxAttempts", (double) Math.max(2, policy.maxAttempts()));
+    retry.put("initialBackoff", duration(backoff.base()));
+    retry.put("maxBackoff", duration(backoff.cap()));
+    retry.put("backoffMultiplier", 2.0);
+    retry.put("retryableStatusCodes", codes);
+    return retry;
+  }
+
+  private static Map<String, Object> retryThrottling(TokenBucketRetryBudget bucket) {
+    double maxTokens =
+        Math.min(
+            1000.0,
+            Math.max(
+                1.0,
+                Math.floor(
+                    2.0 * bucket.capacity() / TokenBucketRetryBudget.DEFAULT_TRANSIENT_COST)));
+    // gRPC keeps three decimal places of the ratio
+    double tokenRatio =
+        BigDecimal.valueOf(TokenBucketRetryBudget.DEFAULT_SUCCESS_REFUND)
+            .divide(
+                BigDecimal.valueOf(TokenBucketRetryBudget.DEFAULT_TRANSIENT_COST),
+                3,
+                RoundingMode.HALF_UP)
+            .doubleValue();
+    Map<String, Object> throttling = new LinkedHashMap<>();
+    throttling.put("maxTokens", maxTokens);
+    throttling.put("tokenRatio", tokenRatio);
+    return throttling;
+  }
+
+  /** A protobuf JSON duration: seconds with up to nine decimals and an {@code s}. */
+  static String duration(Duration d) {
+    return BigDecimal.valueOf(d.getSeconds())
+            .add(BigDecimal.valueOf(d.getNano(), 9))
+            .stripTrailingZeros()
+            .toPlainString()
+        + "s";
+  }
+}

@@ -1,0 +1,378 @@
+package dev.idempotency.grpc.internal;
+
+import dev.idempotency.Fingerprint;
+import dev.idempotency.RecordId;
+import dev.idempotency.StoredResponse;
+import dev.idempotency.core.FingerprintBuilder;
+import dev.idempotency.core.OperationFailedException;
+import dev.idempotency.core.Outcome;
+import dev.idempotency.grpc.IdempotencyErrorReason;
+import dev.idempotency.spi.LeaseLostException;
+import io.grpc.Context;
+import io.grpc.Deadline;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.Status;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One guarded unary call: reads its request, then, on the call's executor, runs the handler through
+ * the engine (claim, run, store) or answers from the store, and only then sends anything to the
+ * client.
+ *
+ * @param <ReqT> the request type
+ * @param <RespT> the response type
+ */
+public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<ReqT> {
+  /** The fingerprint's purpose: its version changes when the fields below change. */
+  static final String FINGERPRINT_PURPOSE = "grpc-unary/1";
+
+  private static final System.Logger LOG = System.getLogger(GuardedUnaryCall.class.getName());
+
+  private final ServerCall<ReqT, RespT> call;
+  private final Metadata headers;
+  private final ServerCallHandler<ReqT, RespT> next;
+  private final RecordId id;
+  private final GuardSettings settings;
+
+  private @Nullable ReqT request;
+  private boolean secondMessage;
+  // set and read on the call's serialized listener thread, and by the handler's thread only
+  // through the capture
+  private ServerCall.@Nullable Listener<ReqT> handler;
+  private @Nullable CapturingServerCall<ReqT, RespT> capture;
+  private @Nullable CapturedCall answer;
+
+  /**
+   * A guarded call; the caller has checked the key and resolved the scope.
+   *
+   * @param call the client's call
+   * @param headers its metadata
+   * @param next the handler
+   * @param id the record: scope and key
+   * @param settings the interceptor's settings
+   */
+  public GuardedUnaryCall(
+      ServerCall<ReqT, RespT> call,
+      Metadata headers,
+      ServerCallHandler<ReqT, RespT> next,
+      RecordId id,
+      GuardSettings settings) {
+    this.call = call;
+    this.headers = headers;
+    this.next = next;
+    this.id = id;
+    this.settings = settings;
+    // two, as grpc-stub's unary handler asks: a second message is a broken client, refused below
+    call.request(2);
+  }
+
+  @Override
+  public void onMessage(ReqT message) {
+    if (request == null) {
+      request = message;
+    } else {
+      secondMessage = true;
+    }
+  }
+
+  @Override
+  public void onHalfClose() {
+    ReqT req = request;
+    if (req == null || secondMessage) {
+      call.close(
+          Status.INTERNAL.withDescription(
+              req == null ? "Half-closed without a request" : "Too many requests"),
+          new Metadata());
+      return;
+    }
+    if (onTransportThread()) {
+      LOG.log(
+          System.Logger.Level.ERROR,
+          "IdempotencyServerInterceptor runs on a transport thread ("
+              + Thread.currentThread().getName()
+              + "): the server was built with directExecutor(), but the binding blocks on the key"
+              + " store and the handler; give the server an executor");
+      refuse(
+          Refusals.of(
+              IdempotencyErrorReason.IDEMPOTENCY_BLOCKING_EXECUTOR_REQUIRED,
+              "the server runs calls on its transport threads; idempotent calls need an executor",
+              Map.of(),
+              null));
+      return;
+    }
+    Context context = Context.current();
+    if (refusedAsTooLate(context)) {
+      return;
+    }
+    MethodDescriptor<ReqT, RespT> method = call.getMethodDescriptor();
+    Fingerprint fingerprint =
+        FingerprintBuilder.forPurpose(FINGERPRINT_PURPOSE)
+            .add(method.getFullMethodName())
+            .add(serialize(method, req))
+            .build();
+    WaitBound bound = new WaitBound(Thread.currentThread());
+    if (settings.engine().config().inFlightPolicy().waits()) {
+      context.addListener(bound, Runnable::run);
+    }
+    Outcome outcome;
+    try {
+      outcome = settings.engine().execute(id, fingerprint, execution -> run(execution, bound, req));
+    } catch (InterruptedException e) {
+      // the in-flight wait ended by the call's deadline or cancellation (WaitBound): the client has
+      // gone, nothing ran
+      refusedAsTooLate(context);
+      return;
+    } catch (OperationFailedException e) {
+      answerFailed(e, context);
+      return;
+    } catch (LeaseLostException e) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "the handler of "
+              + id
+              + " ran, but another owner took the key over before its answer could be stored;"
+              + " the caller gets the live answer",
+          e);
+      sendLive();
+      return;
+    } finally {
+      context.removeListener(bound);
+      bound.finish();
+    }
+    answer(outcome);
+  }
+
+  private void answer(Outcome outcome) {
+    if (outcome instanceof Outcome.Executed) {
+      sendLive();
+    } else if (outcome instanceof Outcome.Replayed replayed) {
+      replay(replayed.response());
+    } else if (outcome instanceof Outcome.Mismatch) {
+      refuse(
+          Refusals.of(
+              IdempotencyErrorReason.IDEMPOTENCY_KEY_REUSED,
+              "the idempotency key was used before for another request",
+              Map.of("method", call.getMethodDescriptor().getFullMethodName()),
+              null));
+    } else if (outcome instanceof Outcome.InFlightConflict inFlight) {
+      refuse(
+          Refusals.of(
+              IdempotencyErrorReason.IDEMPOTENCY_REQUEST_IN_FLIGHT,
+              "a request with this idempotency key is still in progress",
+              Map.of(),
+              inFlight.retryAfter()));
+    } else {
+      refuse(
+          Refusals.of(
+              IdempotencyErrorReason.IDEMPOTENCY_STORE_UNAVAILABLE,
+              "the idempotency key store is unavailable; nothing was processed",
+              Map.of(),
+              settings.storeUnavailableRetryAfter()));
+    }
+  }
+
+  /** The engine's operation: starts the handler with the request and waits for its answer. */
+  private StoredResponse run(dev.idempotency.Execution execution, WaitBound bound, ReqT req)
+      throws InterruptedException, TimeoutException, NotStoredException, DeadlinePassedException {
+    if (!bound.start() || tooLate(Context.current())) {
+      throw new DeadlinePassedException();
+    }
+    CapturingServerCall<ReqT, RespT> captured = new CapturingServerCall<>(call);
+    capture = captured;
+    Context withExecution = Context.current().withValue(settings.executionKey(), execution);
+    Context previous = withExecution.attach();
+    try {
+      ServerCall.Listener<ReqT> started = next.startCall(captured, headers);
+      handler = started;
+      started.onReady();
+      started.onMessage(req);
+      started.onHalfClose();
+    } finally {
+      withExecution.detach(previous);
+    }
+    CapturedCall result;
+    try {
+      result = captured.await(settings.engine().config().maxOperationTime());
+    } catch (TimeoutException e) {
+      throw new TimeoutException(
+          "the handler did not close the call within maxOperationTime ("
+              + settings.engine().config().maxOperationTime()
+              + ")");
+    }
+    answer = result;
+    if (!settings.storedCodes().contains(result.status().getCode())) {
+      throw new NotStoredException();
+    }
+    StoredResponse stored = StoredCallCodec.encode(result, settings.storedMetadataKeys());
+    if (stored.bodyLength() > settings.maxStoredResponseBytes()) {
+      Refusals.Refusal marker =
+          Refusals.of(
+              IdempotencyErrorReason.IDEMPOTENCY_RESPONSE_NOT_STORED,
+              "the request was processed, but its response was too large to store for replay",
+              Map.of(),
+              null);
+      return StoredCallCodec.encode(
+          new CapturedCall(null, null, marker.status(), marker.trailers()),
+          Refusals.STORED_MARKER_KEYS);
+    }
+    return stored;
+  }
+
+  private void answerFailed(OperationFailedException e, Context context) {
+    Throwable cause = e.getCause();
+    if (cause instanceof NotStoredException) {
+      sendLive(); // an answer whose code is not stored: the key was released, the caller gets it
+    } else if (cause instanceof DeadlinePassedException) {
+      refusedAsTooLate(context);
+    } else if (cause instanceof TimeoutException) {
+      call.close(Status.INTERNAL.withDescription(cause.getMessage()), new Metadata());
+    } else if (cause instanceof RuntimeException runtime) {
+      throw runtime; // as without the binding: gRPC answers UNKNOWN; the key was released
+    } else if (cause instanceof Error error) {
+      throw error;
+    } else {
+      call.close(Status.UNKNOWN.withCause(cause), new Metadata());
+    }
+  }
+
+  private void sendLive() {
+    CapturedCall live = answer;
+    CapturingServerCall<ReqT, RespT> captured = capture;
+    if (live == null || captured == null) {
+      throw new IllegalStateException("no live answer to send for " + id);
+    }
+    Metadata liveHeaders = live.headers();
+    if (liveHeaders != null) {
+      call.sendHeaders(liveHeaders);
+    }
+    RespT message = captured.messageObject();
+    if (message != null) {
+      call.sendMessage(message);
+    }
+    call.close(live.status(), live.trailers());
+  }
+
+  private void replay(StoredResponse stored) {
+    CapturedCall replayed;
+    try {
+      replayed = StoredCallCodec.decode(stored);
+    } catch (IllegalStateException | IllegalArgumentException e) {
+      LOG.log(System.Logger.Level.ERROR, "cannot replay " + id, e);
+      call.close(
+          Status.INTERNAL.withDescription("the stored answer of this key cannot be replayed"),
+          new Metadata());
+      return;
+    }
+    byte[] message = replayed.message();
+    Metadata replayedHeaders = replayed.headers();
+    if (replayedHeaders != null || message != null) {
+      call.sendHeaders(replayedHeaders != null ? replayedHeaders : new Metadata());
+    }
+    if (message != null) {
+      call.sendMessage(call.getMethodDescriptor().parseResponse(new ByteArrayInputStream(message)));
+    }
+    Metadata trailers = replayed.trailers();
+    trailers.put(dev.idempotency.grpc.GrpcIdempotencyMetadata.REPLAYED_TRAILER, "true");
+    call.close(replayed.status(), trailers);
+  }
+
+  private boolean refusedAsTooLate(Context context) {
+    if (!tooLate(context)) {
+      return false;
+    }
+    Deadline deadline = context.getDeadline();
+    if (deadline != null && deadline.isExpired()) {
+      refuse(
+          Refusals.of(
+              IdempotencyErrorReason.IDEMPOTENCY_DEADLINE_PASSED,
+              "the call's deadline passed before its work could start; nothing was processed",
+              Map.of(),
+              null));
+    } else {
+      call.close(Status.CANCELLED.withDescription("the call was cancelled"), new Metadata());
+    }
+    return true;
+  }
+
+  private static boolean tooLate(Context context) {
+    Deadline deadline = context.getDeadline();
+    return context.isCancelled() || (deadline != null && deadline.isExpired());
+  }
+
+  private void refuse(Refusals.Refusal refusal) {
+    call.close(refusal.status(), refusal.trailers());
+  }
+
+  @Override
+  public void onCancel() {
+    ServerCall.Listener<ReqT> started = handler;
+    if (started != null) {
+      started.onCancel();
+    }
+  }
+
+  @Override
+  public void onComplete() {
+    ServerCall.Listener<ReqT> started = handler;
+    if (started != null) {
+      started.onComplete();
+    }
+  }
+
+  @Override
+  public void onReady() {
+    ServerCall.Listener<ReqT> started = handler;
+    if (started != null) {
+      started.onReady();
+    }
+  }
+
+  private static <ReqT> byte[] serialize(MethodDescriptor<ReqT, ?> method, ReqT request) {
+    try (InputStream in = method.streamRequest(request)) {
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException("the method's request marshaller failed", e);
+    }
+  }
+
+  /**
+   * Whether this thread is a Netty event loop's (gRPC's Netty transports run a directExecutor
+   * server's calls there): Netty names its threads' class {@code FastThreadLocalThread}, shaded or
+   * not.
+   */
+  static boolean onTransportThread() {
+    for (Class<?> c = Thread.currentThread().getClass(); c != null; c = c.getSuperclass()) {
+      if (c.getName().endsWith(".netty.util.concurrent.FastThreadLocalThread")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The handler answered with a code that is not stored: the engine releases the key. */
+  private static final class NotStoredException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    NotStoredException() {
+      super("the answer's status code is not stored", null, false, false);
+    }
+  }
+
+  /** The call's deadline passed (or it was cancelled) before the handler could start. */
+  private static final class DeadlinePassedException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    DeadlinePassedException() {
+      super("the call's deadline passed before the handler started", null, false, false);
+    }
+  }
+}
