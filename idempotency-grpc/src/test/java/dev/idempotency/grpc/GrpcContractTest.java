@@ -15,9 +15,12 @@ import dev.idempotency.grpc.test.ChargeReply;
 import dev.idempotency.grpc.test.ChargeRequest;
 import dev.idempotency.grpc.test.GetChargeRequest;
 import dev.idempotency.grpc.test.PaymentServiceGrpc;
+import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.store.jdbc.Dialect;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
+import dev.idempotency.testing.DelegatingStore;
 import dev.idempotency.testing.LoopbackPorts;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -263,7 +266,8 @@ class GrpcContractTest {
   @Test
   void aCallWhoseDeadlinePassedWhileQueuedIsNeitherClaimedNorRun() throws Exception {
     // one call thread: the second call waits in the executor's queue behind the first, past its
-    // deadline; when its turn comes its work must not start
+    // deadline; when its turn comes its work must not start (gRPC's server already drops such a
+    // call; the binding's own check is proven by the slow-claim test)
     try (GrpcFixture f = new GrpcFixture(new InMemoryKeyStore(), 1, e -> e, c -> c)) {
       CountDownLatch gate = new CountDownLatch(1);
       f.payments.gate.set(gate);
@@ -295,6 +299,38 @@ class GrpcContractTest {
         gate.countDown();
         shutDown(caller);
       }
+    }
+  }
+
+  @Test
+  void aDeadlinePassedDuringASlowClaimStopsTheWorkAndReleasesTheKey() throws Exception {
+    // a slow store: the claim succeeds after the caller's deadline has passed
+    KeyStore slow =
+        new DelegatingStore(new InMemoryKeyStore()) {
+          @Override
+          public ClaimOutcome claim(ClaimRequest request) {
+            ClaimOutcome outcome = super.claim(request);
+            try {
+              Thread.sleep(600);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return outcome;
+          }
+        };
+    try (GrpcFixture f = new GrpcFixture(slow, 4, e -> e, c -> c)) {
+      StatusRuntimeException late =
+          catchThrowableOfType(
+              StatusRuntimeException.class,
+              () ->
+                  f.stub(callerAndKey("acct-1", "k-slow"))
+                      .withDeadlineAfter(200, TimeUnit.MILLISECONDS)
+                      .charge(CHARGE));
+      assertThat(late.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+      awaitReleased(f, RecordId.of("acct-1", "k-slow"));
+
+      assertThat(f.payments.totalRuns()).isZero();
+      assertThat(f.eventsOf(dev.idempotency.event.IdempotencyEvent.Released.class)).isEqualTo(1);
     }
   }
 
@@ -527,6 +563,18 @@ class GrpcContractTest {
     while (f.payments.runs(orderId) < runs) {
       if (System.nanoTime() > end) {
         throw new AssertionError("the handler of " + orderId + " did not start within 10 s");
+      }
+      Thread.sleep(5);
+    }
+  }
+
+  /** Waits until the claimed record is gone again (the binding released it). */
+  static void awaitReleased(GrpcFixture f, RecordId id) throws InterruptedException {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (f.eventsOf(dev.idempotency.event.IdempotencyEvent.Released.class) == 0
+        || f.store.lookup(id).isPresent()) {
+      if (System.nanoTime() > end) {
+        throw new AssertionError(id + " was not released within 10 s");
       }
       Thread.sleep(5);
     }
