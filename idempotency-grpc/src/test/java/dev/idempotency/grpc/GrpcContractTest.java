@@ -104,6 +104,28 @@ class GrpcContractTest {
   }
 
   @Test
+  void aCallerWhoseDeadlinePassedWhileTheHandlerRanGetsTheStoredAnswerOnItsRetry()
+      throws Exception {
+    try (GrpcFixture f = GrpcFixture.start()) {
+      ChargeRequest slow = CHARGE.toBuilder().setHoldMillis(700).build();
+      StatusRuntimeException gaveUp =
+          catchThrowableOfType(
+              StatusRuntimeException.class,
+              () ->
+                  f.stub(callerAndKey("acct-1", "k-slow-handler"))
+                      .withDeadlineAfter(200, TimeUnit.MILLISECONDS)
+                      .charge(slow));
+      assertThat(gaveUp.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+      awaitEvent(f, dev.idempotency.event.IdempotencyEvent.Completed.class);
+
+      ChargeReply retry = f.stub(callerAndKey("acct-1", "k-slow-handler")).charge(slow);
+
+      assertThat(retry.getRun()).isEqualTo(1);
+      assertThat(f.payments.runs("4711")).isEqualTo(1);
+    }
+  }
+
+  @Test
   void sameKeyWithAnotherPayloadIsFailedPreconditionKeyReused() throws Exception {
     try (GrpcFixture f = GrpcFixture.start()) {
       f.stub(callerAndKey("acct-1", "k-2")).charge(CHARGE);
@@ -331,6 +353,49 @@ class GrpcContractTest {
 
       assertThat(f.payments.totalRuns()).isZero();
       assertThat(f.eventsOf(dev.idempotency.event.IdempotencyEvent.Released.class)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void anOwnerPausedPastItsLeaseAnswersLiveAndTheTakeoverIsWhatRetriesGet() throws Exception {
+    // heartbeats that never reach the store: the first owner's 1 s lease lapses while it runs
+    KeyStore deaf =
+        new DelegatingStore(new InMemoryKeyStore()) {
+          @Override
+          public void heartbeat(
+              RecordId id,
+              dev.idempotency.FenceToken fence,
+              java.time.Instant now,
+              Duration lease) {
+            throw new dev.idempotency.spi.StoreUnavailableException("heartbeats are lost");
+          }
+        };
+    try (GrpcFixture f = new GrpcFixture(deaf, 4, e -> e.lease(Duration.ofSeconds(1)), c -> c)) {
+      ExecutorService caller = Executors.newSingleThreadExecutor();
+      try {
+        Future<ChargeReply> first =
+            caller.submit(
+                () ->
+                    f.stub(callerAndKey("acct-1", "k-lease"))
+                        .charge(CHARGE.toBuilder().setHoldMillis(2500).build()));
+        awaitRuns(f, "4711", 1);
+        Thread.sleep(1300); // past the first owner's lease
+        ChargeReply takeover =
+            f.stub(callerAndKey("acct-1", "k-lease"))
+                .charge(CHARGE.toBuilder().setHoldMillis(2500).build());
+        ChargeReply paused = first.get(20, TimeUnit.SECONDS);
+        ChargeReply retry =
+            f.stub(callerAndKey("acct-1", "k-lease"))
+                .charge(CHARGE.toBuilder().setHoldMillis(2500).build());
+
+        assertThat(paused.getRun()).isEqualTo(1); // its live answer, not stored
+        assertThat(takeover.getRun()).isEqualTo(2);
+        assertThat(retry).isEqualTo(takeover);
+        assertThat(f.eventsOf(dev.idempotency.event.IdempotencyEvent.LeaseLost.class))
+            .isGreaterThanOrEqualTo(1);
+      } finally {
+        shutDown(caller);
+      }
     }
   }
 
@@ -575,6 +640,18 @@ class GrpcContractTest {
         || f.store.lookup(id).isPresent()) {
       if (System.nanoTime() > end) {
         throw new AssertionError(id + " was not released within 10 s");
+      }
+      Thread.sleep(5);
+    }
+  }
+
+  static void awaitEvent(
+      GrpcFixture f, Class<? extends dev.idempotency.event.IdempotencyEvent> type)
+      throws InterruptedException {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (f.eventsOf(type) == 0) {
+      if (System.nanoTime() > end) {
+        throw new AssertionError("no " + type.getSimpleName() + " within 10 s");
       }
       Thread.sleep(5);
     }

@@ -131,7 +131,7 @@ class GrpcOwnRetriesTest {
                                 new AtomicReference<>(), trailers))
                         .charge(held));
         // the duplicate's first attempt meets the key in flight: ABORTED with a pushback of 1 s
-        awaitEvent(f, IdempotencyEvent.InFlightConflict.class);
+        GrpcContractTest.awaitEvent(f, IdempotencyEvent.InFlightConflict.class);
         gate.countDown();
 
         assertThat(first.get(10, TimeUnit.SECONDS).getRun()).isEqualTo(1);
@@ -144,17 +144,6 @@ class GrpcOwnRetriesTest {
         GrpcContractTest.shutDown(callers);
         GrpcServers.close(retrying);
       }
-    }
-  }
-
-  private static void awaitEvent(GrpcFixture f, Class<? extends IdempotencyEvent> type)
-      throws InterruptedException {
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (f.eventsOf(type) == 0) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("no " + type.getSimpleName() + " within 10 s");
-      }
-      Thread.sleep(5);
     }
   }
 }

@@ -135,6 +135,17 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
       answerFailed(e, context);
       return;
     } catch (LeaseLostException e) {
+      // this owner was paused or cut off past its lease, and another took the key over
+      if (answer == null) {
+        // a fenced write inside the handler (a checkpoint) was refused: it did not finish
+        refuse(
+            Refusals.of(
+                IdempotencyErrorReason.IDEMPOTENCY_REQUEST_IN_FLIGHT,
+                "another owner took this idempotency key over while the request ran",
+                Map.of(),
+                settings.engine().config().inFlightRetryAfter()));
+        return;
+      }
       LOG.log(
           System.Logger.Level.WARNING,
           "the handler of "
