@@ -23,10 +23,11 @@ import java.util.Set;
  *   <tr><th>policy</th><th>service config</th></tr>
  *   <tr><td>{@code maxAttempts}</td><td>{@code retryPolicy.maxAttempts} (the channel caps it at
  *       {@code maxRetryAttempts}, 5 unless set: set it to the policy's)</td></tr>
- *   <tr><td>full jitter, base, cap</td><td>{@code initialBackoff} = base, {@code maxBackoff} = cap,
- *       {@code backoffMultiplier} 2: gRPC draws each wait from {@code [0, min(cap, base × 2^n)]},
- *       which is full jitter. Decorrelated jitter has no gRPC form and becomes full jitter with its
- *       base and cap.</td></tr>
+ *   <tr><td>backoff base, cap</td><td>{@code initialBackoff} = base, {@code maxBackoff} = cap,
+ *       {@code backoffMultiplier} 2: the same ceilings, {@code min(cap, base × 2^n)}. gRPC has no full
+ *       jitter: grpc-java 1.85 waits 0.8 to 1.2 times the ceiling, so its waits are about twice as long
+ *       on average as the client's own loop and less spread (docs/client.md says why full jitter is
+ *       the client's choice). Decorrelated jitter becomes the same ceilings.</td></tr>
  *   <tr><td>the allowlist</td><td>{@code retryableStatusCodes}: {@code UNAVAILABLE}, {@code
  *       RESOURCE_EXHAUSTED}, {@code ABORTED} (the in-flight answer). Never {@code INVALID_ARGUMENT},
  *       {@code PERMISSION_DENIED}, {@code UNAUTHENTICATED}, nor any other. A server's {@code
