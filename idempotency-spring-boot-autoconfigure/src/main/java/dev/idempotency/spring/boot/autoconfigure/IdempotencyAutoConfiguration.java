@@ -39,6 +39,9 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnProperty(prefix = "idempotency", name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IdempotencyProperties.class)
 public final class IdempotencyAutoConfiguration {
+  private static final System.Logger LOG =
+      System.getLogger(IdempotencyAutoConfiguration.class.getName());
+
   /** Instantiated by Spring Boot's auto-configuration. */
   public IdempotencyAutoConfiguration() {}
 
@@ -65,12 +68,30 @@ public final class IdempotencyAutoConfiguration {
     for (EngineExtension extension : extensions.orderedStream().toList()) {
       store = extension.decorate(store);
     }
-    List<IdempotencyListener> listening = List.copyOf(all);
-    config.listener(
-        listening.size() == 1
-            ? listening.get(0)
-            : event -> listening.forEach(listener -> listener.onEvent(event)));
+    config.listener(everyOne(List.copyOf(all)));
     return IdempotencyEngine.builder(store).config(config.build()).build();
+  }
+
+  /**
+   * One listener for all of {@code listeners}; one that throws is logged and does not keep the
+   * others from the event.
+   */
+  private static IdempotencyListener everyOne(List<IdempotencyListener> listeners) {
+    if (listeners.isEmpty()) {
+      return IdempotencyListener.NONE;
+    }
+    if (listeners.size() == 1) {
+      return listeners.get(0);
+    }
+    return event -> {
+      for (IdempotencyListener listener : listeners) {
+        try {
+          listener.onEvent(event);
+        } catch (RuntimeException e) {
+          LOG.log(System.Logger.Level.WARNING, "idempotency listener threw on " + event, e);
+        }
+      }
+    };
   }
 
   /** The HTTP contract over the engine, from {@code idempotency.*} and the optional beans. */

@@ -1,6 +1,5 @@
 package dev.idempotency.spring.boot.autoconfigure;
 
-import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.http.KeyRequirement;
 import dev.idempotency.http.MismatchStatus;
 import dev.idempotency.http.OversizedResponse;
@@ -14,7 +13,8 @@ import org.springframework.util.unit.DataSize;
 /**
  * The {@code idempotency.*} properties. Every value is checked when the context starts: one out of
  * range fails start-up with a message that names the property. Defaults are the library's own (see
- * {@code docs/http.md} and {@code docs/spring-boot.md}).
+ * {@code docs/http.md} and {@code docs/spring-boot.md}). The durations are written out (not the
+ * engine's constants) so that the configuration metadata shows them; a test holds them equal.
  */
 @ConfigurationProperties("idempotency")
 public class IdempotencyProperties {
@@ -25,19 +25,19 @@ public class IdempotencyProperties {
   private boolean enabled = true;
 
   /** How long a completed request is replayed: a reused key after it is a new request. */
-  private Duration replayWindow = IdempotencyConfig.DEFAULT_REPLAY_WINDOW;
+  private Duration replayWindow = Duration.ofHours(24);
 
   /** How long records are kept before the reaper deletes them; at least the replay window. */
-  private Duration retention = IdempotencyConfig.DEFAULT_RETENTION;
+  private Duration retention = Duration.ofDays(3);
 
   /** How long a claim is owned before another request may take it over, renewed while running. */
-  private Duration lease = IdempotencyConfig.DEFAULT_LEASE;
+  private Duration lease = Duration.ofSeconds(30);
 
   /** How often running leases are renewed; shorter than the lease. Default: a third of it. */
   private @Nullable Duration heartbeatInterval;
 
   /** The longest an operation runs under its lease before the engine stops renewing it. */
-  private Duration maxOperationTime = IdempotencyConfig.DEFAULT_MAX_OPERATION_TIME;
+  private Duration maxOperationTime = Duration.ofMinutes(15);
 
   /**
    * The longest retry chain the API supports (dead-letter replays, scheduled re-runs); the replay
@@ -176,7 +176,7 @@ public class IdempotencyProperties {
     private String statusPath = "/idempotency-requests";
 
     /** The Retry-After of the in-flight 409, capped by the owner's remaining lease. */
-    private Duration retryAfter = IdempotencyConfig.DEFAULT_IN_FLIGHT_RETRY_AFTER;
+    private Duration retryAfter = Duration.ofSeconds(1);
 
     public InFlightMode getMode() {
       return mode;

@@ -146,6 +146,18 @@ class IdempotencyAutoConfigurationTest {
   }
 
   @Test
+  void thePropertiesDefaultsAreTheEnginesDefaults() {
+    IdempotencyProperties p = new IdempotencyProperties();
+    var defaults = dev.idempotency.core.IdempotencyConfig.ofDefaults();
+    assertThat(p.getReplayWindow()).isEqualTo(defaults.replayWindow());
+    assertThat(p.getRetention()).isEqualTo(defaults.retention());
+    assertThat(p.getLease()).isEqualTo(defaults.lease());
+    assertThat(p.getMaxOperationTime()).isEqualTo(defaults.maxOperationTime());
+    assertThat(p.getLongestRetryChain()).isEqualTo(defaults.longestRetryChain());
+    assertThat(p.getInFlight().getRetryAfter()).isEqualTo(defaults.inFlightRetryAfter());
+  }
+
+  @Test
   void aValueOutOfRangeFailsStartUpNamingItsProperty() {
     assertFailsNaming("idempotency.lease", "idempotency.lease=-5s");
     assertFailsNaming("idempotency.retention", "idempotency.retention=1h");
