@@ -24,7 +24,6 @@ module dev.idempotency.spring {
   requires static spring.jdbc;
   requires static spring.tx;
   requires static transitive spring.web;
-  requires static java.net.http;
 
   exports dev.idempotency.spring;
 }

@@ -5,7 +5,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
-import java.net.http.HttpTimeoutException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.client.ClientHttpResponse;
@@ -43,7 +42,7 @@ public final class BufferedResponse implements ClientHttpResponse {
       byte[] body;
       try (InputStream in = response.getBody()) {
         body = in.readAllBytes();
-      } catch (InterruptedIOException | HttpTimeoutException timeout) {
+      } catch (InterruptedIOException timeout) {
         throw timeout;
       } catch (IOException cutOff) {
         EOFException e =
