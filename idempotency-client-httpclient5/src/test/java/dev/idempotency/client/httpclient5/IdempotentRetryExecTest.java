@@ -9,11 +9,14 @@ import dev.idempotency.client.RetryEnvironment;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.StopReason;
 import dev.idempotency.testing.TricklingServer;
+import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.GZIPOutputStream;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
@@ -94,6 +97,44 @@ class IdempotentRetryExecTest {
         assertThat(http.execute(new HttpGet(url), Exchange::of).code()).isEqualTo(200);
       }
       assertThat(AttemptTimer.pending()).as("timer tasks left behind").isZero();
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  /**
+   * A 503 whose gzipped problem body says {@code "retryable": false}: the handler, installed
+   * outside the client's decompression, reads the member and returns the 503 without a retry.
+   */
+  @Test
+  void aGzippedProblemBodyIsReadDecompressed() throws Exception {
+    AtomicInteger requests = new AtomicInteger();
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext(
+        "/",
+        exchange -> {
+          requests.incrementAndGet();
+          ByteArrayOutputStream gzipped = new ByteArrayOutputStream();
+          try (GZIPOutputStream gzip = new GZIPOutputStream(gzipped)) {
+            gzip.write(
+                "{\"type\":\"about:blank\",\"status\":503,\"retryable\":false}"
+                    .getBytes(StandardCharsets.UTF_8));
+          }
+          exchange.getResponseHeaders().add("Content-Type", "application/problem+json");
+          exchange.getResponseHeaders().add("Content-Encoding", "gzip");
+          exchange.sendResponseHeaders(503, gzipped.size());
+          exchange.getResponseBody().write(gzipped.toByteArray());
+          exchange.close();
+        });
+    server.start();
+    String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/";
+    RetryPolicy policy =
+        RetryPolicy.builder().environment(RetryEnvironment.system().withSleeper(d -> {})).build();
+    try (CloseableHttpClient http =
+        IdempotentRetryExec.of(policy).installOn(HttpClients.custom()).build()) {
+      assertThat(http.execute(new HttpGet(url), Exchange::of).code()).isEqualTo(503);
+      assertThat(requests).as("requests at the server: the 503 is final").hasValue(1);
     } finally {
       server.stop(0);
     }
