@@ -18,6 +18,7 @@ module dev.idempotency.spring.boot.autoconfigure {
   // configurations name their types
   requires static transitive dev.idempotency.store.jdbc;
   requires static transitive dev.idempotency.micrometer;
+  requires static transitive dev.idempotency.spring;
   requires static transitive micrometer.core;
   requires static transitive spring.boot.health;
   requires static spring.boot.sql;
