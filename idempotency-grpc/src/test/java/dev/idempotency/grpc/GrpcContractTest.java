@@ -41,6 +41,11 @@ import org.postgresql.ds.PGSimpleDataSource;
 /**
  * The gRPC contract, row by row, over a real Netty server on loopback: each test names the row of
  * docs/grpc.md's status table it proves.
+ *
+ * <p>One class of about 650 lines: the table's rows in its order, each test a screenful over the
+ * one fixture ({@link GrpcFixture}); split by row groups, the table's proof would be scattered over
+ * files that share everything but their names. The seams, should it grow: refusals before the
+ * engine, the engine's answers, and time (deadlines, leases).
  */
 class GrpcContractTest {
   private static final ChargeRequest CHARGE =

@@ -1,6 +1,5 @@
 package dev.idempotency.grpc;
 
-import dev.idempotency.Scope;
 import io.grpc.BindableService;
 import io.grpc.Context;
 import io.grpc.Contexts;
@@ -18,7 +17,6 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -131,10 +129,6 @@ final class GrpcServers {
     return m;
   }
 
-  static Map<String, String> none() {
-    return Map.of();
-  }
-
   /** The application's authentication: the caller from {@code x-caller}, none without it. */
   static final class Auth implements ServerInterceptor {
     @Override
@@ -170,9 +164,5 @@ final class GrpcServers {
           },
           headers);
     }
-  }
-
-  static Scope scope(String caller) {
-    return Scope.of(caller);
   }
 }
