@@ -17,6 +17,13 @@ module dev.idempotency.openapi {
   requires swagger.parser.v3;
   requires swagger.parser.core;
   requires io.swagger.v3.oas.models;
+  // Explicit modules swagger-parser's automatic modules use: an automatic module cannot require
+  // them, and the module system resolves an explicit module only when something requires it, so
+  // without these a module-path run fails with NoClassDefFoundError (ModulePathIT runs one).
+  requires org.slf4j;
+  requires org.apache.commons.lang3;
+  requires org.apache.commons.io;
+  requires com.fasterxml.jackson.datatype.jsr310;
   // the JSON report, the request files of verify and the comparison of JSON answers
   requires com.fasterxml.jackson.databind;
   // which files of a directory are documents, not fragments
