@@ -13,9 +13,16 @@ final class Specs {
     return resource("/specs/" + name);
   }
 
-  /** The demo payments API's document, from the examples module's resources. */
+  /**
+   * The demo payments API's document, in the examples module's sources (its class path copy may be
+   * inside a jar, which a Path cannot name); tests run in this module's directory.
+   */
   static Path demo() {
-    return resource("/payments-openapi.yaml");
+    Path source = Path.of("..", "examples", "src", "main", "resources", "payments-openapi.yaml");
+    if (!java.nio.file.Files.isRegularFile(source)) {
+      throw new IllegalStateException("no " + source.toAbsolutePath() + ": run from the module");
+    }
+    return source;
   }
 
   private static Path resource(String name) {
