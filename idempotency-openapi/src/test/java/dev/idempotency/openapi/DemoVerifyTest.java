@@ -12,17 +12,20 @@ import org.junit.jupiter.api.Test;
  * same and charges once; without it the second answer carries a second authorization.
  */
 class DemoVerifyTest {
+  private static CrossFileAndUnreadableTest.Run verify(DemoPaymentsServer demo) {
+    return cli(
+        "verify",
+        Specs.demo().toString(),
+        "--base-url",
+        demo.uri().toString(),
+        "--request-header",
+        "Authorization: Bearer merchant-1");
+  }
+
   @Test
   void thePaymentsApiPassesWithTheFilter() throws Exception {
     try (DemoPaymentsServer demo = DemoPaymentsServer.start(true, "openapi_verify_on")) {
-      CrossFileAndUnreadableTest.Run run =
-          cli(
-              "verify",
-              Specs.demo().toString(),
-              "--base-url",
-              demo.uri().toString(),
-              "--request-header",
-              "Authorization: Bearer merchant-1");
+      CrossFileAndUnreadableTest.Run run = verify(demo);
 
       assertThat(run.status()).as(run.out() + run.err()).isEqualTo(OpenApiCli.OK);
       assertThat(run.out()).contains("SAME     POST /payments").contains("answers 201");
@@ -33,14 +36,7 @@ class DemoVerifyTest {
   @Test
   void withoutTheFilterTheSecondPaymentIsReportedByItsAuthorization() throws Exception {
     try (DemoPaymentsServer demo = DemoPaymentsServer.start(false, "openapi_verify_off")) {
-      CrossFileAndUnreadableTest.Run run =
-          cli(
-              "verify",
-              Specs.demo().toString(),
-              "--base-url",
-              demo.uri().toString(),
-              "--request-header",
-              "Authorization: Bearer merchant-1");
+      CrossFileAndUnreadableTest.Run run = verify(demo);
 
       assertThat(run.status()).isEqualTo(OpenApiCli.FAILING);
       assertThat(run.out())

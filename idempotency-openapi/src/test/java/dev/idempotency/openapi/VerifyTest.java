@@ -10,6 +10,9 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -76,16 +79,19 @@ class VerifyTest {
     return "http://127.0.0.1:" + server.port();
   }
 
+  /** {@code verify ledger.yaml --base-url <the test server> <options>}. */
+  private CrossFileAndUnreadableTest.Run verifyLedger(String... options) {
+    List<String> args = new ArrayList<>(List.of("verify", Specs.spec("ledger.yaml").toString()));
+    if (Arrays.stream(options).noneMatch("--base-url"::equals)) {
+      args.addAll(List.of("--base-url", base()));
+    }
+    args.addAll(List.of(options));
+    return cli(args.toArray(String[]::new));
+  }
+
   @Test
   void anAppendingPutIsReportedWithTheFieldThatChangedAndASettingPutPasses() {
-    CrossFileAndUnreadableTest.Run run =
-        cli(
-            "verify",
-            Specs.spec("ledger.yaml").toString(),
-            "--base-url",
-            base(),
-            "--ignore",
-            "updatedAt");
+    CrossFileAndUnreadableTest.Run run = verifyLedger("--ignore", "updatedAt");
 
     assertThat(run.status()).isEqualTo(OpenApiCli.FAILING);
     assertThat(run.out())
@@ -105,8 +111,7 @@ class VerifyTest {
 
   @Test
   void withoutIgnoringItATimestampIsADifferenceToo() {
-    CrossFileAndUnreadableTest.Run run =
-        cli("verify", Specs.spec("ledger.yaml").toString(), "--base-url", base());
+    CrossFileAndUnreadableTest.Run run = verifyLedger();
 
     assertThat(run.out()).contains("answer $.updatedAt: ");
   }
@@ -125,15 +130,7 @@ class VerifyTest {
              ]}
             """);
     CrossFileAndUnreadableTest.Run run =
-        cli(
-            "verify",
-            Specs.spec("ledger.yaml").toString(),
-            "--base-url",
-            base(),
-            "--requests",
-            requestsFile.toString(),
-            "--ignore",
-            "updatedAt");
+        verifyLedger("--requests", requestsFile.toString(), "--ignore", "updatedAt");
 
     assertThat(run.out())
         .contains("answer $.entries: 1 → 2")
@@ -146,28 +143,18 @@ class VerifyTest {
   @Test
   void aHostThatIsNotLoopbackIsRefusedBeforeAnyRequest() {
     // 192.0.2.1 is TEST-NET-1 (RFC 5737): never a real host
-    CrossFileAndUnreadableTest.Run run =
-        cli("verify", Specs.spec("ledger.yaml").toString(), "--base-url", "http://192.0.2.1:8080");
+    CrossFileAndUnreadableTest.Run run = verifyLedger("--base-url", "http://192.0.2.1:8080");
 
     assertThat(run.status()).isEqualTo(OpenApiCli.UNUSABLE);
     assertThat(run.err()).contains("not loopback").contains("--force");
-    assertThat(
-            cli("verify", Specs.spec("ledger.yaml").toString(), "--base-url", "file:///etc/passwd")
-                .err())
-        .contains("must be http(s)");
+    assertThat(verifyLedger("--base-url", "file:///etc/passwd").err()).contains("must be http(s)");
     assertThat(requests).hasValue(0);
   }
 
   @Test
   void localhostIsPinnedToItsLoopbackAddress() {
     CrossFileAndUnreadableTest.Run run =
-        cli(
-            "verify",
-            Specs.spec("ledger.yaml").toString(),
-            "--base-url",
-            "http://localhost:" + server.port(),
-            "--ignore",
-            "updatedAt");
+        verifyLedger("--base-url", "http://localhost:" + server.port(), "--ignore", "updatedAt");
 
     assertThat(run.out()).contains("sent twice to http://127.0.0.1:" + server.port());
     assertThat(run.out()).contains("SAME     PUT /settings/{id}");
@@ -179,14 +166,7 @@ class VerifyTest {
         Files.writeString(
             dir.resolve("requests.json"),
             "{\"requests\": [{\"operation\": \"putSetting\", \"path\": \"//evil.example/x\"}]}");
-    CrossFileAndUnreadableTest.Run run =
-        cli(
-            "verify",
-            Specs.spec("ledger.yaml").toString(),
-            "--base-url",
-            base(),
-            "--requests",
-            requestsFile.toString());
+    CrossFileAndUnreadableTest.Run run = verifyLedger("--requests", requestsFile.toString());
 
     assertThat(run.status()).isEqualTo(OpenApiCli.UNUSABLE);
     assertThat(run.err()).contains("must start with a single '/'");
