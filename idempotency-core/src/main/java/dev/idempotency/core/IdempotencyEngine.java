@@ -106,6 +106,26 @@ public final class IdempotencyEngine implements AutoCloseable {
   }
 
   /**
+   * The store the engine drives, as the {@link TransactionalKeyStore} it is, for a request whose
+   * phases run business writes in the store's transactions ({@code inPhase}, {@code completeWith}).
+   *
+   * @param <T> the store's transaction handle, for {@code JdbcKeyStore} {@code java.sql.Connection}
+   * @throws IllegalStateException if the store does not declare {@link
+   *     StoreCapability#TRANSACTIONAL}
+   */
+  public <T> TransactionalKeyStore<T> transactionalStore() {
+    if (!(store instanceof TransactionalKeyStore<?> transactional)
+        || !store.capabilities().contains(StoreCapability.TRANSACTIONAL)) {
+      throw new IllegalStateException(
+          "the store "
+              + store
+              + " does not declare StoreCapability.TRANSACTIONAL: it runs no business writes in its"
+              + " transactions (JdbcKeyStore does)");
+    }
+    return OneTransactionRun.typed(transactional);
+  }
+
+  /**
    * Runs {@code operation} at most once for the record {@code id} within the replay window, and
    * returns what happened.
    *
@@ -184,10 +204,13 @@ public final class IdempotencyEngine implements AutoCloseable {
    *       through {@code execute} or the {@link Completer} resumes it.
    * </ul>
    *
-   * Events are those of {@code execute}: {@code Claimed} or {@code TakenOver} as the work starts
-   * (again for a run after a retryable abort), {@code Completed} after the commit, {@code Released}
-   * when the transaction rolled back after a claim, {@code Replayed}, {@code Mismatched}, {@code
-   * InFlightConflict}, {@code StoreUnavailable}.
+   * Events are those of {@code execute}: {@code Claimed} or {@code TakenOver} as the work starts,
+   * {@code Completed} after the commit, {@code Released} when the work threw or the policy excluded
+   * its response, {@code Replayed}, {@code Mismatched}, {@code InFlightConflict}, {@code
+   * StoreUnavailable}. A claim is not always followed by {@code Completed} or {@code Released}: a
+   * run the store repeats after a retryable abort publishes {@code Claimed} again (or, if the new
+   * claim does not win, the answer it gets), and a completion or commit that fails publishes {@code
+   * StoreUnavailable} although the work ran (its writes rolled back with the claim).
    *
    * @param <T> the store's transaction handle, for {@code JdbcKeyStore} {@code java.sql.Connection}
    * @param id the scope and key of the request

@@ -8,6 +8,7 @@ import dev.idempotency.core.OperationFailedException;
 import dev.idempotency.core.Outcome;
 import dev.idempotency.core.StoredResponsePolicy;
 import dev.idempotency.http.internal.StoringRules;
+import dev.idempotency.spi.StoreUnavailableException;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -23,6 +24,14 @@ import org.jspecify.annotations.Nullable;
  * response, never the marker's 500, as for a request of the default lifecycle; a response it
  * excludes rolls the whole transaction back. One per request; the engine runs it on the calling
  * thread.
+ *
+ * <p>The application runs at most once per request. A store may run a transaction's work again
+ * after a retryable abort (a serialization failure, a deadlock, a concurrent claim of the key that
+ * committed first), but an application behind an HTTP adapter is a filter chain, which containers
+ * do not let run twice (Tomcat's chain passes a second call straight to the servlet, skipping the
+ * filters that set up security or tenant context): such a request is answered as the store being
+ * unavailable (503 with Retry-After), nothing committed, and the client's retry runs it anew or
+ * replays what the other claim stored.
  */
 final class TransactionalApplicationRun {
   private final StoringRules rules;
@@ -30,6 +39,7 @@ final class TransactionalApplicationRun {
   private final byte[] body;
   private final TransactionalDownstream downstream;
   private @Nullable StoredResponse live;
+  private boolean ran;
 
   TransactionalApplicationRun(
       StoringRules rules,
@@ -54,9 +64,10 @@ final class TransactionalApplicationRun {
           id,
           fingerprint,
           (Object transaction) -> {
-            // a run after a retryable abort starts afresh: the response of the run that rolled
-            // back is no answer
-            live = null;
+            if (ran) {
+              throw new RepeatedRun(); // rolls this transaction back too; answered below
+            }
+            ran = true;
             live =
                 Objects.requireNonNull(
                     downstream.runInTransaction(body, transaction), "downstream returned null");
@@ -64,10 +75,29 @@ final class TransactionalApplicationRun {
           },
           stored -> policy.shouldStore(Objects.requireNonNull(live, "judged after the run")));
     } catch (OperationFailedException e) {
+      if (e.getCause() instanceof RepeatedRun) {
+        live = null; // the run that answered rolled back: its response is no answer
+        return new Outcome.StoreUnavailable(
+            new StoreUnavailableException(
+                "the store aborted the transaction of "
+                    + id
+                    + " after the application ran (a serialization failure, a deadlock or a"
+                    + " concurrent claim of the key) and would run it again; an HTTP application"
+                    + " runs once per request, so nothing committed and a retry runs it anew"));
+      }
       throw new ApplicationFailedException(
           Objects.requireNonNull(
               e.getCause(), "an OperationFailedException carries what the operation threw"),
           e.keyReleased());
+    }
+  }
+
+  /** The store asked for a second run of the application: refused, see the class comment. */
+  private static final class RepeatedRun extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    RepeatedRun() {
+      super("the application of an HTTP request runs once", null, false, false);
     }
   }
 

@@ -25,8 +25,9 @@ public interface TransactionalDownstream extends Downstream {
    *     stored); the client receives it only after the commit
    * @throws Exception whatever the application threw; the transaction rolls back, the claim
    *     included, so the key stays absent, and the handler rethrows it wrapped in {@link
-   *     ApplicationFailedException}. The store may call this again, on a new transaction, after a
-   *     serialization failure or deadlock: only the last run's writes and response count
+   *     ApplicationFailedException}. Called at most once per request: when the store would run the
+   *     work again after a retryable abort, the handler answers the request as the store being
+   *     unavailable (503) instead, nothing committed
    */
   StoredResponse runInTransaction(byte[] body, Object transaction) throws Exception;
 }

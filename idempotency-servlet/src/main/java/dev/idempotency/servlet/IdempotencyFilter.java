@@ -174,8 +174,8 @@ public final class IdempotencyFilter implements Filter {
 
   /**
    * Runs the rest of the chain on the buffered body with {@code handle} as the request attribute
-   * {@code attribute}, and returns everything it wrote, captured; each call on a new capture, since
-   * a run in one transaction may be repeated after a retryable abort.
+   * {@code attribute}, and returns everything it wrote, captured. Called once per request: the HTTP
+   * layer never runs the chain twice (a container's filter chain is not re-entrant).
    */
   private static StoredResponse captured(
       HttpServletRequest request,

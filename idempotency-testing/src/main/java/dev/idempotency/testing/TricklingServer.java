@@ -11,9 +11,10 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A server that answers one request with {@code 200} and a 100-byte body sent one byte every 100 ms
- * (10 s in all), for the tests of a deadline over the response body: a read timeout never fires, as
- * every read gets a byte in time. {@link #close()} ends the trickle and joins its thread.
+ * A server that answers one request with {@code 200} and 100 bytes sent one every 100 ms (10 s in
+ * all): the body's ({@link #start()}), or a header's, before the end of the head ({@link
+ * #startTricklingHead()}). For the tests of a deadline over the response: a read timeout never
+ * fires, as every read gets a byte in time. {@link #close()} ends the trickle and joins its thread.
  */
 public final class TricklingServer implements AutoCloseable {
   /** The body's length in bytes. */
@@ -22,8 +23,10 @@ public final class TricklingServer implements AutoCloseable {
   private final ServerSocket listener;
   private final AtomicInteger bytesSent = new AtomicInteger();
   private final Thread thread;
+  private final boolean head;
 
-  private TricklingServer() throws IOException {
+  private TricklingServer(boolean head) throws IOException {
+    this.head = head;
     listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
     thread = new Thread(this::trickle, "trickling-server");
     thread.start();
@@ -36,7 +39,18 @@ public final class TricklingServer implements AutoCloseable {
    * @throws IOException if no port could be bound
    */
   public static TricklingServer start() throws IOException {
-    return new TricklingServer();
+    return new TricklingServer(false);
+  }
+
+  /**
+   * Starts a server that trickles a header line instead: the status line at once, then a header of
+   * {@link #BODY_LENGTH} bytes one every 100 ms, then the end of the head and an empty body.
+   *
+   * @return the running server
+   * @throws IOException if no port could be bound
+   */
+  public static TricklingServer startTricklingHead() throws IOException {
+    return new TricklingServer(true);
   }
 
   /**
@@ -49,7 +63,7 @@ public final class TricklingServer implements AutoCloseable {
   }
 
   /**
-   * How many body bytes went out.
+   * How many trickled bytes went out.
    *
    * @return the count, {@link #BODY_LENGTH} once the body is complete
    */
@@ -71,15 +85,21 @@ public final class TricklingServer implements AutoCloseable {
       }
       OutputStream out = socket.getOutputStream();
       out.write(
-          ("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: "
-                  + BODY_LENGTH
-                  + "\r\n\r\n")
+          (head
+                  ? "HTTP/1.1 200 OK\r\nX-Trickle: "
+                  : "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: "
+                      + BODY_LENGTH
+                      + "\r\n\r\n")
               .getBytes(StandardCharsets.US_ASCII));
       for (int i = 0; i < BODY_LENGTH; i++) {
         out.write('x');
         out.flush();
         bytesSent.incrementAndGet();
         Thread.sleep(100);
+      }
+      if (head) {
+        out.write("\r\nContent-Length: 0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        out.flush();
       }
     } catch (IOException e) {
       // the client hung up, or close() closed the listener: the trickle ends

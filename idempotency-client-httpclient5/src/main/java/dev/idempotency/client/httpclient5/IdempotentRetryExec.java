@@ -8,14 +8,10 @@ import java.io.InputStream;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.apache.hc.client5.http.classic.ExecChain;
 import org.apache.hc.client5.http.classic.ExecChainHandler;
 import org.apache.hc.client5.http.config.RequestConfig;
-import org.apache.hc.client5.http.impl.ChainElement;
 import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
 import org.apache.hc.client5.http.protocol.HttpClientContext;
 import org.apache.hc.core5.http.ClassicHttpRequest;
@@ -48,23 +44,25 @@ import org.jspecify.annotations.Nullable;
  * the built-in retries off ({@code disableAutomaticRetries()}: {@code
  * DefaultHttpRequestRetryStrategy} re-sends PUT and DELETE after a lost connection, idempotent by
  * RFC 9110 but not always by an API, and re-sends any method after a 429 or 503) and puts this
- * handler where they were, inside the redirect handling and outside the connection and protocol
- * handling, so every attempt gets a fresh connection lease. Every method goes through the one
- * policy: GET, HEAD, OPTIONS and TRACE are retried after a lost connection or a read timeout, other
- * methods only with a key.
+ * handler first in the exec chain, outside the redirect, decompression, protocol and connection
+ * handling: every attempt gets a fresh connection lease and follows redirects on its own, and the
+ * handler reads responses decompressed (a gzipped problem body's {@code retryable} member counts).
+ * Every method goes through the one policy: GET, HEAD, OPTIONS and TRACE are retried after a lost
+ * connection or a read timeout, other methods only with a key.
  *
  * <p><b>The key.</b> Taken from the context attribute {@link #KEY_ATTRIBUTE} (an {@link
  * OperationKey}), else from an {@code Idempotency-Key} header the caller set, else minted once for
  * a POST or PATCH when the call enters the handler, before its first attempt.
  *
- * <p><b>Time.</b> Each attempt gets {@code min(attemptTimeout, time left)} as its response timeout
- * (the socket timeout, which restarts with every byte) and the response body is read within the
- * attempt, into memory; a body still incomplete when the attempt's time is up is cut off (the
- * connection is discarded) and the attempt fails with a {@link SocketTimeoutException}. A body cut
- * off by the server ({@code ConnectionClosedException}) or a connection closed without a response
- * ({@code NoHttpResponseException}) is a lost connection on the allowlist. The connect timeout is
- * the connection manager's ({@code ConnectionConfig}); a refused connection is retried for any
- * method. For downloads larger than memory, use a client without this handler.
+ * <p><b>Time.</b> Each attempt gets {@code min(attemptTimeout, time left)}: as its response timeout
+ * (the socket timeout, which restarts with every byte), as its wait for a pooled connection, and as
+ * a timer from the attempt's start. The response, head and body, is read within the attempt, into
+ * memory; a response still incomplete when the timer ends is cut off (the connection is discarded)
+ * and the attempt fails with a {@link SocketTimeoutException}, however slowly its bytes trickle in.
+ * A body cut off by the server ({@code ConnectionClosedException}) or a connection closed without a
+ * response ({@code NoHttpResponseException}) is a lost connection on the allowlist. The connect
+ * timeout is the connection manager's ({@code ConnectionConfig}); a refused connection is retried
+ * for any method. For downloads larger than memory, use a client without this handler.
  *
  * <p><b>Stops.</b> A final response is returned; a retryable one that runs out of attempts, time or
  * budget throws {@link dev.idempotency.client.RetriesExhaustedException} (an {@link IOException})
@@ -126,9 +124,7 @@ public final class IdempotentRetryExec implements ExecChainHandler {
    * @return {@code builder}
    */
   public HttpClientBuilder installOn(HttpClientBuilder builder) {
-    return builder
-        .disableAutomaticRetries()
-        .addExecInterceptorBefore(ChainElement.PROTOCOL.name(), NAME, this);
+    return builder.disableAutomaticRetries().addExecInterceptorFirst(NAME, this);
   }
 
   /** Returns the policy every call through this handler is retried by. */
@@ -156,17 +152,21 @@ public final class IdempotentRetryExec implements ExecChainHandler {
     try {
       while (true) {
         Duration timeout = loop.beginAttempt(null).orElseThrow(loop::deadlinePassed);
+        Timeout attemptTimeout = Timeout.ofMilliseconds(Math.max(1, timeout.toMillis()));
         context.setRequestConfig(
             RequestConfig.copy(callersConfig)
-                .setResponseTimeout(Timeout.ofMilliseconds(Math.max(1, timeout.toMillis())))
+                .setResponseTimeout(attemptTimeout)
+                .setConnectionRequestTimeout(attemptTimeout)
                 .build());
         ClassicHttpResponse response = null;
         RetryLoop.Step step;
+        AttemptTimer timer = AttemptTimer.start(scope, timeout);
         try {
           // a copy per attempt: the protocol handling below adds headers (Content-Length) to the
           // request it is given, and refuses a request that has them already
           response = chain.proceed(ClassicRequestBuilder.copy(request).build(), scope);
-          byte[] body = readWithin(response, scope, timeout);
+          byte[] body = readWhole(response);
+          timer.stop();
           Header retryAfter = response.getFirstHeader("Retry-After");
           Header contentType = response.getFirstHeader("Content-Type");
           step =
@@ -179,7 +179,8 @@ public final class IdempotentRetryExec implements ExecChainHandler {
                       : null,
                   response);
         } catch (IOException | RuntimeException e) {
-          if (scope.execRuntime.isExecutionAborted()) {
+          boolean cutOff = timer.stop();
+          if (!cutOff && scope.execRuntime.isExecutionAborted()) {
             throw e; // aborted by the caller: not a lost connection
           }
           if (response != null) {
@@ -187,7 +188,9 @@ public final class IdempotentRetryExec implements ExecChainHandler {
             scope.execRuntime.discardEndpoint();
             response = null;
           }
-          step = loop.afterFailure(e);
+          step = loop.afterFailure(cutOff ? timer.timedOut(e) : e);
+        } finally {
+          timer.stop(); // idempotent: ends the timer on every path, an HttpException's included
         }
         switch (step.action()) {
           case RETURN:
@@ -232,46 +235,15 @@ public final class IdempotentRetryExec implements ExecChainHandler {
     }
   }
 
-  /**
-   * Reads the whole response body within the attempt, and puts it back as a byte-array entity. The
-   * socket timeout restarts with every byte, so a body trickling in would outlive it: a timer at
-   * the attempt's end discards the connection, which ends a read that blocks, and the read's
-   * failure is reported as the timeout it is.
-   */
-  private static byte[] readWithin(
-      ClassicHttpResponse response, ExecChain.Scope scope, Duration timeout) throws IOException {
+  /** Reads the whole response body into memory, and puts it back as a byte-array entity. */
+  private static byte[] readWhole(ClassicHttpResponse response) throws IOException {
     HttpEntity entity = response.getEntity();
     if (entity == null) {
       return new byte[0];
     }
-    AtomicBoolean done = new AtomicBoolean();
-    AtomicBoolean cutOff = new AtomicBoolean();
-    CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS)
-        .execute(
-            () -> {
-              if (done.compareAndSet(false, true)) {
-                cutOff.set(true);
-                scope.execRuntime.discardEndpoint();
-              }
-            });
     byte[] bytes;
     try (InputStream in = entity.getContent()) {
       bytes = in.readAllBytes();
-    } catch (IOException e) {
-      if (cutOff.get()) {
-        SocketTimeoutException timedOut =
-            new SocketTimeoutException(
-                "the response body (HTTP "
-                    + response.getCode()
-                    + ") was not complete when the attempt timeout of "
-                    + timeout.toMillis()
-                    + " ms ran out");
-        timedOut.initCause(e);
-        throw timedOut;
-      }
-      throw e;
-    } finally {
-      done.set(true);
     }
     response.setEntity(
         new ByteArrayEntity(

@@ -46,16 +46,18 @@ import org.jspecify.annotations.Nullable;
  * Chain.withRetryOnConnectionFailure(false)}): with them on, OkHttp re-sends a request whose
  * connection failed, a POST included, and answers a 408 by re-sending; those re-sends would be
  * invisible here, counted in no attempt and paid from no budget. The interceptor retries the same
- * failures itself, keyed, counted, logged and within the deadline.
+ * failures itself, keyed, counted, logged and within the deadline. One re-send no setting turns
+ * off: OkHttp sends a 503 with {@code Retry-After: 0} once more on its own; it carries the key.
  *
  * <p><b>Time.</b> Each attempt gets {@code min(attemptTimeout, time left)}: OkHttp's connect, write
  * and read timeouts are set to it, and, because those bound each operation and not the exchange,
  * the response body is read within the attempt under a deadline at the attempt's end (on the body's
  * Okio source). The body is therefore in memory when the call returns, and a body cut off or
- * stalled is a failed attempt, retried like a lost connection. For downloads larger than memory,
- * use a client without this interceptor. The waits between attempts block the calling thread (for
- * {@code enqueue}, one of OkHttp's dispatcher threads) through the policy's {@link
- * dev.idempotency.client.Sleeper}.
+ * stalled is a failed attempt, retried like a lost connection. The head has no such deadline (the
+ * read timeout restarts with every byte): set OkHttp's {@code callTimeout} to bound the whole call.
+ * For downloads larger than memory, use a client without this interceptor. The waits between
+ * attempts block the calling thread (for {@code enqueue}, one of OkHttp's dispatcher threads)
+ * through the policy's {@link dev.idempotency.client.Sleeper}.
  *
  * <p><b>Stops.</b> A final response is returned; a retryable one that runs out of attempts, time or
  * budget throws {@link RetriesExhaustedException} (an {@link IOException}) from {@code execute},

@@ -141,8 +141,9 @@ public final class IdempotentResilience<R> {
    * @param key the caller's key, or {@code null}
    * @param attempt sends one attempt
    * @return the final response
-   * @throws RetriesExhaustedException if attempts, time or budget ran out
-   * @throws IOException a failure the allowlist does not retry, unchanged
+   * @throws RetriesExhaustedException if attempts, time or budget ran out, or an {@link
+   *     IOException} the allowlist does not retry ended the call (its reason says which; the
+   *     exception is its cause)
    * @throws Exception anything else the attempt threw, unchanged
    */
   public R call(String method, URI uri, @Nullable OperationKey key, Attempt<R> attempt)

@@ -120,7 +120,9 @@ public final class SqlErrors {
    * @param table the records table, for the how-to-fix message
    */
   public static KeyStoreException map(String what, String table, SQLException e) {
-    if (isUnavailable(e)) {
+    // a serialization failure or deadlock that outlasted the store's transaction attempts is
+    // contention, not a fault: a later retry of the request may pass
+    if (isUnavailable(e) || isRetryable(e)) {
       return new StoreUnavailableException(
           "JDBC key store unavailable during "
               + what

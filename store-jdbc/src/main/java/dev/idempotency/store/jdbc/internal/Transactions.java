@@ -153,7 +153,7 @@ public final class Transactions {
                   claimed0 = sql.claimInTransaction(c, claimValues);
                 } catch (SQLException e) {
                   if (SqlErrors.isRetryable(e)) {
-                    throw e; // the transaction runs again
+                    throw new RetryableClaimFailure(e); // the transaction runs again
                   }
                   throw new ClaimFailed(e);
                 }
@@ -178,6 +178,9 @@ public final class Transactions {
       return new OneTransactionOutcome.Committed(won.claim(), won.response());
     } catch (NotClaimed e) {
       return e.outcome;
+    } catch (RetryableClaimFailure e) {
+      // the claim failed retryably in the last attempt; a work's own SQLException is not this
+      throw SqlErrors.map(label + " on " + table, table, e);
     } catch (ClaimFailed e) {
       SQLException cause = e.cause;
       if (SqlErrors.isLockWaitTimeout(cause)) {
@@ -221,6 +224,19 @@ public final class Transactions {
     ClaimFailed(SQLException cause) {
       super(null, null, false, false);
       this.cause = cause;
+    }
+  }
+
+  /**
+   * A retryable failure (a serialization failure, a deadlock) of the claim inside a one-transaction
+   * run: an {@code SQLException} with the same state, so that the transaction runs again, and its
+   * own type, so that after the last attempt it is told apart from the work's.
+   */
+  private static final class RetryableClaimFailure extends SQLException {
+    private static final long serialVersionUID = 1L;
+
+    RetryableClaimFailure(SQLException cause) {
+      super(cause.getMessage(), cause.getSQLState(), cause.getErrorCode(), cause);
     }
   }
 
