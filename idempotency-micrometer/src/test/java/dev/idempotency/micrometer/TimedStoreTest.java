@@ -1,0 +1,66 @@
+package dev.idempotency.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotency.Execution;
+import dev.idempotency.RecoveryPoint;
+import dev.idempotency.StoredResponse;
+import dev.idempotency.core.InMemoryKeyStore;
+import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.StoreCapability;
+import dev.idempotency.spi.TransactionalKeyStore;
+import dev.idempotency.spi.TransactionalWork;
+import dev.idempotency.testing.DelegatingStore;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The timed store keeps what the engine checks the store for. */
+class TimedStoreTest {
+  private final IdempotencyMetrics metrics = IdempotencyMetrics.create(new SimpleMeterRegistry());
+
+  /** A transactional store whose phases hand the work a string for its transaction. */
+  static final class StringTransactions extends DelegatingStore
+      implements TransactionalKeyStore<String> {
+    StringTransactions() {
+      super(new InMemoryKeyStore());
+    }
+
+    @Override
+    public <R> R inPhase(Execution execution, RecoveryPoint next, TransactionalWork<String, R> work)
+        throws Exception {
+      return work.run("phase-tx");
+    }
+
+    @Override
+    public StoredResponse completeWith(
+        Execution execution, TransactionalWork<String, StoredResponse> work) throws Exception {
+      return work.run("completion-tx");
+    }
+
+    @Override
+    public Set<StoreCapability> capabilities() {
+      return Set.of(StoreCapability.TRANSACTIONAL);
+    }
+  }
+
+  @Test
+  void aTransactionalStoreStaysTransactionalAndKeepsItsCapabilities() throws Exception {
+    KeyStore timed = metrics.timed(new StringTransactions());
+
+    assertThat(timed).isInstanceOf(TransactionalKeyStore.class);
+    assertThat(timed.capabilities()).containsExactly(StoreCapability.TRANSACTIONAL);
+    @SuppressWarnings("unchecked")
+    TransactionalKeyStore<String> tx = (TransactionalKeyStore<String>) timed;
+    assertThat(tx.completeWith(null, t -> StoredResponse.ofUtf8(200, t)).bodyAsUtf8())
+        .isEqualTo("completion-tx");
+  }
+
+  @Test
+  void aPlainStoreStaysPlain() {
+    KeyStore store = new InMemoryKeyStore();
+    KeyStore timed = metrics.timed(store);
+    assertThat(timed).isNotInstanceOf(TransactionalKeyStore.class);
+    assertThat(timed.toString()).isEqualTo(store.toString());
+  }
+}
