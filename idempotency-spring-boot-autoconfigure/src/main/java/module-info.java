@@ -19,6 +19,7 @@ module dev.idempotency.spring.boot.autoconfigure {
   requires static transitive dev.idempotency.store.jdbc;
   requires static transitive dev.idempotency.micrometer;
   requires static transitive dev.idempotency.spring;
+  requires static transitive dev.idempotency.openapi;
   requires static transitive micrometer.core;
   requires static transitive spring.boot.health;
   requires static spring.boot.sql;

@@ -83,6 +83,9 @@ abstract class AbstractOneTransactionJdbcTest {
 
   @AfterAll
   void tearDown() throws SQLException {
+    if (pool == null) {
+      return; // skipped without its server (outside CI): nothing was created
+    }
     try {
       AbstractJdbcKeyStoreTest.dropTables(pool, table, orders);
     } finally {

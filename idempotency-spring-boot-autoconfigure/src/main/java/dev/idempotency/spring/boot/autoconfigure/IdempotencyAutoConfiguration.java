@@ -11,6 +11,7 @@ import dev.idempotency.http.IdempotencyHttp;
 import dev.idempotency.http.IdempotencyHttpBuilder;
 import dev.idempotency.http.ScopeResolver;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spring.boot.autoconfigure.internal.DocumentedEndpoints;
 import dev.idempotency.spring.boot.autoconfigure.internal.EngineExtension;
 import dev.idempotency.spring.boot.autoconfigure.internal.PropertyChecks;
 import dev.idempotency.spring.boot.autoconfigure.internal.PropertyMapping;
@@ -25,6 +26,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * The engine over the context's {@link KeyStore}, the HTTP handler configured from {@code
@@ -102,8 +104,18 @@ public final class IdempotencyAutoConfiguration {
       IdempotencyProperties properties,
       ObjectProvider<ScopeResolver> scopeResolver,
       ObjectProvider<FingerprintStrategy> fingerprint,
-      ObjectProvider<BodyRedactor> bodyRedactor) {
+      ObjectProvider<BodyRedactor> bodyRedactor,
+      ObjectProvider<DocumentedEndpoints> documented,
+      Environment environment) {
     IdempotencyHttpBuilder b = PropertyMapping.http(IdempotencyHttp.builder(engine), properties);
+    DocumentedEndpoints fromDocument = documented.getIfAvailable();
+    if (fromDocument != null) {
+      fromDocument.rules().forEach(b::endpoint);
+    } else if (environment.containsProperty("idempotency.openapi.document")) {
+      throw new IllegalStateException(
+          "idempotency.openapi.document is set, but idempotency-openapi is not on the class path:"
+              + " add dev.idempotency:idempotency-openapi to read the endpoint rules from it");
+    }
     scopeResolver.ifUnique(b::scopeResolver);
     fingerprint.ifUnique(b::fingerprint);
     bodyRedactor.ifUnique(b::bodyRedactor);
