@@ -6,6 +6,7 @@ import dev.idempotency.spring.internal.IdempotentMethodInterceptor;
 import dev.idempotency.spring.internal.MethodPlans;
 import java.lang.reflect.Method;
 import java.util.Objects;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.aopalliance.aop.Advice;
 import org.jspecify.annotations.Nullable;
@@ -53,18 +54,12 @@ public final class IdempotentMethods implements PointcutAdvisor, Ordered {
   private final String description;
 
   private IdempotentMethods(Builder b) {
-    MethodPlans plans = new MethodPlans(b.engine, b.jsonMapper, b.defaultScope, b.dataSource);
+    MethodPlans plans = new MethodPlans(b.engine, b.jsonMapper, b.defaultScope, b.dataSource::get);
     this.pointcut = new GuardedMethods(plans);
     this.advice = new IdempotentMethodInterceptor(plans, b.allowSurroundingTransactions);
     this.order = b.order;
     this.description =
-        "IdempotentMethods[store="
-            + b.engine.store()
-            + ", defaultScope="
-            + b.defaultScope
-            + ", order="
-            + b.order
-            + "]";
+        "IdempotentMethods[defaultScope=" + b.defaultScope + ", order=" + b.order + "]";
   }
 
   /**
@@ -74,7 +69,21 @@ public final class IdempotentMethods implements PointcutAdvisor, Ordered {
    * @return a new builder
    */
   public static Builder builder(IdempotencyEngine engine) {
-    return new Builder(engine);
+    Objects.requireNonNull(engine, "engine");
+    return new Builder(() -> engine);
+  }
+
+  /**
+   * A builder for an advisor running the methods through the engine {@code engine} supplies, asked
+   * for once, when the first {@code @Idempotent} method is found: for a container that builds its
+   * advisors before other beans (Spring's auto-proxy creator does), where building the engine then
+   * would build its store and DataSource before every post-processor is in place.
+   *
+   * @param engine supplies the engine
+   * @return a new builder
+   */
+  public static Builder builder(Supplier<IdempotencyEngine> engine) {
+    return new Builder(Objects.requireNonNull(engine, "engine"));
   }
 
   @Override
@@ -113,15 +122,15 @@ public final class IdempotentMethods implements PointcutAdvisor, Ordered {
 
   /** Builds {@link IdempotentMethods}. Not thread-safe. */
   public static final class Builder {
-    private final IdempotencyEngine engine;
+    private final Supplier<IdempotencyEngine> engine;
     private JsonMapper jsonMapper = JsonMapper.shared();
     private String defaultScope = DEFAULT_SCOPE;
-    private @Nullable DataSource dataSource;
+    private Supplier<@Nullable DataSource> dataSource = () -> null;
     private boolean allowSurroundingTransactions;
     private int order = DEFAULT_ORDER;
 
-    private Builder(IdempotencyEngine engine) {
-      this.engine = Objects.requireNonNull(engine, "engine");
+    private Builder(Supplier<IdempotencyEngine> engine) {
+      this.engine = engine;
     }
 
     /**
@@ -159,6 +168,19 @@ public final class IdempotentMethods implements PointcutAdvisor, Ordered {
      * @return this builder
      */
     public Builder transactionalDataSource(DataSource dataSource) {
+      Objects.requireNonNull(dataSource, "dataSource");
+      this.dataSource = () -> dataSource;
+      return this;
+    }
+
+    /**
+     * {@link #transactionalDataSource(DataSource)} from a supplier, asked once when a transactional
+     * method is first planned or run; it may answer null when the application has none.
+     *
+     * @param dataSource supplies the DataSource, or null
+     * @return this builder
+     */
+    public Builder transactionalDataSource(Supplier<@Nullable DataSource> dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
       return this;
     }

@@ -10,12 +10,14 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Future;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.stream.BaseStream;
 import java.util.stream.Collectors;
@@ -46,11 +48,14 @@ import tools.jackson.databind.json.JsonMapper;
 public final class MethodPlans {
   private static final Pattern POSITIONAL = Pattern.compile("[pa]\\d+");
 
-  private final IdempotencyEngine engine;
+  private final Supplier<IdempotencyEngine> engineSupplier;
+  private volatile @Nullable IdempotencyEngine engine;
   private final JsonMapper resultMapper;
   private final JsonMapper fingerprintMapper;
   private final String defaultScope;
-  private final @Nullable Object transactionalDataSource;
+  private final Supplier<@Nullable Object> dataSourceSupplier;
+  private volatile boolean dataSourceAsked;
+  private volatile @Nullable Object transactionalDataSource;
   private final SpelExpressionParser parser = new SpelExpressionParser();
   private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
   private final ConcurrentMap<MethodClassKey, Optional<MethodPlan>> plans =
@@ -59,19 +64,20 @@ public final class MethodPlans {
   /**
    * Plans for the methods of one advisor.
    *
-   * @param engine the engine every method runs through
+   * @param engine the engine every method runs through, asked for (once) when the first guarded
+   *     method is planned, so that a container may build the advisor before the engine
    * @param mapper the results' JSON mapper; the fingerprints use a copy that sorts map entries and
    *     properties, so that two equal arguments always give one fingerprint
    * @param defaultScope the scope of a method whose annotation names none
    * @param transactionalDataSource the {@code javax.sql.DataSource} of {@code transactional}
-   *     methods, or null when none is configured
+   *     methods, or null when none is configured; asked for (once) when first needed
    */
   public MethodPlans(
-      IdempotencyEngine engine,
+      Supplier<IdempotencyEngine> engine,
       JsonMapper mapper,
       String defaultScope,
-      @Nullable Object transactionalDataSource) {
-    this.engine = engine;
+      Supplier<@Nullable Object> transactionalDataSource) {
+    this.engineSupplier = Objects.requireNonNull(engine, "engine");
     this.resultMapper = mapper;
     this.fingerprintMapper =
         mapper
@@ -80,11 +86,35 @@ public final class MethodPlans {
             .enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
             .build();
     this.defaultScope = defaultScope;
-    this.transactionalDataSource = transactionalDataSource;
+    this.dataSourceSupplier =
+        Objects.requireNonNull(transactionalDataSource, "transactionalDataSource");
+  }
+
+  /** The engine, asked of its supplier the first time. */
+  private IdempotencyEngine engine() {
+    IdempotencyEngine e = engine;
+    if (e == null) {
+      synchronized (this) {
+        e = engine;
+        if (e == null) {
+          e = Objects.requireNonNull(engineSupplier.get(), "the engine supplier returned null");
+          engine = e;
+        }
+      }
+    }
+    return e;
   }
 
   /** The DataSource {@code transactional} methods bind the store's connection for, or null. */
   @Nullable Object transactionalDataSource() {
+    if (!dataSourceAsked) {
+      synchronized (this) {
+        if (!dataSourceAsked) {
+          transactionalDataSource = dataSourceSupplier.get();
+          dataSourceAsked = true;
+        }
+      }
+    }
     return transactionalDataSource;
   }
 
@@ -99,11 +129,16 @@ public final class MethodPlans {
 
   /** The plan of {@code method} on {@code targetClass}, or null when it is not annotated. */
   @Nullable MethodPlan find(Method method, @Nullable Class<?> targetClass) {
-    return plans
-        .computeIfAbsent(
-            new MethodClassKey(method, targetClass),
-            k -> Optional.ofNullable(plan(method, targetClass)))
-        .orElse(null);
+    MethodClassKey key = new MethodClassKey(method, targetClass);
+    Optional<MethodPlan> known = plans.get(key);
+    if (known == null) {
+      // planned outside the map's lock: planning may ask for the engine, whose creation makes
+      // the container match other beans' methods against this map; two threads planning one
+      // method at once make equal plans, and the first stored wins
+      Optional<MethodPlan> planned = Optional.ofNullable(plan(method, targetClass));
+      known = Objects.requireNonNullElse(plans.putIfAbsent(key, planned), planned);
+    }
+    return known.orElse(null);
   }
 
   private @Nullable MethodPlan plan(Method method, @Nullable Class<?> targetClass) {
@@ -135,7 +170,7 @@ public final class MethodPlans {
             : ResolvableType.forMethodReturnType(specific, targetClass);
     IdempotentCall<Object> call =
         IdempotentCall.of(
-            engine,
+            engine(),
             new JsonResultCodec(resultMapper, resultMapper.constructType(result.getType())));
     String purpose = annotation.purpose().isEmpty() ? signature(specific) : annotation.purpose();
     if (purpose.isBlank()) {
@@ -192,18 +227,18 @@ public final class MethodPlans {
   }
 
   private void refuseUntransactional(Method method) {
-    if (transactionalDataSource == null) {
+    if (transactionalDataSource() == null) {
       throw refused(
           method,
           "it is transactional, and the advisor has no DataSource to bind the store's connection"
               + " for: set IdempotentMethods.Builder.transactionalDataSource to the DataSource"
               + " of the JdbcKeyStore and of the method's JdbcTemplate");
     }
-    if (!engine.store().capabilities().contains(StoreCapability.TRANSACTIONAL)) {
+    if (!engine().store().capabilities().contains(StoreCapability.TRANSACTIONAL)) {
       throw refused(
           method,
           "it is transactional, and the store "
-              + engine.store()
+              + engine().store()
               + " runs no business writes in its transactions (JdbcKeyStore does)");
     }
   }

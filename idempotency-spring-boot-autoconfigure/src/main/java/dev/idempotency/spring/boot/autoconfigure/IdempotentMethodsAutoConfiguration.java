@@ -35,8 +35,10 @@ public final class IdempotentMethodsAutoConfiguration {
   public IdempotentMethodsAutoConfiguration() {}
 
   /**
-   * The advisor. Static, and its collaborators looked up when it is built, because the auto-proxy
-   * creator asks for advisors before most beans exist.
+   * The advisor. Static, and the engine and the DataSource looked up only when the first
+   * {@code @Idempotent} method is found: the auto-proxy creator builds advisors before most beans
+   * exist, and building the engine then would build its store and the DataSource before every
+   * post-processor (a pool's metrics, a wrapping DataSource) is in place.
    */
   @Bean
   @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
@@ -48,11 +50,11 @@ public final class IdempotentMethodsAutoConfiguration {
       ObjectProvider<IdempotentMethodsProperties> properties) {
     IdempotentMethodsProperties p = properties.getObject();
     IdempotentMethods.Builder builder =
-        IdempotentMethods.builder(engine.getObject())
+        IdempotentMethods.builder(engine::getObject)
             .defaultScope(p.getDefaultScope())
-            .allowSurroundingTransactions(p.isAllowSurroundingTransactions());
+            .allowSurroundingTransactions(p.isAllowSurroundingTransactions())
+            .transactionalDataSource(dataSource::getIfUnique);
     jsonMapper.ifAvailable(builder::jsonMapper);
-    dataSource.ifUnique(builder::transactionalDataSource);
     return builder.build();
   }
 }
