@@ -58,7 +58,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safe; one engine serves the whole application. {@link #close()} stops its heartbeat
  * threads.
  *
- * <p>One class of about 580 lines, most of it javadoc: the two ways to run a request ({@link
+ * <p>One class of about 610 lines, most of it javadoc: the two ways to run a request ({@link
  * #execute}, {@link #executeInOneTransaction}) share the claim loop and its answers here, which
  * read best beside both; the one-transaction run lives in {@code OneTransactionRun}, the heartbeats
  * in {@code internal.Heartbeats}, and the builder is the seam should the class grow.
