@@ -69,9 +69,6 @@ install_packages() {
   if wants postgres; then [ -x "$PGBIN/initdb" ] && [ -x "$PGBIN/psql" ] || pkgs+=("postgresql-$PG_MAJOR"); fi
   if wants mariadb; then [ -x /usr/sbin/mariadbd ] && command -v mariadb-install-db >/dev/null && command -v mariadb-admin >/dev/null || pkgs+=(mariadb-server); fi
   if wants redis; then command -v redis-server >/dev/null && command -v redis-cli >/dev/null || pkgs+=(redis-server); fi
-  # not a server: the gRPC Java code generator for idempotency-grpc's test stubs (Maven Central's executable of
-  # io.grpc:protoc-gen-grpc-java is not reachable from here)
-  command -v grpc_java_plugin >/dev/null || pkgs+=(protobuf-compiler-grpc-java-plugin)
   [ ${#pkgs[@]} -eq 0 ] && return 0
   is_root || die "missing packages (${pkgs[*]}) and not root: install them first"
   local t; t=$(now_ms)
