@@ -21,6 +21,7 @@ import dev.idempotency.spi.KeyStore;
 import dev.idempotency.store.jdbc.Dialect;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
 import dev.idempotency.testing.DelegatingStore;
+import dev.idempotency.testing.Http2ResponseCuttingProxy;
 import dev.idempotency.testing.LoopbackPorts;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;

@@ -11,6 +11,7 @@ import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.grpc.test.ChargeReply;
 import dev.idempotency.grpc.test.ChargeRequest;
 import dev.idempotency.grpc.test.PaymentServiceGrpc;
+import dev.idempotency.testing.Http2ResponseCuttingProxy;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;

@@ -1,4 +1,4 @@
-package dev.idempotency.grpc;
+package dev.idempotency.testing;
 
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -8,12 +8,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 
@@ -28,13 +27,16 @@ import java.util.function.IntPredicate;
  *
  * <p>The threads are this proxy's own; {@link #close} closes every socket and waits for them. A
  * test fixture, not a general proxy (no TLS, HTTP/2 prior knowledge only, as gRPC's plaintext).
+ * Used by idempotency-grpc's tests and the gRPC example.
  */
-final class Http2ResponseCuttingProxy implements AutoCloseable {
+public final class Http2ResponseCuttingProxy implements AutoCloseable {
   private static final int HEADERS = 0x1;
 
   private final int upstreamPort;
   private final ServerSocket listener;
-  private final ExecutorService threads = Executors.newCachedThreadPool();
+  private final ThreadPools.Joinable threads =
+      ThreadPools.newCachedPool("http2-response-cutting-proxy");
+  private final ExecutorService executor = threads.executor();
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
   private final AtomicInteger responses = new AtomicInteger();
   private final AtomicInteger cuts = new AtomicInteger();
@@ -45,29 +47,29 @@ final class Http2ResponseCuttingProxy implements AutoCloseable {
     this.upstreamPort = upstreamPort;
     listener = new ServerSocket();
     listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
-    threads.execute(this::acceptLoop);
+    executor.execute(this::acceptLoop);
   }
 
-  static Http2ResponseCuttingProxy start(int upstreamPort) throws IOException {
+  public static Http2ResponseCuttingProxy start(int upstreamPort) throws IOException {
     return new Http2ResponseCuttingProxy(upstreamPort);
   }
 
-  int port() {
+  public int port() {
     return listener.getLocalPort();
   }
 
   /** Which responses to lose, by their number (0 for the first response through the proxy). */
-  void cutResponses(IntPredicate which) {
+  public void cutResponses(IntPredicate which) {
     this.cut = which;
   }
 
   /** The responses whose HEADERS frame reached the proxy, cut or forwarded. */
-  int responses() {
+  public int responses() {
     return responses.get();
   }
 
   /** The responses lost. */
-  int cuts() {
+  public int cuts() {
     return cuts.get();
   }
 
@@ -84,8 +86,8 @@ final class Http2ResponseCuttingProxy implements AutoCloseable {
       open.add(server);
       try {
         server.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), upstreamPort), 5000);
-        threads.execute(() -> pump(client, server));
-        threads.execute(() -> frames(server, client));
+        executor.execute(() -> pump(client, server));
+        executor.execute(() -> frames(server, client));
       } catch (IOException | RuntimeException e) {
         closeBoth(client, server);
       }
@@ -156,15 +158,20 @@ final class Http2ResponseCuttingProxy implements AutoCloseable {
   }
 
   @Override
-  public void close() throws IOException, InterruptedException {
+  public void close() {
     closed = true;
-    listener.close();
+    try {
+      listener.close();
+    } catch (IOException ignored) {
+      // closing anyway
+    }
     for (Socket s : open) {
-      s.close();
+      try {
+        s.close();
+      } catch (IOException ignored) {
+        // closing anyway
+      }
     }
-    threads.shutdownNow();
-    if (!threads.awaitTermination(10, TimeUnit.SECONDS)) {
-      throw new IllegalStateException("a proxy thread was still running 10 s after close");
-    }
+    threads.shutDownAndJoin(Duration.ofSeconds(10), "HTTP/2 response-cutting proxy");
   }
 }
