@@ -8,6 +8,8 @@ import dev.idempotency.core.OperationFailedException;
 import dev.idempotency.core.Outcome;
 import dev.idempotency.grpc.IdempotencyErrorReason;
 import dev.idempotency.spi.LeaseLostException;
+import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.spi.TransactionCallbacks;
 import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.Metadata;
@@ -225,17 +227,43 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
     }
     StoredResponse stored = StoredCallCodec.encode(result, settings.storedMetadataKeys());
     if (stored.bodyLength() > settings.maxStoredResponseBytes()) {
-      Refusals.Refusal marker =
-          Refusals.of(
-              IdempotencyErrorReason.IDEMPOTENCY_RESPONSE_NOT_STORED,
-              "the request was processed, but its response was too large to store for replay",
-              Map.of(),
-              null);
-      return StoredCallCodec.encode(
-          new CapturedCall(null, null, marker.status(), marker.trailers()),
-          Refusals.STORED_MARKER_KEYS);
+      return commitNotStoredMarker(execution, stored);
     }
     return stored;
+  }
+
+  /**
+   * Commits the not-stored marker in place of an answer too large to store, and returns it. The
+   * engine's stored-response policy would judge the marker's own status (INTERNAL, HTTP 500) if it
+   * were returned: a policy that excludes 500 would release a key whose side effect happened, and
+   * one that excludes the answer's own status would keep a key it means to release. So the policy
+   * judges the handler's answer here, and the marker is committed under the fence before the engine
+   * sees it (the engine keeps a committed completion as it is).
+   *
+   * @throws NotStoredException when the policy does not store the handler's answer: the engine
+   *     releases the key
+   */
+  private StoredResponse commitNotStoredMarker(
+      dev.idempotency.Execution execution, StoredResponse tooLarge) throws NotStoredException {
+    if (!settings.engine().config().storedResponsePolicy().shouldStore(tooLarge)) {
+      throw new NotStoredException();
+    }
+    Refusals.Refusal refusal =
+        Refusals.of(
+            IdempotencyErrorReason.IDEMPOTENCY_RESPONSE_NOT_STORED,
+            "the request was processed, but its response was too large to store for replay",
+            Map.of(),
+            null);
+    StoredResponse marker =
+        StoredCallCodec.encode(
+            new CapturedCall(null, null, refusal.status(), refusal.trailers()),
+            Refusals.STORED_MARKER_KEYS);
+    settings
+        .engine()
+        .store()
+        .complete(execution.recordId(), execution.fence(), marker, execution.now());
+    TransactionCallbacks.of(execution).completionCommitted(marker);
+    return marker;
   }
 
   private void answerFailed(OperationFailedException e, Context context) {
@@ -246,6 +274,17 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
       refusedAsTooLate(context);
     } else if (cause instanceof TimeoutException) {
       call.close(Status.INTERNAL.withDescription(cause.getMessage()), new Metadata());
+    } else if (answer != null && cause instanceof StoreUnavailableException) {
+      // the not-stored marker could not be committed; the handler did answer, so the caller gets
+      // that answer, and the key stays in flight (as when the engine cannot store an answer)
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "could not store the not-stored marker of "
+              + id
+              + "; the key stays in flight and a retry after the lease expires may run the handler"
+              + " again",
+          cause);
+      sendLive();
     } else if (cause instanceof RuntimeException runtime) {
       throw runtime; // as without the binding: gRPC answers UNKNOWN; the key was released
     } else if (cause instanceof Error error) {

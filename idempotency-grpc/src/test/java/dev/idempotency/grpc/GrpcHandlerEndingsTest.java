@@ -1,0 +1,62 @@
+package dev.idempotency.grpc;
+
+import static dev.idempotency.grpc.GrpcServers.callerAndKey;
+import static dev.idempotency.grpc.GrpcTestCalls.assertRefusal;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotency.RecordId;
+import dev.idempotency.core.InMemoryKeyStore;
+import dev.idempotency.core.StoredResponsePolicy;
+import dev.idempotency.grpc.test.ChargeReply;
+import dev.idempotency.grpc.test.ChargeRequest;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How a handler's run ends, where the side effect has happened but the answer is unusual: too large
+ * to store under a stored-response policy, an exception after the answer, two answers, an
+ * asynchronous failure; and a stored answer that no longer parses. Each test asserts how often the
+ * handler ran: a retry that runs it again repeats the side effect.
+ */
+class GrpcHandlerEndingsTest {
+  private static final ChargeRequest CHARGE =
+      ChargeRequest.newBuilder().setOrderId("4711").setAmountCents(4200).build();
+
+  @Test
+  void anOversizedOkUnderAPolicyExcluding500IsNeverRunAgain() throws Exception {
+    // the not-stored marker is INTERNAL (HTTP 500): the policy must judge the handler's OK, not it
+    try (GrpcFixture f =
+        new GrpcFixture(
+            new InMemoryKeyStore(),
+            4,
+            e -> e.storedResponsePolicy(StoredResponsePolicy.storeAllExcept(500, 502, 503, 504)),
+            c -> c.maxStoredResponseBytes(8))) {
+      ChargeReply first = f.stub(callerAndKey("acct-1", "k-big")).charge(CHARGE);
+      assertThat(first.getChargeId()).isEqualTo("ch-4711-1");
+
+      assertRefusal(
+          () -> f.stub(callerAndKey("acct-1", "k-big")).charge(CHARGE),
+          IdempotencyErrorReason.IDEMPOTENCY_RESPONSE_NOT_STORED);
+      assertThat(f.payments.runs("4711")).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void anOversizedAnswerWhoseStatusThePolicyExcludesReleasesTheKey() throws Exception {
+    // a small OK would release the key under this policy; an oversized one must too, rather than
+    // store the marker (whose own status, 500, the policy would keep)
+    try (GrpcFixture f =
+        new GrpcFixture(
+            new InMemoryKeyStore(),
+            4,
+            e -> e.storedResponsePolicy(StoredResponsePolicy.storeAllExcept(200)),
+            c -> c.maxStoredResponseBytes(8))) {
+      ChargeReply first = f.stub(callerAndKey("acct-1", "k-unstored")).charge(CHARGE);
+      assertThat(first.getRun()).isEqualTo(1);
+      assertThat(f.store.lookup(RecordId.of("acct-1", "k-unstored"))).isEmpty();
+
+      ChargeReply retry = f.stub(callerAndKey("acct-1", "k-unstored")).charge(CHARGE);
+      assertThat(retry.getRun()).isEqualTo(2);
+      assertThat(f.payments.runs("4711")).isEqualTo(2);
+    }
+  }
+}
