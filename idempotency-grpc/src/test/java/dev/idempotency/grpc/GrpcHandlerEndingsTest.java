@@ -3,12 +3,16 @@ package dev.idempotency.grpc;
 import static dev.idempotency.grpc.GrpcServers.callerAndKey;
 import static dev.idempotency.grpc.GrpcTestCalls.assertRefusal;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.idempotency.RecordId;
 import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.core.StoredResponsePolicy;
 import dev.idempotency.grpc.test.ChargeReply;
 import dev.idempotency.grpc.test.ChargeRequest;
+import dev.idempotency.grpc.test.Misbehaviour;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -57,6 +61,43 @@ class GrpcHandlerEndingsTest {
       ChargeReply retry = f.stub(callerAndKey("acct-1", "k-unstored")).charge(CHARGE);
       assertThat(retry.getRun()).isEqualTo(2);
       assertThat(f.payments.runs("4711")).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aHandlerThatThrowsAfterAnsweringHasItsAnswerStoredAndReplayed() throws Exception {
+    try (GrpcFixture f = GrpcFixture.start()) {
+      ChargeRequest request =
+          CHARGE.toBuilder().setMisbehaviour(Misbehaviour.THROW_AFTER_ANSWERING).build();
+      ChargeReply first = f.stub(callerAndKey("acct-1", "k-throw-late")).charge(request);
+      ChargeReply retry = f.stub(callerAndKey("acct-1", "k-throw-late")).charge(request);
+
+      assertThat(first.getRun()).isEqualTo(1);
+      assertThat(retry).isEqualTo(first);
+      assertThat(f.payments.runs("4711")).isEqualTo(1);
+      assertThat(f.eventsOf(dev.idempotency.event.IdempotencyEvent.Replayed.class)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aHandlerThatAnswersTwiceGetsInternalTooManyResponsesStoredAndReplayed() throws Exception {
+    try (GrpcFixture f = GrpcFixture.start()) {
+      ChargeRequest request = CHARGE.toBuilder().setMisbehaviour(Misbehaviour.ANSWER_TWICE).build();
+      StatusRuntimeException first =
+          catchThrowableOfType(
+              StatusRuntimeException.class,
+              () -> f.stub(callerAndKey("acct-1", "k-twice")).charge(request));
+      StatusRuntimeException retry =
+          catchThrowableOfType(
+              StatusRuntimeException.class,
+              () -> f.stub(callerAndKey("acct-1", "k-twice")).charge(request));
+
+      assertThat(first.getStatus().getCode()).isEqualTo(Status.Code.INTERNAL);
+      assertThat(first.getStatus().getDescription()).isEqualTo("Too many responses");
+      assertThat(retry.getStatus().getCode()).isEqualTo(Status.Code.INTERNAL);
+      assertThat(retry.getTrailers().get(GrpcIdempotencyMetadata.REPLAYED_TRAILER))
+          .isEqualTo("true");
+      assertThat(f.payments.runs("4711")).isEqualTo(1);
     }
   }
 }

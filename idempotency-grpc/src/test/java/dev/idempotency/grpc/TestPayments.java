@@ -5,6 +5,7 @@ import dev.idempotency.grpc.test.ChargeReply;
 import dev.idempotency.grpc.test.ChargeRequest;
 import dev.idempotency.grpc.test.GetChargeRequest;
 import dev.idempotency.grpc.test.LedgerServiceGrpc;
+import dev.idempotency.grpc.test.Misbehaviour;
 import dev.idempotency.grpc.test.PaymentServiceGrpc;
 import dev.idempotency.grpc.test.RecordReply;
 import dev.idempotency.grpc.test.RecordRequest;
@@ -58,6 +59,9 @@ final class TestPayments extends PaymentServiceGrpc.PaymentServiceImplBase
   @Override
   public void charge(ChargeRequest request, StreamObserver<ChargeReply> out) {
     ChargeReply.Builder reply = run(request);
+    if (misbehaved(request.getMisbehaviour(), reply.build(), out)) {
+      return;
+    }
     if (request.getFailWithCode() != 0) {
       Status failure =
           Status.fromCodeValue(request.getFailWithCode()).withDescription("declined: %100 sure");
@@ -69,6 +73,32 @@ final class TestPayments extends PaymentServiceGrpc.PaymentServiceImplBase
           out.onNext(reply.build());
           out.onCompleted();
         });
+  }
+
+  /** Ends the run the way {@code misbehaviour} says; false for none. */
+  private boolean misbehaved(
+      Misbehaviour misbehaviour, ChargeReply reply, StreamObserver<ChargeReply> out) {
+    switch (misbehaviour) {
+      case THROW_AFTER_ANSWERING -> {
+        out.onNext(reply);
+        out.onCompleted();
+        throw new IllegalStateException("the metrics backend is down");
+      }
+      case ANSWER_TWICE -> {
+        out.onNext(reply);
+        out.onNext(reply);
+        out.onCompleted();
+        return true;
+      }
+      case FAIL_ASYNCHRONOUSLY -> {
+        answering.execute(
+            () -> out.onError(new IllegalStateException("the database connection broke")));
+        return true;
+      }
+      default -> {
+        return false;
+      }
+    }
   }
 
   @Override

@@ -30,6 +30,7 @@ final class CapturingServerCall<ReqT, RespT>
   private byte @Nullable [] message;
   private @Nullable RespT messageObject;
   private boolean closeCalled;
+  private boolean tooManyResponses;
 
   CapturingServerCall(ServerCall<ReqT, RespT> call) {
     super(call);
@@ -55,23 +56,41 @@ final class CapturingServerCall<ReqT, RespT>
       if (closeCalled || headers == null) {
         throw new IllegalStateException("sendHeaders has not been called, or the call is closed");
       }
-      if (this.message != null) {
-        throw new IllegalStateException("a unary call answers with one message, not two");
+      if (this.message == null) {
+        this.message = bytes;
+        this.messageObject = message;
+        return;
       }
-      this.message = bytes;
-      this.messageObject = message;
+      // gRPC's own call ends a unary call that sends a second message with INTERNAL "Too many
+      // responses" and returns to the handler; an exception thrown here instead would reach the
+      // handler after its side effect, and the key would be released
+      this.message = null;
+      this.messageObject = null;
+      closeCalled = true;
+      tooManyResponses = true;
     }
+    closed.complete(
+        new CapturedCall(
+            headers, null, Status.INTERNAL.withDescription("Too many responses"), new Metadata()));
   }
 
   @Override
   public void close(Status status, Metadata trailers) {
     synchronized (this) {
+      if (tooManyResponses) {
+        return; // the call ended at the second message; the handler's close comes after it
+      }
       if (closeCalled) {
         throw new IllegalStateException("the call is already closed");
       }
       closeCalled = true;
     }
     closed.complete(new CapturedCall(headers, message, status, trailers));
+  }
+
+  /** Whether the handler has closed the call (or it ended at a second message). */
+  boolean isClosed() {
+    return closed.isDone();
   }
 
   @Override

@@ -209,6 +209,18 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
       started.onReady();
       started.onMessage(req);
       started.onHalfClose();
+    } catch (Throwable thrown) {
+      // grpc-stub's unary handler lets an exception out of onHalfClose even after the handler
+      // answered; without the binding the client would have that answer, so it is stored
+      if (!captured.isClosed()) {
+        throw thrown; // it threw before answering: the engine releases the key
+      }
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "the handler of "
+              + id
+              + " threw after it had closed the call; its answer is stored and sent",
+          thrown);
     } finally {
       withExecution.detach(previous);
     }
