@@ -281,7 +281,9 @@ public final class IdempotencyServerInterceptor implements ServerInterceptor {
 
     /**
      * Sets the status codes whose answers are stored and replayed; an answer with another code
-     * releases the key, so that the retry runs the handler again.
+     * releases the key, so that the retry runs the handler again. An {@code UNKNOWN} whose cause is
+     * no status exception (what grpc-stub's {@code onError(e)} makes of a plain exception, the
+     * asynchronous handler's throw) is released whatever this set says, as a thrown exception is.
      *
      * @param codes the stored codes; default every code but {@link #DEFAULT_UNSTORED_CODES}
      * @return this builder

@@ -100,4 +100,43 @@ class GrpcHandlerEndingsTest {
       assertThat(f.payments.runs("4711")).isEqualTo(1);
     }
   }
+
+  @Test
+  void anAsynchronousFailureWithAPlainExceptionReleasesTheKeyLikeAThrow() throws Exception {
+    try (GrpcFixture f = GrpcFixture.start()) {
+      ChargeRequest request =
+          CHARGE.toBuilder().setMisbehaviour(Misbehaviour.FAIL_ASYNCHRONOUSLY).build();
+      StatusRuntimeException first =
+          catchThrowableOfType(
+              StatusRuntimeException.class,
+              () -> f.stub(callerAndKey("acct-1", "k-async-fail")).charge(request));
+      assertThat(first.getStatus().getCode()).isEqualTo(Status.Code.UNKNOWN);
+      assertThat(f.store.lookup(RecordId.of("acct-1", "k-async-fail"))).isEmpty();
+
+      StatusRuntimeException retry =
+          catchThrowableOfType(
+              StatusRuntimeException.class,
+              () -> f.stub(callerAndKey("acct-1", "k-async-fail")).charge(request));
+      assertThat(retry.getStatus().getCode()).isEqualTo(Status.Code.UNKNOWN);
+      assertThat(retry.getTrailers().get(GrpcIdempotencyMetadata.REPLAYED_TRAILER)).isNull();
+      assertThat(f.payments.runs("4711")).isEqualTo(2);
+
+      // an UNKNOWN the handler chose (a status, no plain exception behind it) is an answer: stored
+      ChargeRequest answeredUnknown =
+          CHARGE.toBuilder()
+              .setOrderId("4712")
+              .setFailWithCode(Status.Code.UNKNOWN.value())
+              .build();
+      catchThrowableOfType(
+          StatusRuntimeException.class,
+          () -> f.stub(callerAndKey("acct-1", "k-unknown")).charge(answeredUnknown));
+      StatusRuntimeException replayed =
+          catchThrowableOfType(
+              StatusRuntimeException.class,
+              () -> f.stub(callerAndKey("acct-1", "k-unknown")).charge(answeredUnknown));
+      assertThat(replayed.getTrailers().get(GrpcIdempotencyMetadata.REPLAYED_TRAILER))
+          .isEqualTo("true");
+      assertThat(f.payments.runs("4712")).isEqualTo(1);
+    }
+  }
 }

@@ -17,6 +17,8 @@ import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.Status;
+import io.grpc.StatusException;
+import io.grpc.StatusRuntimeException;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -234,7 +236,8 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
               + ")");
     }
     answer = result;
-    if (!settings.storedCodes().contains(result.status().getCode())) {
+    if (failedWithAnException(result.status())
+        || !settings.storedCodes().contains(result.status().getCode())) {
       throw new NotStoredException();
     }
     StoredResponse stored = StoredCallCodec.encode(result, settings.storedMetadataKeys());
@@ -276,6 +279,22 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
         .complete(execution.recordId(), execution.fence(), marker, execution.now());
     TransactionCallbacks.of(execution).completionCommitted(marker);
     return marker;
+  }
+
+  /**
+   * Whether the handler failed with an exception rather than answered with a status: grpc-stub's
+   * {@code onError(e)} closes with {@code UNKNOWN} and {@code e} as the cause when {@code e} is no
+   * status exception. That is how an asynchronous handler throws, and it is treated as a
+   * synchronous throw is: the key is released, so that a transient failure (a lost database
+   * connection) is not replayed for the whole replay window. An {@code UNKNOWN} the handler chose
+   * (a status exception, or a status without a cause) is an answer, and stored.
+   */
+  private static boolean failedWithAnException(Status status) {
+    Throwable cause = status.getCause();
+    return status.getCode() == Status.Code.UNKNOWN
+        && cause != null
+        && !(cause instanceof StatusException)
+        && !(cause instanceof StatusRuntimeException);
   }
 
   private void answerFailed(OperationFailedException e, Context context) {
@@ -420,7 +439,10 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
     return false;
   }
 
-  /** The handler answered with a code that is not stored: the engine releases the key. */
+  /**
+   * The handler answered with a code that is not stored, or failed with an exception: the engine
+   * releases the key.
+   */
   private static final class NotStoredException extends Exception {
     private static final long serialVersionUID = 1L;
 
