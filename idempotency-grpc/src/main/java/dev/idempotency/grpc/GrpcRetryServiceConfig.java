@@ -3,6 +3,8 @@ package dev.idempotency.grpc;
 import dev.idempotency.client.Backoff;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.TokenBucketRetryBudget;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServiceDescriptor;
 import io.grpc.Status;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -55,21 +57,62 @@ public final class GrpcRetryServiceConfig {
   private GrpcRetryServiceConfig() {}
 
   /**
-   * A service config that retries every method of {@code services} by {@code policy}.
+   * A service config that retries the unary methods of {@code services} by {@code policy}, each
+   * named by service and method. Streaming methods are left out: the server binding passes them
+   * through unguarded, and gRPC would resend a streaming call whose answer was lost before its
+   * headers, running it twice.
+   *
+   * @param policy the retry policy
+   * @param services the services, as their generated stubs give them ({@code
+   *     PaymentServiceGrpc.getServiceDescriptor()}); at least one, with at least one unary method
+   *     among them
+   * @return the service config, as {@code defaultServiceConfig} takes it
+   */
+  public static Map<String, Object> forServices(RetryPolicy policy, ServiceDescriptor... services) {
+    requireServices(policy, services.length);
+    List<Object> names = new ArrayList<>();
+    for (ServiceDescriptor service : services) {
+      for (MethodDescriptor<?, ?> method : service.getMethods()) {
+        String bare = method.getBareMethodName();
+        if (method.getType() == MethodDescriptor.MethodType.UNARY && bare != null) {
+          names.add(Map.of("service", service.getName(), "method", bare));
+        }
+      }
+    }
+    if (names.isEmpty()) {
+      throw new IllegalArgumentException("the services have no unary method to retry");
+    }
+    return serviceConfig(policy, names);
+  }
+
+  /**
+   * A service config that retries <em>every</em> method of {@code services} by {@code policy},
+   * streaming methods included, which nothing guards: gRPC resends a streaming call whose answer
+   * was lost before its headers, and the server runs it again. Use it for services whose methods
+   * are all unary or all safe to repeat; else {@link #forServices(RetryPolicy,
+   * ServiceDescriptor...)}, which names the unary methods only.
    *
    * @param policy the retry policy
    * @param services full service names, {@code package.Service}; at least one
    * @return the service config, as {@code defaultServiceConfig} takes it
    */
   public static Map<String, Object> forServices(RetryPolicy policy, String... services) {
-    Objects.requireNonNull(policy, "policy");
-    if (services.length == 0) {
-      throw new IllegalArgumentException("name at least one service");
-    }
+    requireServices(policy, services.length);
     List<Object> names = new ArrayList<>();
     for (String service : services) {
       names.add(Map.of("service", Objects.requireNonNull(service, "service")));
     }
+    return serviceConfig(policy, names);
+  }
+
+  private static void requireServices(RetryPolicy policy, int services) {
+    Objects.requireNonNull(policy, "policy");
+    if (services == 0) {
+      throw new IllegalArgumentException("name at least one service");
+    }
+  }
+
+  private static Map<String, Object> serviceConfig(RetryPolicy policy, List<Object> names) {
     Map<String, Object> methodConfig = new LinkedHashMap<>();
     methodConfig.put("name", names);
     methodConfig.put("timeout", duration(policy.deadline()));

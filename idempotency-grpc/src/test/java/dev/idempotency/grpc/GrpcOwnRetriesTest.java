@@ -10,6 +10,7 @@ import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.grpc.test.ChargeReply;
 import dev.idempotency.grpc.test.ChargeRequest;
+import dev.idempotency.grpc.test.GetChargeRequest;
 import dev.idempotency.grpc.test.PaymentServiceGrpc;
 import dev.idempotency.testing.Http2ResponseCuttingProxy;
 import io.grpc.ManagedChannel;
@@ -54,7 +55,7 @@ class GrpcOwnRetriesTest {
                   b.intercept(IdempotencyClientInterceptor.create())
                       .defaultServiceConfig(
                           GrpcRetryServiceConfig.forServices(
-                              FAST, "idempotency.test.PaymentService"))
+                              FAST, PaymentServiceGrpc.getServiceDescriptor()))
                       .enableRetry()
                       .maxRetryAttempts(FAST.maxAttempts()));
       try {
@@ -100,15 +101,7 @@ class GrpcOwnRetriesTest {
     try (GrpcFixture f = GrpcFixture.start()) {
       CountDownLatch gate = new CountDownLatch(1);
       f.payments.gate.set(gate);
-      ManagedChannel retrying =
-          GrpcServers.channel(
-              f.server.port(),
-              b ->
-                  b.defaultServiceConfig(
-                          GrpcRetryServiceConfig.forServices(
-                              FAST, "idempotency.test.PaymentService"))
-                      .enableRetry()
-                      .maxRetryAttempts(FAST.maxAttempts()));
+      ManagedChannel retrying = retryingChannel(f.server.port());
       ExecutorService callers = Executors.newFixedThreadPool(2);
       try {
         ChargeRequest held =
@@ -146,5 +139,41 @@ class GrpcOwnRetriesTest {
         GrpcServers.close(retrying);
       }
     }
+  }
+
+  @Test
+  void theDescriptorFormRetriesUnaryMethodsOnlyNeverAStream() throws Exception {
+    try (GrpcFixture f = GrpcFixture.start()) {
+      ManagedChannel retrying = retryingChannel(f.server.port());
+      try {
+        PaymentServiceGrpc.PaymentServiceBlockingStub stub =
+            PaymentServiceGrpc.newBlockingStub(retrying)
+                .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(caller("acct-1")));
+        // UNAVAILABLE before any response header: gRPC would retry a call its config names
+        StatusRuntimeException failed =
+            org.assertj.core.api.Assertions.catchThrowableOfType(
+                StatusRuntimeException.class,
+                () ->
+                    stub.watchCharges(
+                            GetChargeRequest.newBuilder().setChargeId("unavailable").build())
+                        .hasNext());
+        assertThat(failed.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+        assertThat(f.payments.watchCalls).as("attempts of the streaming call").hasValue(1);
+      } finally {
+        GrpcServers.close(retrying);
+      }
+    }
+  }
+
+  /** A channel straight to the server whose gRPC retries follow {@link #FAST}. */
+  private static ManagedChannel retryingChannel(int port) {
+    return GrpcServers.channel(
+        port,
+        b ->
+            b.defaultServiceConfig(
+                    GrpcRetryServiceConfig.forServices(
+                        FAST, PaymentServiceGrpc.getServiceDescriptor()))
+                .enableRetry()
+                .maxRetryAttempts(FAST.maxAttempts()));
   }
 }

@@ -7,6 +7,8 @@ import dev.idempotency.client.Backoff;
 import dev.idempotency.client.RetryBudget;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.TokenBucketRetryBudget;
+import dev.idempotency.grpc.test.PaymentServiceGrpc;
+import io.grpc.ServiceDescriptor;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.List;
@@ -91,9 +93,44 @@ class GrpcRetryServiceConfigTest {
   }
 
   @Test
-  void refusesAConfigForNoService() {
-    assertThatThrownBy(() -> GrpcRetryServiceConfig.forServices(RetryPolicy.ofDefaults()))
+  void theDescriptorFormNamesTheUnaryMethodsAndNoStreamingOne() {
+    Map<String, Object> config =
+        GrpcRetryServiceConfig.forServices(
+            RetryPolicy.ofDefaults(), PaymentServiceGrpc.getServiceDescriptor());
+
+    @SuppressWarnings("unchecked")
+    Map<String, Object> method = ((List<Map<String, Object>>) config.get("methodConfig")).get(0);
+    String service = "idempotency.test.PaymentService";
+    assertThat(method.get("name"))
+        .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST)
+        .containsExactlyInAnyOrder(
+            Map.of("service", service, "method", "Charge"),
+            Map.of("service", service, "method", "GetCharge"),
+            Map.of("service", service, "method", "CaptureCharge"),
+            Map.of("service", service, "method", "ChargeAndRecord"))
+        .doesNotContain(Map.of("service", service, "method", "WatchCharges"));
+    assertThat(method).containsKey("retryPolicy");
+  }
+
+  @Test
+  void refusesAConfigForNoServiceOrNoUnaryMethod() {
+    assertThatThrownBy(
+            () -> GrpcRetryServiceConfig.forServices(RetryPolicy.ofDefaults(), new String[0]))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("at least one service");
+    assertThatThrownBy(
+            () ->
+                GrpcRetryServiceConfig.forServices(
+                    RetryPolicy.ofDefaults(), new ServiceDescriptor[0]))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least one service");
+    ServiceDescriptor streamingOnly =
+        ServiceDescriptor.newBuilder("idempotency.test.PaymentService")
+            .addMethod(PaymentServiceGrpc.getWatchChargesMethod())
+            .build();
+    assertThatThrownBy(
+            () -> GrpcRetryServiceConfig.forServices(RetryPolicy.ofDefaults(), streamingOnly))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no unary method");
   }
 }

@@ -31,6 +31,7 @@ final class TestPayments extends PaymentServiceGrpc.PaymentServiceImplBase
     implements AutoCloseable {
   final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
   final AtomicInteger runsWithoutExecution = new AtomicInteger();
+  final AtomicInteger watchCalls = new AtomicInteger();
 
   /** While set, a handler with {@code hold_millis} < 0 waits for it (bounded by 30 s). */
   final AtomicReference<CountDownLatch> gate = new AtomicReference<>(new CountDownLatch(0));
@@ -127,6 +128,11 @@ final class TestPayments extends PaymentServiceGrpc.PaymentServiceImplBase
 
   @Override
   public void watchCharges(GetChargeRequest request, StreamObserver<ChargeReply> out) {
+    watchCalls.incrementAndGet();
+    if (request.getChargeId().equals("unavailable")) {
+      out.onError(Status.UNAVAILABLE.withDescription("try again").asRuntimeException());
+      return;
+    }
     for (int i = 1; i <= 3; i++) {
       out.onNext(ChargeReply.newBuilder().setChargeId(request.getChargeId()).setRun(i).build());
     }
