@@ -116,7 +116,10 @@ public final class GrpcRetryServiceConfig {
     Map<String, Object> methodConfig = new LinkedHashMap<>();
     methodConfig.put("name", names);
     methodConfig.put("timeout", duration(policy.deadline()));
-    methodConfig.put("retryPolicy", retryPolicy(policy));
+    if (policy.maxAttempts() >= 2) {
+      // a policy of one attempt retries nothing; gRPC's retryPolicy needs at least two attempts
+      methodConfig.put("retryPolicy", retryPolicy(policy));
+    }
     Map<String, Object> config = new LinkedHashMap<>();
     config.put("methodConfig", List.of(methodConfig));
     if (policy.budget() instanceof TokenBucketRetryBudget bucket) {
@@ -128,17 +131,25 @@ public final class GrpcRetryServiceConfig {
   /**
    * The {@code retryPolicy} object of a method config.
    *
-   * @param policy the retry policy
+   * @param policy the retry policy, of at least two attempts
    * @return {@code maxAttempts}, {@code initialBackoff}, {@code maxBackoff}, {@code
    *     backoffMultiplier}, {@code retryableStatusCodes}
+   * @throws IllegalArgumentException if the policy makes one attempt: gRPC's {@code retryPolicy}
+   *     has at least two, and a method config without one does not retry ({@link #forServices}
+   *     leaves it out)
    */
   public static Map<String, Object> retryPolicy(RetryPolicy policy) {
+    if (policy.maxAttempts() < 2) {
+      throw new IllegalArgumentException(
+          "a policy of one attempt has no gRPC retryPolicy (maxAttempts must be >= 2), but was "
+              + policy.maxAttempts());
+    }
     Backoff backoff = policy.backoff();
     List<Object> codes = new ArrayList<>();
     RETRYABLE_CODES.forEach(c -> codes.add(c.name()));
     Map<String, Object> retry = new LinkedHashMap<>();
     // gRPC's service config parser reads JSON numbers as Double
-    retry.put("maxAttempts", (double) Math.max(2, policy.maxAttempts()));
+    retry.put("maxAttempts", (double) policy.maxAttempts());
     retry.put("initialBackoff", duration(backoff.base()));
     retry.put("maxBackoff", duration(backoff.cap()));
     retry.put("backoffMultiplier", 2.0);

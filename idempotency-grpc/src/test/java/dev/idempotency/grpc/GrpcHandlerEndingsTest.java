@@ -5,14 +5,19 @@ import static dev.idempotency.grpc.GrpcTestCalls.assertRefusal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.idempotency.FenceToken;
 import dev.idempotency.RecordId;
+import dev.idempotency.StoredResponse;
 import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.core.StoredResponsePolicy;
 import dev.idempotency.grpc.test.ChargeReply;
 import dev.idempotency.grpc.test.ChargeRequest;
 import dev.idempotency.grpc.test.Misbehaviour;
+import dev.idempotency.spi.KeyStore;
+import dev.idempotency.testing.DelegatingStore;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -137,6 +142,35 @@ class GrpcHandlerEndingsTest {
       assertThat(replayed.getTrailers().get(GrpcIdempotencyMetadata.REPLAYED_TRAILER))
           .isEqualTo("true");
       assertThat(f.payments.runs("4712")).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aStoredMessageThatNoLongerParsesIsInternalCannotBeReplayed() throws Exception {
+    // the record's message bytes are not a ChargeReply (the response type changed across a deploy)
+    KeyStore rewriting =
+        new DelegatingStore(new InMemoryKeyStore()) {
+          @Override
+          public void complete(
+              RecordId id, FenceToken fence, StoredResponse response, Instant now) {
+            super.complete(
+                id,
+                fence,
+                StoredResponse.of(response.status(), response.headers(), new byte[] {(byte) 0xff}),
+                now);
+          }
+        };
+    try (GrpcFixture f = new GrpcFixture(rewriting, 4, e -> e, c -> c)) {
+      f.stub(callerAndKey("acct-1", "k-unparsable")).charge(CHARGE);
+      StatusRuntimeException retry =
+          catchThrowableOfType(
+              StatusRuntimeException.class,
+              () -> f.stub(callerAndKey("acct-1", "k-unparsable")).charge(CHARGE));
+
+      assertThat(retry.getStatus().getCode()).isEqualTo(Status.Code.INTERNAL);
+      assertThat(retry.getStatus().getDescription())
+          .isEqualTo("the stored answer of this key cannot be replayed");
+      assertThat(f.payments.runs("4711")).isEqualTo(1);
     }
   }
 }

@@ -133,4 +133,18 @@ class GrpcRetryServiceConfigTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("no unary method");
   }
+
+  @Test
+  void aPolicyWithoutRetriesKeepsItsDeadlineButHasNoRetryPolicy() {
+    RetryPolicy once = RetryPolicy.builder().maxAttempts(1).build();
+    Map<String, Object> config = GrpcRetryServiceConfig.forServices(once, "a.A");
+
+    @SuppressWarnings("unchecked")
+    Map<String, Object> method = ((List<Map<String, Object>>) config.get("methodConfig")).get(0);
+    assertThat(method).doesNotContainKey("retryPolicy");
+    assertThat(method.get("timeout")).isEqualTo("30s");
+    assertThatThrownBy(() -> GrpcRetryServiceConfig.retryPolicy(once))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("one attempt");
+  }
 }

@@ -344,22 +344,29 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
 
   private void replay(StoredResponse stored) {
     CapturedCall replayed;
+    @Nullable RespT message;
     try {
       replayed = StoredCallCodec.decode(stored);
-    } catch (IllegalStateException | IllegalArgumentException e) {
+      byte[] bytes = replayed.message();
+      // parsed before anything is sent: a message the current response type cannot read (the
+      // type changed across a deploy) is still answered with this INTERNAL
+      message =
+          bytes == null
+              ? null
+              : call.getMethodDescriptor().parseResponse(new ByteArrayInputStream(bytes));
+    } catch (RuntimeException e) {
       LOG.log(System.Logger.Level.ERROR, "cannot replay " + id, e);
       call.close(
           Status.INTERNAL.withDescription("the stored answer of this key cannot be replayed"),
           new Metadata());
       return;
     }
-    byte[] message = replayed.message();
     Metadata replayedHeaders = replayed.headers();
     if (replayedHeaders != null || message != null) {
       call.sendHeaders(replayedHeaders != null ? replayedHeaders : new Metadata());
     }
     if (message != null) {
-      call.sendMessage(call.getMethodDescriptor().parseResponse(new ByteArrayInputStream(message)));
+      call.sendMessage(message);
     }
     Metadata trailers = replayed.trailers();
     trailers.put(dev.idempotency.grpc.GrpcIdempotencyMetadata.REPLAYED_TRAILER, "true");
