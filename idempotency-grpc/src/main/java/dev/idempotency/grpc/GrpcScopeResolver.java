@@ -1,10 +1,12 @@
 package dev.idempotency.grpc;
 
 import dev.idempotency.Scope;
+import dev.idempotency.grpc.internal.PrincipalScopes;
 import io.grpc.Context;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import java.util.Objects;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,7 +29,12 @@ public interface GrpcScopeResolver {
   /**
    * The scope named by the value of {@code key} in the call's context ({@code toString()}), as an
    * authentication interceptor sets it with {@code Contexts.interceptCall(Context.current()
-   * .withValue(key, principal), …)}.
+   * .withValue(key, principal), …)}. Fit for a value whose {@code toString()} is the caller's
+   * stable identifier (a {@code String}, an account id type). A value whose class keeps {@code
+   * Object.toString()} (a class name and a hash code, another for every object) is refused: no
+   * scope, and an ERROR once per class; a record's {@code toString()} includes every field, a
+   * token's expiry too, so that the scope would change at each token refresh: use {@link
+   * #fromContext(Context.Key, Function)} for those.
    *
    * @param key the context key of the caller's identity
    * @return the resolver; it resolves no scope when the value is absent or not a valid scope
@@ -36,14 +43,27 @@ public interface GrpcScopeResolver {
     Objects.requireNonNull(key, "key");
     return (call, headers) -> {
       Object principal = key.get();
-      if (principal == null) {
-        return null;
-      }
-      try {
-        return Scope.of(principal.toString());
-      } catch (IllegalArgumentException e) {
-        return null; // empty, too long or with control characters: no usable identity
-      }
+      return principal == null ? null : PrincipalScopes.named(principal);
+    };
+  }
+
+  /**
+   * The scope {@code id} names from the value of {@code key} in the call's context: the caller's
+   * stable identifier (an account or tenant id), never anything that changes between a call and its
+   * retry (a token, its expiry, a session).
+   *
+   * @param key the context key of the caller's identity
+   * @param id the identifier of an identity
+   * @param <T> the identity's type
+   * @return the resolver; it resolves no scope when the value is absent or its identifier is not a
+   *     valid scope (empty, too long, with control characters)
+   */
+  static <T> GrpcScopeResolver fromContext(Context.Key<T> key, Function<? super T, String> id) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(id, "id");
+    return (call, headers) -> {
+      T principal = key.get();
+      return principal == null ? null : PrincipalScopes.scope(id.apply(principal));
     };
   }
 }
