@@ -26,8 +26,9 @@ class GrpcConcurrencyGateTest {
   }
 
   /**
-   * The gate's own proof: over a store whose claim is not atomic (a lookup, a pause, then the
-   * claim, the check-then-act of a naive store), the same race runs the handler more than once.
+   * The gate's own proof: over a store without a unique constraint on the key (each caller's claim
+   * lands on a record of its own, so every claim wins), the same race runs the handler more than
+   * once.
    */
   @Test
   void theGateCatchesAClaimThatIsNotAtomic() throws Exception {

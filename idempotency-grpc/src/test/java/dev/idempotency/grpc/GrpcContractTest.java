@@ -36,6 +36,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -43,7 +44,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * The gRPC contract, row by row, over a real Netty server on loopback: each test names the row of
  * docs/grpc.md's status table it proves.
  *
- * <p>One class of about 650 lines: the table's rows in its order, each test a screenful over the
+ * <p>One class of about 700 lines: the table's rows in its order, each test a screenful over the
  * one fixture ({@link GrpcFixture}); split by row groups, the table's proof would be scattered over
  * files that share everything but their names. The seams, should it grow: refusals before the
  * engine, the engine's answers, and time (deadlines, leases).
@@ -214,9 +215,19 @@ class GrpcContractTest {
 
   @Test
   void theEnginesBoundedWaitEndsInTheReplay() throws Exception {
+    AtomicInteger claims = new AtomicInteger();
+    KeyStore counting =
+        new DelegatingStore(new InMemoryKeyStore()) {
+          @Override
+          public ClaimOutcome claim(ClaimRequest request) {
+            ClaimOutcome outcome = super.claim(request);
+            claims.incrementAndGet();
+            return outcome;
+          }
+        };
     try (GrpcFixture f =
         new GrpcFixture(
-            new InMemoryKeyStore(),
+            counting,
             8,
             e ->
                 e.inFlightPolicy(
@@ -232,12 +243,17 @@ class GrpcContractTest {
         awaitRuns(f, "4711", 1);
         Future<ChargeReply> second =
             callers.submit(() -> f.stub(callerAndKey("acct-1", "k-6")).charge(held));
-        Thread.sleep(200); // the second is in the engine's wait now (or about to be)
+        // the second call's first claim found the key in flight: it is in the engine's wait now
+        awaitCount(claims, 2);
         gate.countDown();
 
         assertThat(first.get(10, TimeUnit.SECONDS).getRun()).isEqualTo(1);
         assertThat(second.get(10, TimeUnit.SECONDS).getRun()).isEqualTo(1);
         assertThat(f.payments.runs("4711")).isEqualTo(1);
+        assertThat(claims.get()).as("the waiting call claimed again").isGreaterThanOrEqualTo(3);
+        assertThat(f.eventsOf(dev.idempotency.event.IdempotencyEvent.Replayed.class)).isEqualTo(1);
+        assertThat(f.eventsOf(dev.idempotency.event.IdempotencyEvent.InFlightConflict.class))
+            .isZero();
       } finally {
         gate.countDown();
         shutDown(callers);
@@ -634,6 +650,16 @@ class GrpcContractTest {
     while (f.payments.runs(orderId) < runs) {
       if (System.nanoTime() > end) {
         throw new AssertionError("the handler of " + orderId + " did not start within 10 s");
+      }
+      Thread.sleep(5);
+    }
+  }
+
+  static void awaitCount(AtomicInteger count, int atLeast) throws InterruptedException {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (count.get() < atLeast) {
+      if (System.nanoTime() > end) {
+        throw new AssertionError("the count stayed at " + count.get() + " below " + atLeast);
       }
       Thread.sleep(5);
     }

@@ -126,6 +126,12 @@ class GrpcOwnRetriesTest {
                         .charge(held));
         // the duplicate's first attempt meets the key in flight: ABORTED with a pushback of 1 s
         GrpcContractTest.awaitEvent(f, IdempotencyEvent.InFlightConflict.class);
+        // inside the pushback gRPC must not try again; its own backoff (20 to 200 ms) would have
+        // sent two or more attempts by now
+        Thread.sleep(600);
+        assertThat(f.eventsOf(IdempotencyEvent.InFlightConflict.class))
+            .as("attempts that met the key in flight within the pushback")
+            .isEqualTo(1);
         gate.countDown();
 
         assertThat(first.get(10, TimeUnit.SECONDS).getRun()).isEqualTo(1);

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 /** The policy → service config mapping; GrpcOwnRetriesTest runs it in a real channel. */
 class GrpcRetryServiceConfigTest {
   @Test
-  void theDefaultPolicyBecomesFullJitterOverTheAllowlistWithOneDeadlineAndThrottling() {
+  void theDefaultPolicyKeepsItsBackoffCeilingsOverTheAllowlistWithOneDeadlineAndThrottling() {
     Map<String, Object> config =
         GrpcRetryServiceConfig.forServices(RetryPolicy.ofDefaults(), "shop.PaymentService");
 
