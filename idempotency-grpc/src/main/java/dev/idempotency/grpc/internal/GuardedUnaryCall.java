@@ -17,12 +17,7 @@ import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.Status;
-import io.grpc.StatusException;
-import io.grpc.StatusRuntimeException;
 import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
@@ -98,7 +93,7 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
           new Metadata());
       return;
     }
-    if (onTransportThread()) {
+    if (UnaryCallChecks.onTransportThread()) {
       LOG.log(
           System.Logger.Level.ERROR,
           "IdempotencyServerInterceptor runs on a transport thread ("
@@ -121,7 +116,7 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
     Fingerprint fingerprint =
         FingerprintBuilder.forPurpose(FINGERPRINT_PURPOSE)
             .add(method.getFullMethodName())
-            .add(serialize(method, req))
+            .add(UnaryCallChecks.serialize(method, req))
             .build();
     WaitBound bound = new WaitBound(Thread.currentThread());
     if (settings.engine().config().inFlightPolicy().waits()) {
@@ -198,7 +193,7 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
   /** The engine's operation: starts the handler with the request and waits for its answer. */
   private StoredResponse run(dev.idempotency.Execution execution, WaitBound bound, ReqT req)
       throws InterruptedException, TimeoutException, NotStoredException, DeadlinePassedException {
-    if (!bound.start() || tooLate(Context.current())) {
+    if (!bound.start() || UnaryCallChecks.tooLate(Context.current())) {
       throw new DeadlinePassedException();
     }
     CapturingServerCall<ReqT, RespT> captured = new CapturingServerCall<>(call);
@@ -236,7 +231,7 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
               + ")");
     }
     answer = result;
-    if (failedWithAnException(result.status())
+    if (UnaryCallChecks.failedWithAnException(result.status())
         || !settings.storedCodes().contains(result.status().getCode())) {
       throw new NotStoredException();
     }
@@ -279,22 +274,6 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
         .complete(execution.recordId(), execution.fence(), marker, execution.now());
     TransactionCallbacks.of(execution).completionCommitted(marker);
     return marker;
-  }
-
-  /**
-   * Whether the handler failed with an exception rather than answered with a status: grpc-stub's
-   * {@code onError(e)} closes with {@code UNKNOWN} and {@code e} as the cause when {@code e} is no
-   * status exception. That is how an asynchronous handler throws, and it is treated as a
-   * synchronous throw is: the key is released, so that a transient failure (a lost database
-   * connection) is not replayed for the whole replay window. An {@code UNKNOWN} the handler chose
-   * (a status exception, or a status without a cause) is an answer, and stored.
-   */
-  private static boolean failedWithAnException(Status status) {
-    Throwable cause = status.getCause();
-    return status.getCode() == Status.Code.UNKNOWN
-        && cause != null
-        && !(cause instanceof StatusException)
-        && !(cause instanceof StatusRuntimeException);
   }
 
   private void answerFailed(OperationFailedException e, Context context) {
@@ -374,7 +353,7 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
   }
 
   private boolean refusedAsTooLate(Context context) {
-    if (!tooLate(context)) {
+    if (!UnaryCallChecks.tooLate(context)) {
       return false;
     }
     Deadline deadline = context.getDeadline();
@@ -389,11 +368,6 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
       call.close(Status.CANCELLED.withDescription("the call was cancelled"), new Metadata());
     }
     return true;
-  }
-
-  private static boolean tooLate(Context context) {
-    Deadline deadline = context.getDeadline();
-    return context.isCancelled() || (deadline != null && deadline.isExpired());
   }
 
   private void refuse(Refusals.Refusal refusal) {
@@ -422,28 +396,6 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
     if (started != null) {
       started.onReady();
     }
-  }
-
-  private static <ReqT> byte[] serialize(MethodDescriptor<ReqT, ?> method, ReqT request) {
-    try (InputStream in = method.streamRequest(request)) {
-      return in.readAllBytes();
-    } catch (IOException e) {
-      throw new UncheckedIOException("the method's request marshaller failed", e);
-    }
-  }
-
-  /**
-   * Whether this thread is a Netty event loop's (gRPC's Netty transports run a directExecutor
-   * server's calls there): Netty names its threads' class {@code FastThreadLocalThread}, shaded or
-   * not.
-   */
-  static boolean onTransportThread() {
-    for (Class<?> c = Thread.currentThread().getClass(); c != null; c = c.getSuperclass()) {
-      if (c.getName().endsWith(".netty.util.concurrent.FastThreadLocalThread")) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**
