@@ -65,9 +65,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * handler's answer (an asynchronous handler may answer on any thread). It runs on the call's
  * executor, so the server must have one that may block: a server built with {@code
  * directExecutor()} runs calls on its transport threads, and the binding refuses such calls ({@code
- * INTERNAL IDEMPOTENCY_BLOCKING_EXECUTOR_REQUIRED}) where it can tell (Netty's event loops). The
- * handler finds the call's {@link Execution} (checkpoints, downstream keys) under {@link
- * #EXECUTION} in its context.
+ * INTERNAL IDEMPOTENCY_BLOCKING_EXECUTOR_REQUIRED}) where it can tell (Netty's event loops; any
+ * Netty {@code FastThreadLocalThread} counts as one, so an executor on Netty's {@code
+ * DefaultThreadFactory} is refused too). The engine's in-flight wait ends when the call's context
+ * is cancelled: at the deadline at once (gRPC's timer thread cancels it), but a client's
+ * cancellation runs on the call's executor, so on a small fixed pool whose threads all wait it
+ * queues behind them and each wait runs to its {@code maxWait}: prefer an executor that is not a
+ * small fixed pool (cached, or virtual threads). The wait ends by an interrupt, which may land in a
+ * store call: the store then reports itself unavailable (a {@code StoreUnavailable} event), and a
+ * claim that had just won stays in flight until its lease expires. The handler finds the call's
+ * {@link Execution} (checkpoints, downstream keys) under {@link #EXECUTION} in its context.
  *
  * <p>Thread-safe; one instance serves every call of a server.
  */

@@ -48,7 +48,8 @@ final class UnaryCallChecks {
   /**
    * Whether this thread is a Netty event loop's (gRPC's Netty transports run a directExecutor
    * server's calls there): Netty names its threads' class {@code FastThreadLocalThread}, shaded or
-   * not.
+   * not. Any thread from Netty's {@code DefaultThreadFactory} is one too, so an application pool
+   * built on it is refused as well: a false positive that fails closed, with the ERROR naming it.
    */
   static boolean onTransportThread() {
     for (Class<?> c = Thread.currentThread().getClass(); c != null; c = c.getSuperclass()) {

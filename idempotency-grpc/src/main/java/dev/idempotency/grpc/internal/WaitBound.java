@@ -5,8 +5,10 @@ import io.grpc.Context;
 /**
  * Ends the engine's wait for an in-flight key when the call's context is cancelled (its deadline
  * passed, or the client cancelled): the engine sleeps between its claims, and an interrupt ends the
- * sleep. Once the handler has started the wait is over and no interrupt is ever sent, so a handler
- * is never interrupted by the binding.
+ * sleep. The interrupt may also land in one of those claims, a store round trip, which the store
+ * then reports as unavailable (docs/grpc.md, Threads, says what that costs). Once the handler has
+ * started the wait is over and no interrupt is ever sent, so a handler is never interrupted by the
+ * binding.
  */
 final class WaitBound implements Context.CancellationListener {
   private final Thread owner;
