@@ -47,8 +47,6 @@ public final class GrpcPaymentsDemo {
           .deadline(Duration.ofSeconds(10))
           .build();
 
-  private static final String SERVICE = PaymentServiceGrpc.SERVICE_NAME;
-
   private GrpcPaymentsDemo() {}
 
   public static void main(String[] args) {
@@ -198,7 +196,8 @@ public final class GrpcPaymentsDemo {
             new InetSocketAddress(InetAddress.getLoopbackAddress(), port))
         .usePlaintext()
         .intercept(IdempotencyClientInterceptor.create())
-        .defaultServiceConfig(GrpcRetryServiceConfig.forServices(RETRIES, SERVICE))
+        .defaultServiceConfig(
+            GrpcRetryServiceConfig.forServices(RETRIES, PaymentServiceGrpc.getServiceDescriptor()))
         .enableRetry()
         .maxRetryAttempts(RETRIES.maxAttempts())
         .build();

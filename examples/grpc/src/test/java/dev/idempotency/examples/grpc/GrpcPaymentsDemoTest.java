@@ -24,7 +24,7 @@ class GrpcPaymentsDemoTest {
         .as("lost answers replayed to gRPC's retries")
         .isGreaterThanOrEqualTo(1);
     assertThat(on.duplicateCharges()).as("duplicate charges, library on").isZero();
-    // the second pass ends every payment the first did not: each is charged exactly once
+    // the second pass ends every payment the first did not: each is charged one time, no more
     assertThat(on.endedOk() + on.resentOk()).isEqualTo(OPTIONS.payments());
     assertThat(on.charges()).isEqualTo(OPTIONS.payments());
     assertThat(GrpcPaymentsDemo.report(OPTIONS, List.of(on)))
