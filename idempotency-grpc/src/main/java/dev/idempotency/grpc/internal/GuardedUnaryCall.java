@@ -8,7 +8,6 @@ import dev.idempotency.core.OperationFailedException;
 import dev.idempotency.core.Outcome;
 import dev.idempotency.grpc.IdempotencyErrorReason;
 import dev.idempotency.spi.LeaseLostException;
-import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.spi.TransactionCallbacks;
 import io.grpc.Context;
 import io.grpc.Deadline;
@@ -284,9 +283,10 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
       refusedAsTooLate(context);
     } else if (cause instanceof TimeoutException) {
       call.close(Status.INTERNAL.withDescription(cause.getMessage()), new Metadata());
-    } else if (answer != null && cause instanceof StoreUnavailableException) {
-      // the not-stored marker could not be committed; the handler did answer, so the caller gets
-      // that answer, and the key stays in flight (as when the engine cannot store an answer)
+    } else if (answer != null) {
+      // the handler answered, and what failed after it is the store, committing the not-stored
+      // marker (unavailable, or any other store error): the caller gets the answer, as over HTTP,
+      // and the key stays in flight (as when the engine cannot store an answer)
       LOG.log(
           System.Logger.Level.WARNING,
           "could not store the not-stored marker of "
