@@ -58,10 +58,11 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safe; one engine serves the whole application. {@link #close()} stops its heartbeat
  * threads.
  *
- * <p>One class of about 610 lines, most of it javadoc: the two ways to run a request ({@link
+ * <p>One class of about 660 lines, most of it javadoc: the two ways to run a request ({@link
  * #execute}, {@link #executeInOneTransaction}) share the claim loop and its answers here, which
  * read best beside both; the one-transaction run lives in {@code OneTransactionRun}, the heartbeats
- * in {@code internal.Heartbeats}, and the builder is the seam should the class grow.
+ * in {@code internal.Heartbeats}, the wait's cancellable sleep in {@link WaitCancellation}, and the
+ * builder is the seam should the class grow.
  */
 public final class IdempotencyEngine implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
@@ -145,6 +146,36 @@ public final class IdempotencyEngine implements AutoCloseable {
    */
   public Outcome execute(RecordId id, Fingerprint fingerprint, Operation operation)
       throws OperationFailedException, InterruptedException {
+    return claimAndRun(id, fingerprint, operation, null);
+  }
+
+  /**
+   * {@link #execute(RecordId, Fingerprint, Operation)} whose wait on an in-flight key {@code
+   * cancellation} can end from another thread without an interrupt, which could land in a store
+   * call (see {@link WaitCancellation}): the wait ends before its next claim, with {@link
+   * Outcome.InFlightConflict}. It does not stop an operation that has started.
+   *
+   * @param id the scope and key of the request
+   * @param fingerprint the fingerprint of the request
+   * @param operation the work the key guards
+   * @param cancellation ends the wait
+   * @return the outcome; never null
+   * @throws OperationFailedException as {@link #execute(RecordId, Fingerprint, Operation)}
+   * @throws InterruptedException if the thread was interrupted while waiting on an in-flight key
+   */
+  public Outcome execute(
+      RecordId id, Fingerprint fingerprint, Operation operation, WaitCancellation cancellation)
+      throws OperationFailedException, InterruptedException {
+    return claimAndRun(
+        id, fingerprint, operation, Objects.requireNonNull(cancellation, "cancellation"));
+  }
+
+  private Outcome claimAndRun(
+      RecordId id,
+      Fingerprint fingerprint,
+      Operation operation,
+      @Nullable WaitCancellation cancellation)
+      throws OperationFailedException, InterruptedException {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(fingerprint, "fingerprint");
     Objects.requireNonNull(operation, "operation");
@@ -153,6 +184,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     }
     return untilSettled(
         id,
+        cancellation,
         now -> {
           Instant leaseStart =
               heartbeats.leaseTime(now); // read before the claim: its lease cannot start earlier
@@ -273,6 +305,7 @@ public final class IdempotencyEngine implements AutoCloseable {
         new OneTransactionRun<>(this, OneTransactionRun.typed(transactional), id, work, policy);
     return untilSettled(
         id,
+        null,
         now -> {
           ClaimRequest request =
               new ClaimRequest(id, fingerprint, now, config.lease(), config.replayWindow());
@@ -297,7 +330,8 @@ public final class IdempotencyEngine implements AutoCloseable {
    * Claims until the request settles: at once, or after the {@link InFlightPolicy}'s bounded wait
    * while its key is in flight.
    */
-  private Outcome untilSettled(RecordId id, Attempt attempt)
+  private Outcome untilSettled(
+      RecordId id, @Nullable WaitCancellation cancellation, Attempt attempt)
       throws OperationFailedException, InterruptedException {
     InFlightPolicy waiting = config.inFlightPolicy();
     long waitStart =
@@ -314,17 +348,31 @@ public final class IdempotencyEngine implements AutoCloseable {
       }
       // Wall time, not the engine's clock, bounds the wait: it measures how long this thread is
       // held, and a test clock that does not move must not make the wait endless.
-      long waitedNanos = System.nanoTime() - waitStart;
-      long leftNanos = waiting.maxWait().toNanos() - waitedNanos;
-      if (!waiting.waits() || leftNanos <= 0) {
-        Duration retryAfter = retryAfter(inFlight.leaseRemaining());
-        publish(
-            new IdempotencyEvent.InFlightConflict(
-                id, now, retryAfter, Duration.ofNanos(waitedNanos)));
-        return new Outcome.InFlightConflict(retryAfter);
+      long leftNanos = waiting.maxWait().toNanos() - (System.nanoTime() - waitStart);
+      if (waiting.waits() && leftNanos > 0 && pause(cancellation, leftNanos, waiting)) {
+        continue;
       }
-      TimeUnit.NANOSECONDS.sleep(Math.min(leftNanos, waiting.pollInterval().toNanos()));
+      Duration retryAfter = retryAfter(inFlight.leaseRemaining());
+      publish(
+          new IdempotencyEvent.InFlightConflict(
+              id, now, retryAfter, Duration.ofNanos(System.nanoTime() - waitStart)));
+      return new Outcome.InFlightConflict(retryAfter);
     }
+  }
+
+  /**
+   * Sleeps between two claims of a wait; false when {@code cancellation} ended the wait (before or
+   * during the sleep), so that no further claim is made.
+   */
+  private static boolean pause(
+      @Nullable WaitCancellation cancellation, long leftNanos, InFlightPolicy waiting)
+      throws InterruptedException {
+    long nanos = Math.min(leftNanos, waiting.pollInterval().toNanos());
+    if (cancellation == null) {
+      TimeUnit.NANOSECONDS.sleep(nanos);
+      return true;
+    }
+    return cancellation.pause(nanos);
   }
 
   /** The answer to a claim that was not won: a replay, a mismatch, or the key in flight. */

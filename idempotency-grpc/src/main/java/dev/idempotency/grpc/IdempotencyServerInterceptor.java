@@ -71,10 +71,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * is cancelled: at the deadline at once (gRPC's timer thread cancels it), but a client's
  * cancellation runs on the call's executor, so on a small fixed pool whose threads all wait it
  * queues behind them and each wait runs to its {@code maxWait}: prefer an executor that is not a
- * small fixed pool (cached, or virtual threads). The wait ends by an interrupt, which may land in a
- * store call: the store then reports itself unavailable (a {@code StoreUnavailable} event), and a
- * claim that had just won stays in flight until its lease expires. The handler finds the call's
- * {@link Execution} (checkpoints, downstream keys) under {@link #EXECUTION} in its context.
+ * small fixed pool (cached, or virtual threads). The wait ends through the engine's {@link
+ * dev.idempotency.core.WaitCancellation}, never by an interrupt, so a store call under way finishes
+ * undisturbed and no further claim is made. The handler finds the call's {@link Execution}
+ * (checkpoints, downstream keys) under {@link #EXECUTION} in its context.
  *
  * <p>Thread-safe; one instance serves every call of a server.
  */

@@ -117,17 +117,27 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
             .add(method.getFullMethodName())
             .add(UnaryCallChecks.serialize(method, req))
             .build();
-    WaitBound bound = new WaitBound(Thread.currentThread());
+    WaitBound bound = new WaitBound();
     if (settings.engine().config().inFlightPolicy().waits()) {
       context.addListener(bound, Runnable::run);
     }
     Outcome outcome;
     try {
-      outcome = settings.engine().execute(id, fingerprint, execution -> run(execution, bound, req));
+      outcome =
+          settings
+              .engine()
+              .execute(
+                  id, fingerprint, execution -> run(execution, bound, req), bound.cancellation());
     } catch (InterruptedException e) {
-      // the in-flight wait ended by the call's deadline or cancellation (WaitBound): the client has
-      // gone, nothing ran
-      refusedAsTooLate(context);
+      // not the binding's doing (WaitBound never interrupts): the server's executor is shutting
+      // down; nothing ran
+      Thread.currentThread().interrupt();
+      if (!refusedAsTooLate(context)) {
+        call.close(
+            Status.UNAVAILABLE.withDescription(
+                "the server is shutting down; nothing was processed"),
+            new Metadata());
+      }
       return;
     } catch (OperationFailedException e) {
       answerFailed(e, context);
@@ -155,7 +165,9 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
       return;
     } finally {
       context.removeListener(bound);
-      bound.finish();
+    }
+    if (outcome instanceof Outcome.InFlightConflict && refusedAsTooLate(context)) {
+      return; // the wait ended by the call's deadline or cancellation (WaitBound): nothing ran
     }
     answer(outcome);
   }
