@@ -109,7 +109,9 @@ class RedisOutageIT {
    * One budget per call: a script the server does not have costs two round trips ({@code EVALSHA},
    * {@code NOSCRIPT}, then {@code EVAL}), both within the one command timeout. Through a proxy that
    * holds every reply back 600 ms, the claim needs 1.2 s: with a 1 s command timeout it is
-   * unavailable at 1 s, not served at 1.2 s by a second timeout.
+   * unavailable at 1 s, not served at 1.2 s by a second timeout of its own (the missing exception
+   * fails that). The time bound, 1.4 s, holds the call to about its one budget with room for a slow
+   * runner (1.17 s seen on CI's two cores).
    */
   @Test
   void aScriptSentAgainAfterNoscriptSharesTheCallsOneCommandTimeout(@TempDir Path dir)
@@ -128,7 +130,7 @@ class RedisOutageIT {
         assertThatThrownBy(() -> OwnRedis.claim(store, RecordId.of("t", "slow"), NOW))
             .isInstanceOf(StoreUnavailableException.class)
             .hasMessageContaining("within PT1S");
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1150));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1400));
       } finally {
         client.shutdown();
       }
