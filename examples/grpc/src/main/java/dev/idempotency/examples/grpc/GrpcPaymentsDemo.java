@@ -28,6 +28,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.IntPredicate;
 
 /**
  * The gRPC demo: clients create payments through a proxy that loses the server's answers after the
@@ -151,8 +153,8 @@ public final class GrpcPaymentsDemo {
    * (client {@code c} sends the payments {@code i} with {@code i % clients == c}, in order, each on
    * its own channel), and returns how each ended; null for one not sent.
    */
-  private static Status.Code[] sendAll(
-      GrpcDemoOptions options, int port, java.util.function.IntPredicate which) throws Exception {
+  private static Status.Code[] sendAll(GrpcDemoOptions options, int port, IntPredicate which)
+      throws Exception {
     Status.Code[] ends = new Status.Code[options.payments()];
     ExecutorService clients = Executors.newFixedThreadPool(options.clients());
     try {
@@ -264,10 +266,7 @@ public final class GrpcPaymentsDemo {
   }
 
   private static void row(
-      StringBuilder out,
-      String label,
-      List<Run> runs,
-      java.util.function.Function<Run, String> cell) {
+      StringBuilder out, String label, List<Run> runs, Function<Run, String> cell) {
     out.append(String.format(Locale.ROOT, "  %-34s", label));
     for (Run r : runs) {
       out.append(String.format(Locale.ROOT, "%24s", cell.apply(r)));

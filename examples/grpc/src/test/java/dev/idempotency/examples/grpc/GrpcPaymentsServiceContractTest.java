@@ -18,6 +18,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -112,7 +113,7 @@ class GrpcPaymentsServiceContractTest {
   }
 
   private PaymentServiceGrpc.PaymentServiceBlockingStub stub(
-      String merchant, @org.jspecify.annotations.Nullable String key) {
+      String merchant, @Nullable String key) {
     Metadata headers = MerchantAuth.credentials(merchant);
     if (key != null) {
       headers.merge(key(key));
