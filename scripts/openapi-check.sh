@@ -3,8 +3,11 @@
 #   bash scripts/openapi-check.sh check path/to/openapi.yaml [--out DIR] ...   a verdict per operation, exit 1 on failing
 #   bash scripts/openapi-check.sh routes path/to/openapi.yaml                   the servlet filter's route table
 #   bash scripts/openapi-check.sh verify path/to/openapi.yaml --base-url http://127.0.0.1:8080 ...
+#   bash scripts/openapi-check.sh gates path/to/openapi.yaml --base-url http://127.0.0.1:8080 --requests r.json
+#   bash scripts/openapi-check.sh check their-openapi.json --third-party [--overlay overlay.yaml] [--lenient]
 #   bash scripts/openapi-check.sh --help                                        every option; docs/openapi.md explains
-# Exit status: 0 nothing failing, 1 failing operations or differing answers, 2 unreadable input, usage or build error.
+# Exit status: 0 nothing failing, 1 failing operations, differing answers or failed gates, 2 unreadable input,
+# usage or build error.
 # Builds the module (and the modules it needs) when its jar is missing or older than the sources, then runs it on
 # the module path. Paths are relative to the directory you run it from. Needs only Java 17+.
 set -euo pipefail
