@@ -15,7 +15,8 @@ package dev.idempotency;
  *     └─────────────────────────────────────────────┘
  * </pre>
  *
- * <p>The legal moves are listed, each with its name, in {@link StateTransition}.
+ * <p>The legal moves are listed, each with its name, in {@code StateTransition} (not exported: the
+ * in-memory store and the TCK's model move records by it, and SPEC.md states it for every store).
  */
 public enum KeyState {
   /** No record, or a record that no longer counts: released, past the replay window, or purged. */

@@ -24,7 +24,15 @@ import java.util.Optional;
  * returns a copy. Non-HTTP operations may use any status in 100 to 999 as a result code.
  */
 public final class StoredResponse {
+  /**
+   * The header of a {@linkplain #notStoredMarker not-stored marker}: its value says which response
+   * the marker stands for and why that response was not stored.
+   */
+  public static final String NOT_STORED_HEADER = "Idempotency-Response-Not-Stored";
+
   private static final byte[] EMPTY = new byte[0];
+  private static final int MARKER_STATUS = 500;
+  private static final int MAX_REASON_LENGTH = 200;
 
   private final int status;
   private final Map<String, List<String>> headers;
@@ -94,6 +102,39 @@ public final class StoredResponse {
     return of(status, Map.of(), body.getBytes(StandardCharsets.UTF_8));
   }
 
+  /**
+   * The small record stored in place of a response that ran but could not be stored (larger than
+   * the store can keep, or refused by it): status 500, no body, and the header {@link
+   * #NOT_STORED_HEADER} with the original status and {@code reason}. A retry under the same key
+   * replays the marker, so the work does not run again; each binding answers it in its own way
+   * (over HTTP, {@code 500 idempotency_response_not_stored}).
+   *
+   * @param originalStatus the status of the response the marker stands for
+   * @param reason why it was not stored, for the log and the replay; cut to 200 characters, CR and
+   *     LF replaced by spaces
+   * @return the marker
+   */
+  public static StoredResponse notStoredMarker(int originalStatus, String reason) {
+    Objects.requireNonNull(reason, "reason");
+    String text = reason.replace('\r', ' ').replace('\n', ' ').replace('\0', ' ');
+    if (text.length() > MAX_REASON_LENGTH) {
+      text = text.substring(0, MAX_REASON_LENGTH);
+    }
+    return of(
+        MARKER_STATUS, Map.of(NOT_STORED_HEADER, List.of(originalStatus + "; " + text)), EMPTY);
+  }
+
+  /**
+   * What this response says when it is a {@linkplain #notStoredMarker not-stored marker}: the
+   * original status and the reason; empty for any other response.
+   */
+  public Optional<String> notStoredReason() {
+    if (status != MARKER_STATUS || body.length != 0 || headers.size() != 1) {
+      return Optional.empty();
+    }
+    return firstHeader(NOT_STORED_HEADER);
+  }
+
   private static boolean isFieldText(String s) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
@@ -138,6 +179,43 @@ public final class StoredResponse {
   /** The body's length in bytes, without copying it. */
   public int bodyLength() {
     return body.length;
+  }
+
+  /**
+   * The response's size as a store counts it against {@link
+   * dev.idempotency.spi.KeyStore#maxResponseBytes()}: the body's bytes plus every header name and
+   * value in UTF-8, without any store's own encoding overhead (which each store allows for in the
+   * limit it declares).
+   */
+  public long size() {
+    long size = body.length;
+    for (Map.Entry<String, List<String>> e : headers.entrySet()) {
+      size += utf8Length(e.getKey());
+      for (String value : e.getValue()) {
+        size += utf8Length(value);
+      }
+    }
+    return size;
+  }
+
+  private static long utf8Length(String s) {
+    long n = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x80) {
+        n += 1;
+      } else if (c < 0x800) {
+        n += 2;
+      } else if (Character.isHighSurrogate(c)
+          && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
+        n += 4;
+        i++;
+      } else {
+        n += 3;
+      }
+    }
+    return n;
   }
 
   /** The body decoded as UTF-8 (for tests and logs; replays use {@link #body()}). */

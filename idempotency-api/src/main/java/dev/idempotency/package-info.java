@@ -4,7 +4,7 @@
  * {@link dev.idempotency.Fingerprint fingerprint}, the {@link dev.idempotency.StoredResponse stored
  * response}, {@link dev.idempotency.RecoveryPoint recovery points}, {@link
  * dev.idempotency.FenceToken fence tokens}, and the three-state machine ({@link
- * dev.idempotency.KeyState}, {@link dev.idempotency.StateTransition}).
+ * dev.idempotency.KeyState}, {@code dev.idempotency.internal.StateTransition}).
  *
  * <p>Every type here is immutable and thread-safe. No method accepts or returns {@code null} unless
  * its javadoc says so; a {@code null} argument throws {@link java.lang.NullPointerException} naming

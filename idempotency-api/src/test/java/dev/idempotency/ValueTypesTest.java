@@ -60,6 +60,18 @@ class ValueTypesTest {
     assertThat(r).isEqualTo(StoredResponse.of(200, new LinkedHashMap<>(h), new byte[] {'x'}));
   }
 
+  /** size() counts the body and every header name and value in UTF-8 bytes, and nothing else. */
+  @Test
+  void storedResponseSizeCountsBodyAndHeadersInUtf8() {
+    Map<String, List<String>> headers = new LinkedHashMap<>();
+    headers.put("Location", List.of("/p/1")); // 8 + 4
+    headers.put("X-Note", List.of("caf\u00e9", "\u20ac", "\ud83d\ude00")); // 6 + 5 + 3 + 4
+    StoredResponse r = StoredResponse.of(201, headers, new byte[100]);
+
+    assertThat(r.size()).isEqualTo(100 + 12 + 18);
+    assertThat(StoredResponse.of(204, new byte[0]).size()).isZero();
+  }
+
   @Test
   void fenceTokensArePositiveAndOrdered() {
     assertThatThrownBy(() -> FenceToken.of(0)).hasMessageContaining("fence token must be > 0");

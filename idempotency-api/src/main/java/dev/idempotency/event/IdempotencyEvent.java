@@ -186,6 +186,57 @@ public sealed interface IdempotencyEvent {
     }
   }
 
+  /**
+   * The operation ran, but its response could not be stored (larger than the store keeps, or
+   * refused by it): the small not-stored marker was stored in its place ({@link
+   * dev.idempotency.StoredResponse#notStoredMarker}), so a retry gets the marker and the operation
+   * does not run again. The caller of this request got the response itself.
+   *
+   * @param id the record
+   * @param at the engine's time
+   * @param fence the owner's fence
+   * @param status the status of the response that was not stored
+   * @param reason why it was not stored
+   */
+  record ResponseNotStored(RecordId id, Instant at, FenceToken fence, int status, String reason)
+      implements IdempotencyEvent {
+    /**
+     * @throws NullPointerException if an argument is null
+     */
+    public ResponseNotStored {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(at, "at");
+      Objects.requireNonNull(fence, "fence");
+      Objects.requireNonNull(reason, "reason");
+    }
+  }
+
+  /**
+   * The operation ran, but neither its response nor the not-stored marker could be stored before
+   * the lease ran short (the store stayed unreachable, or refused both): the record stays in
+   * flight, and a retry after the lease runs the operation again unless it left a recovery point.
+   * The caller of this request got the response itself. One of the events that can lead to a
+   * duplicate side effect: watch its rate.
+   *
+   * @param id the record
+   * @param at the engine's time
+   * @param fence the owner's fence
+   * @param attempts how many times the completion was tried
+   * @param cause the last failure
+   */
+  record CompletionFailed(RecordId id, Instant at, FenceToken fence, int attempts, String cause)
+      implements IdempotencyEvent {
+    /**
+     * @throws NullPointerException if an argument is null
+     */
+    public CompletionFailed {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(at, "at");
+      Objects.requireNonNull(fence, "fence");
+      Objects.requireNonNull(cause, "cause");
+    }
+  }
+
   /** The store could not be reached; the engine failed closed and the operation did not run. */
   record StoreUnavailable(RecordId id, Instant at, String cause) implements IdempotencyEvent {
     /**

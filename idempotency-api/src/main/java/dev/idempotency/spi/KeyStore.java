@@ -190,6 +190,9 @@ public interface KeyStore {
    *     clock
    * @throws LeaseLostException if {@code fence} is stale or the record is not in flight (for
    *     example already complete); nothing changed
+   * @throws KeyStoreException if {@code response} is larger than {@link #maxResponseBytes()}, or
+   *     the store refused it for another reason that repeating the call cannot change; nothing
+   *     changed
    * @throws StoreUnavailableException if the store cannot be reached
    */
   void complete(RecordId id, FenceToken fence, StoredResponse response, Instant now);
@@ -252,6 +255,27 @@ public interface KeyStore {
    * @throws StoreUnavailableException if the store cannot be reached
    */
   int deleteExpired(Instant now, Duration retention, int limit);
+
+  /**
+   * The largest response this store can keep, as {@link StoredResponse#size()} counts it: what a
+   * single record holds at most (DynamoDB's item size, a MySQL server's {@code max_allowed_packet},
+   * a column type's limit), less the record's other attributes at their largest.
+   *
+   * <p>{@link #complete} of a larger response changes nothing and throws {@link KeyStoreException}
+   * (not {@link StoreUnavailableException}: repeating it cannot succeed), with a message that names
+   * the limit; a store checks before it sends the write where it can. The engine reads the limit
+   * when it is built and stores a small not-stored marker in place of a larger response, so that an
+   * operation that ran is never run again because its result did not fit; every binding checks its
+   * own stored-response limit against it when it is built.
+   *
+   * <p>Stable for the store's lifetime (a store that reads it from its server does so once, when it
+   * is built). The default, {@link Long#MAX_VALUE}, says the store sets no limit of its own.
+   *
+   * @return the limit in bytes, positive
+   */
+  default long maxResponseBytes() {
+    return Long.MAX_VALUE;
+  }
 
   /**
    * The optional capabilities this store has. The default is none.

@@ -12,7 +12,10 @@ import java.util.Optional;
  * application knows how to resume (its {@link Resumer} returns an operation), takes it over through
  * the engine (a fenced claim with the record's own fingerprint) and runs the operation from the
  * last recovery point. A record whose lease was renewed, or that another completer or a retry took
- * first, is simply skipped: the claim arbitrates. Thread-safe.
+ * first, is skipped: the claim arbitrates. So is one that is no longer the request that was listed
+ * (released and claimed afresh in between, or another request's): the completer's claim of it is
+ * given back at once and the resumer's operation does not run, so a request nobody sent never runs.
+ * Thread-safe.
  */
 public final class Completer {
   private static final System.Logger LOG = System.getLogger(Completer.class.getName());
@@ -68,8 +71,10 @@ public final class Completer {
         continue;
       }
       try {
-        Outcome outcome = engine.execute(record.id(), record.fingerprint(), operation.get());
-        if (outcome instanceof Outcome.Executed executed && executed.stored()) {
+        Optional<Outcome> resumed = engine.resume(record, operation.get());
+        if (resumed.isPresent()
+            && resumed.get() instanceof Outcome.Executed executed
+            && executed.stored()) {
           completed++;
         } else {
           skipped++;

@@ -4,23 +4,21 @@ import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.core.internal.Events;
-import dev.idempotency.core.internal.ExecutionImpl;
 import dev.idempotency.core.internal.Heartbeats;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.event.IdempotencyListener;
-import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spi.LeaseLostException;
+import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.spi.TransactionalKeyStore;
 import dev.idempotency.spi.TransactionalWork;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,9 +45,14 @@ import org.jspecify.annotations.Nullable;
  *       most {@link IdempotencyConfig#maxOperationTime()}; an owner whose lease cannot be confirmed
  *       in time is told through {@link dev.idempotency.Execution#leaseLost()}.
  *   <li>It returned a response: stored under the fence ({@link Outcome.Executed}) unless the {@link
- *       StoredResponsePolicy} excludes it, in which case the key is released. If another owner took
- *       the key over meanwhile, the store refuses the write and {@link LeaseLostException} is
- *       thrown.
+ *       StoredResponsePolicy} excludes it, in which case the key is released. Once the work has run
+ *       its outcome is not lost to the store: a response larger than the store keeps ({@link
+ *       KeyStore#maxResponseBytes()}) or one the store refuses is replaced by the small not-stored
+ *       marker, which a retry replays instead of running the work again; a store that cannot be
+ *       reached is asked again, with backoff, while the lease is renewed, until the lease runs
+ *       short (then the record stays in flight, and the caller still gets its response). If another
+ *       owner took the key over meanwhile, the store refuses the write and {@link
+ *       LeaseLostException} is thrown.
  *   <li>It threw: the key is released when no phase had committed (a retry runs anew), else left in
  *       flight for a retry or the {@link Completer} to resume; {@link OperationFailedException} is
  *       thrown.
@@ -57,38 +60,31 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread-safe; one engine serves the whole application. {@link #close()} stops its heartbeat
  * threads.
- *
- * <p>One class of about 660 lines, most of it javadoc: the two ways to run a request ({@link
- * #execute}, {@link #executeInOneTransaction}) share the claim loop and its answers here, which
- * read best beside both; the one-transaction run lives in {@code OneTransactionRun}, the heartbeats
- * in {@code internal.Heartbeats}, the wait's cancellable sleep in {@link WaitCancellation}, and the
- * builder is the seam should the class grow.
  */
 public final class IdempotencyEngine implements AutoCloseable {
-  private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
-  private static final Duration MIN_RETRY_AFTER = Duration.ofSeconds(1);
-
   private final KeyStore store;
   private final IdempotencyConfig config;
-  private final InstantSource clock;
   private final IdempotencyListener listener;
   private final Heartbeats heartbeats;
+  private final ClaimAnswers answers;
+  private final SteppedRuns steppedRuns;
   private volatile boolean closed;
 
   private IdempotencyEngine(KeyStore store, IdempotencyConfig config) {
     this.store = store;
     this.config = config;
-    this.clock = config.clock();
     this.listener = config.listener();
     this.heartbeats =
         new Heartbeats(
             store,
-            clock,
+            config.clock(),
             config.heartbeatInterval(),
             config.lease(),
             config.leaseSafetyMargin(),
             config.maxOperationTime(),
             this::publish);
+    this.answers = new ClaimAnswers(config, this::publish);
+    this.steppedRuns = new SteppedRuns(store, config, heartbeats, answers, this::publish);
   }
 
   /** Starts building an engine over {@code store}, with every setting at its default. */
@@ -182,25 +178,8 @@ public final class IdempotencyEngine implements AutoCloseable {
     if (closed) {
       throw new IllegalStateException("the engine is closed: no lease it claimed would be renewed");
     }
-    return untilSettled(
-        id,
-        cancellation,
-        now -> {
-          Instant leaseStart =
-              heartbeats.leaseTime(now); // read before the claim: its lease cannot start earlier
-          ClaimOutcome claim;
-          try {
-            claim =
-                store.claim(
-                    new ClaimRequest(id, fingerprint, now, config.lease(), config.replayWindow()));
-          } catch (StoreUnavailableException e) {
-            return Settled.outcome(storeUnavailable(id, now, e));
-          }
-          if (claim instanceof ClaimOutcome.Claimed won) {
-            return Settled.outcome(run(id, won, leaseStart, operation));
-          }
-          return answer(id, now, claim);
-        });
+    return answers.untilSettled(
+        id, cancellation, now -> steppedRuns.attempt(id, fingerprint, now, operation));
   }
 
   /**
@@ -302,8 +281,9 @@ public final class IdempotencyEngine implements AutoCloseable {
               + " one transaction; use execute (JdbcKeyStore declares it)");
     }
     OneTransactionRun<T> run =
-        new OneTransactionRun<>(this, OneTransactionRun.typed(transactional), id, work, policy);
-    return untilSettled(
+        new OneTransactionRun<>(
+            this, answers, OneTransactionRun.typed(transactional), id, work, policy);
+    return answers.untilSettled(
         id,
         null,
         now -> {
@@ -313,238 +293,19 @@ public final class IdempotencyEngine implements AutoCloseable {
         });
   }
 
-  /** What one claim of a request came to: an outcome, or its key in flight. */
-  record Settled(@Nullable Outcome outcome, ClaimOutcome.@Nullable InFlight inFlight) {
-    static Settled outcome(Outcome outcome) {
-      return new Settled(outcome, null);
-    }
-  }
-
-  /** One claim of a request, at {@code now}. */
-  @FunctionalInterface
-  interface Attempt {
-    Settled claimAt(Instant now) throws OperationFailedException;
-  }
-
   /**
-   * Claims until the request settles: at once, or after the {@link InFlightPolicy}'s bounded wait
-   * while its key is in flight.
+   * Resumes {@code listed}, a record {@link KeyStore#findAbandoned} returned, with {@code
+   * operation}: for the {@link Completer}, as {@link SteppedRuns#resume} says.
+   *
+   * @return the outcome, or empty when the record was not the listed one any more
+   * @throws IllegalStateException if the engine was closed
    */
-  private Outcome untilSettled(
-      RecordId id, @Nullable WaitCancellation cancellation, Attempt attempt)
-      throws OperationFailedException, InterruptedException {
-    InFlightPolicy waiting = config.inFlightPolicy();
-    long waitStart =
-        0; // read the wall clock only once a wait begins: replays and fresh claims never need it
-    while (true) {
-      Instant now = clock.instant();
-      Settled settled = attempt.claimAt(now);
-      if (settled.outcome() != null) {
-        return settled.outcome();
-      }
-      ClaimOutcome.InFlight inFlight = Objects.requireNonNull(settled.inFlight(), "inFlight");
-      if (waitStart == 0) {
-        waitStart = System.nanoTime();
-      }
-      // Wall time, not the engine's clock, bounds the wait: it measures how long this thread is
-      // held, and a test clock that does not move must not make the wait endless.
-      long leftNanos = waiting.maxWait().toNanos() - (System.nanoTime() - waitStart);
-      if (waiting.waits() && leftNanos > 0 && pause(cancellation, leftNanos, waiting)) {
-        continue;
-      }
-      Duration retryAfter = retryAfter(inFlight.leaseRemaining());
-      publish(
-          new IdempotencyEvent.InFlightConflict(
-              id, now, retryAfter, Duration.ofNanos(System.nanoTime() - waitStart)));
-      return new Outcome.InFlightConflict(retryAfter);
-    }
-  }
-
-  /**
-   * Sleeps between two claims of a wait; false when {@code cancellation} ended the wait (before or
-   * during the sleep), so that no further claim is made.
-   */
-  private static boolean pause(
-      @Nullable WaitCancellation cancellation, long leftNanos, InFlightPolicy waiting)
-      throws InterruptedException {
-    long nanos = Math.min(leftNanos, waiting.pollInterval().toNanos());
-    if (cancellation == null) {
-      TimeUnit.NANOSECONDS.sleep(nanos);
-      return true;
-    }
-    return cancellation.pause(nanos);
-  }
-
-  /** The answer to a claim that was not won: a replay, a mismatch, or the key in flight. */
-  Settled answer(RecordId id, Instant now, ClaimOutcome claim) {
-    if (claim instanceof ClaimOutcome.Completed done) {
-      publish(new IdempotencyEvent.Replayed(id, now, done.response().status()));
-      return Settled.outcome(new Outcome.Replayed(done.response(), done.completedAt()));
-    }
-    if (claim instanceof ClaimOutcome.Mismatch mismatch) {
-      publish(new IdempotencyEvent.Mismatched(id, now, mismatch.existingState()));
-      return Settled.outcome(new Outcome.Mismatch(mismatch.existingState()));
-    }
-    return new Settled(null, (ClaimOutcome.InFlight) claim);
-  }
-
-  Outcome storeUnavailable(RecordId id, Instant now, StoreUnavailableException e) {
-    publish(new IdempotencyEvent.StoreUnavailable(id, now, String.valueOf(e.getMessage())));
-    return new Outcome.StoreUnavailable(e);
-  }
-
-  /** The configured in-flight Retry-After, capped by the remaining lease, at least one second. */
-  private Duration retryAfter(Duration leaseRemaining) {
-    Duration suggested = config.inFlightRetryAfter();
-    if (leaseRemaining.compareTo(suggested) < 0) {
-      suggested = leaseRemaining;
-    }
-    return suggested.compareTo(MIN_RETRY_AFTER) < 0 ? MIN_RETRY_AFTER : suggested;
-  }
-
-  private Outcome run(RecordId id, ClaimOutcome.Claimed won, Instant claimedAt, Operation operation)
+  Optional<Outcome> resume(RecordSnapshot listed, Operation operation)
       throws OperationFailedException {
-    Instant start = clock.instant();
-    publish(
-        won.takeover()
-            ? new IdempotencyEvent.TakenOver(id, start, won.fence(), won.resumeFrom())
-            : new IdempotencyEvent.Claimed(id, start, won.fence()));
-    ExecutionImpl execution =
-        new ExecutionImpl(store, id, won, clock, config.lease(), claimedAt, heartbeats);
-    heartbeats.start(execution);
-    StoredResponse response = null;
-    Throwable thrown = null;
-    try {
-      response = operation.run(execution);
-    } catch (Throwable t) {
-      thrown = t;
-    } finally {
-      // stop heartbeating before any release (a beat already under way may still finish, and be
-      // refused)
-      heartbeats.stop(execution);
+    if (closed) {
+      throw new IllegalStateException("the engine is closed: no lease it claimed would be renewed");
     }
-    if (thrown instanceof LeaseLostException lost) {
-      // a fenced write inside the operation (a checkpoint) was refused: another owner has the key
-      // now
-      publish(new IdempotencyEvent.LeaseLost(id, clock.instant(), won.fence()));
-      throw lost;
-    }
-    if (thrown instanceof Error error) {
-      failed(execution, error);
-      throw error;
-    }
-    if (thrown != null) {
-      throw failed(execution, thrown);
-    }
-    if (response == null) {
-      throw failed(
-          execution, new NullPointerException("the operation returned null instead of a response"));
-    }
-    return finish(execution, response);
-  }
-
-  /**
-   * Releases the key if nothing committed, else leaves it in flight; returns the exception to
-   * throw.
-   */
-  private OperationFailedException failed(ExecutionImpl execution, Throwable cause) {
-    // A StoreUnavailableException from a fenced write (a checkpoint, a transactional phase's
-    // commit) leaves its outcome unknown: the phase may have committed without the engine hearing
-    // of it. Releasing would erase that recovery point, so the key stays in flight and the next
-    // owner resumes from whatever did commit.
-    boolean released =
-        execution.committedPoint().isEmpty()
-            && execution.committedResponse().isEmpty()
-            && !causedByStoreUnavailable(cause)
-            && release(execution, "operation threw " + cause.getClass().getName());
-    if (!released) {
-      execution
-          .committedPoint()
-          .ifPresent(
-              point ->
-                  publish(
-                      new IdempotencyEvent.LeftInFlight(
-                          execution.recordId(), clock.instant(), execution.fence(), point)));
-    }
-    if (cause instanceof InterruptedException) {
-      Thread.currentThread()
-          .interrupt(); // after the release: the caller must still see the interrupt
-    }
-    return new OperationFailedException(execution.recordId(), released, cause);
-  }
-
-  private static boolean causedByStoreUnavailable(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause()) {
-      if (c instanceof StoreUnavailableException) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private Outcome finish(ExecutionImpl execution, StoredResponse response) {
-    RecordId id = execution.recordId();
-    boolean resumed = execution.resumeFrom().isPresent();
-    if (execution.committedResponse().isPresent()) {
-      // a transactional store already committed the completion together with the business writes
-      StoredResponse committed = execution.committedResponse().get();
-      publish(
-          new IdempotencyEvent.Completed(
-              id, clock.instant(), execution.fence(), committed.status()));
-      return new Outcome.Executed(committed, execution.fence(), resumed, true);
-    }
-    if (!config.storedResponsePolicy().shouldStore(response)
-        && execution.committedPoint().isEmpty()) {
-      release(execution, "status " + response.status() + " is not stored (storedResponsePolicy)");
-      return new Outcome.Executed(response, execution.fence(), resumed, false);
-    }
-    Instant now = clock.instant();
-    try {
-      store.complete(id, execution.fence(), response, now);
-    } catch (LeaseLostException lost) {
-      publish(new IdempotencyEvent.LeaseLost(id, now, execution.fence()));
-      throw lost;
-    } catch (StoreUnavailableException e) {
-      // The work is done and the caller should have its result; the key stays in flight, and a
-      // retry after the lease may run the operation again unless the operation checkpointed. Say so
-      // loudly.
-      LOG.log(
-          System.Logger.Level.WARNING,
-          "could not store the result of "
-              + id
-              + "; the key stays in flight and a retry after the lease expires may run the operation again",
-          e);
-      publish(new IdempotencyEvent.StoreUnavailable(id, now, String.valueOf(e.getMessage())));
-      return new Outcome.Executed(response, execution.fence(), resumed, false);
-    }
-    publish(new IdempotencyEvent.Completed(id, now, execution.fence(), response.status()));
-    return new Outcome.Executed(response, execution.fence(), resumed, true);
-  }
-
-  /**
-   * Releases the key; true when it was released, false when the store refused or failed (it stays
-   * in flight).
-   */
-  private boolean release(ExecutionImpl execution, String reason) {
-    Instant now = clock.instant();
-    try {
-      store.release(execution.recordId(), execution.fence(), now);
-      publish(new IdempotencyEvent.Released(execution.recordId(), now, execution.fence(), reason));
-      return true;
-    } catch (LeaseLostException e) {
-      publish(new IdempotencyEvent.LeaseLost(execution.recordId(), now, execution.fence()));
-      return false;
-    } catch (RuntimeException e) {
-      LOG.log(
-          System.Logger.Level.WARNING,
-          "could not release "
-              + execution.recordId()
-              + " after: "
-              + reason
-              + "; it stays in flight until its lease expires",
-          e);
-      return false;
-    }
+    return steppedRuns.resume(listed, operation);
   }
 
   void publish(IdempotencyEvent event) {

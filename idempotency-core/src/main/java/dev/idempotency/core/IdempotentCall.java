@@ -10,6 +10,7 @@ import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.spi.TransactionalKeyStore;
 import dev.idempotency.spi.TransactionalWork;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
@@ -100,6 +101,8 @@ public final class IdempotentCall<R> {
    * @throws LeaseLostException if the work ran but another owner took the key over before its
    *     result could be stored
    * @throws IdempotentWorkFailedException if the work threw a checked exception
+   * @throws IdempotentResultNotStoredException if an earlier call's work ran under this key but its
+   *     result could not be stored (the not-stored marker is replayed)
    */
   public R run(RecordId id, Fingerprint fingerprint, Work<R> work) {
     AtomicReference<@Nullable R> ran = new AtomicReference<>();
@@ -139,24 +142,12 @@ public final class IdempotentCall<R> {
   }
 
   /**
-   * {@link #runInTransaction} that returns the engine's {@link Outcome}, as {@link #attempt} does.
-   *
-   * @throws OperationFailedException if the work threw (its cause); nothing it wrote committed
-   * @throws InterruptedException if interrupted while waiting on an in-flight key
-   * @throws IllegalStateException if the engine's store runs no business work in its transactions
-   */
-  public <T> Outcome attemptInTransaction(
-      RecordId id, Fingerprint fingerprint, TransactionalWork<T, R> work)
-      throws OperationFailedException, InterruptedException {
-    return attemptInTransaction(id, fingerprint, work, new AtomicReference<>());
-  }
-
-  /**
    * The result of a settled outcome: the work's, decoded from what was stored.
    *
    * @throws IdempotencyKeyReusedException for {@link Outcome.Mismatch}
    * @throws IdempotencyKeyInFlightException for {@link Outcome.InFlightConflict}
    * @throws StoreUnavailableException for {@link Outcome.StoreUnavailable}
+   * @throws IdempotentResultNotStoredException for a replayed not-stored marker
    * @throws IllegalStateException if the stored response is not a result this class stored (the key
    *     of an HTTP request, say), or the codec cannot decode it
    */
@@ -233,6 +224,10 @@ public final class IdempotentCall<R> {
   }
 
   private R decode(RecordId id, StoredResponse response) {
+    Optional<String> notStored = response.notStoredReason();
+    if (notStored.isPresent()) {
+      throw new IdempotentResultNotStoredException(id, notStored.get());
+    }
     if (response.status() != RESULT_STATUS || !response.headers().isEmpty()) {
       throw new IllegalStateException(
           "the record "

@@ -29,20 +29,25 @@ final class OneTransactionRun<T> {
   private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
 
   private final IdempotencyEngine engine;
+  private final ClaimAnswers answers;
   private final TransactionalKeyStore<T> store;
   private final RecordId id;
   private final TransactionalWork<T, StoredResponse> work;
   private final StoredResponsePolicy policy;
   private ClaimOutcome.@Nullable Claimed lastClaim;
   private @Nullable Throwable workThrew;
+  // the response of the last run when it was too large to store: the marker committed in its place
+  private @Nullable StoredResponse oversized;
 
   OneTransactionRun(
       IdempotencyEngine engine,
+      ClaimAnswers answers,
       TransactionalKeyStore<T> store,
       RecordId id,
       TransactionalWork<T, StoredResponse> work,
       StoredResponsePolicy policy) {
     this.engine = engine;
+    this.answers = answers;
     this.store = store;
     this.id = id;
     this.work = work;
@@ -60,25 +65,34 @@ final class OneTransactionRun<T> {
   }
 
   /** One call of {@code claimAndComplete}: the request settled, or its key is in flight. */
-  IdempotencyEngine.Settled attempt(ClaimRequest request) throws OperationFailedException {
+  ClaimAnswers.Settled attempt(ClaimRequest request) throws OperationFailedException {
     Instant now = request.now();
     lastClaim = null;
     workThrew = null;
+    oversized = null;
     OneTransactionOutcome outcome;
     try {
       outcome = store.claimAndComplete(request, this::runWork);
     } catch (NotStored excluded) {
       released("status " + excluded.response.status() + " is not stored (storedResponsePolicy)");
-      return IdempotencyEngine.Settled.outcome(
+      return ClaimAnswers.Settled.outcome(
           new Outcome.Executed(excluded.response, claim().fence(), false, false));
     } catch (Exception e) {
-      return IdempotencyEngine.Settled.outcome(failed(now, e));
+      return ClaimAnswers.Settled.outcome(failed(now, e));
     }
     if (outcome instanceof OneTransactionOutcome.Committed committed) {
       ClaimOutcome.Claimed won = committed.claim();
+      StoredResponse original = oversized;
+      if (original != null) {
+        engine.publish(
+            new IdempotencyEvent.ResponseNotStored(
+                id, clock(), won.fence(), original.status(), oversizedReason(original)));
+        return ClaimAnswers.Settled.outcome(
+            new Outcome.Executed(original, won.fence(), false, false));
+      }
       engine.publish(
           new IdempotencyEvent.Completed(id, clock(), won.fence(), committed.response().status()));
-      return IdempotencyEngine.Settled.outcome(
+      return ClaimAnswers.Settled.outcome(
           new Outcome.Executed(committed.response(), won.fence(), false, true));
     }
     if (outcome instanceof OneTransactionOutcome.NeedsResumption resumable) {
@@ -91,9 +105,9 @@ final class OneTransactionRun<T> {
                   + ", left by a request of several steps; one transaction cannot resume it, so it"
                   + " is answered as in flight until a retry through execute, or the completer,"
                   + " resumes it");
-      return new IdempotencyEngine.Settled(null, new ClaimOutcome.InFlight(Duration.ZERO));
+      return new ClaimAnswers.Settled(null, new ClaimOutcome.InFlight(Duration.ZERO));
     }
-    return engine.answer(id, now, ((OneTransactionOutcome.NotRun) outcome).outcome());
+    return answers.answer(id, now, ((OneTransactionOutcome.NotRun) outcome).outcome());
   }
 
   private StoredResponse runWork(T tx, ClaimOutcome.Claimed claim) throws Exception {
@@ -119,7 +133,21 @@ final class OneTransactionRun<T> {
     if (!policy.shouldStore(response)) {
       throw new NotStored(response);
     }
+    if (response.size() > store.maxResponseBytes()) {
+      // the work's writes commit with the small marker: a retry replays it, and runs nothing
+      oversized = response;
+      return StoredResponse.notStoredMarker(response.status(), oversizedReason(response));
+    }
+    oversized = null;
     return response;
+  }
+
+  private String oversizedReason(StoredResponse response) {
+    return "the response ("
+        + response.size()
+        + " bytes) is larger than the store keeps ("
+        + store.maxResponseBytes()
+        + " bytes)";
   }
 
   /** What a call that threw comes to: the work's failure, or the store's. */
@@ -134,7 +162,7 @@ final class OneTransactionRun<T> {
     if (e instanceof StoreUnavailableException down) {
       // the claim, or the commit, failed: nothing committed, or (a failed commit) everything did,
       // and a retry replays it
-      return engine.storeUnavailable(id, now, down);
+      return answers.storeUnavailable(id, now, down);
     }
     if (e instanceof LeaseLostException lost) {
       // the store broke its promise: no other owner can see the record this transaction claimed
@@ -144,7 +172,10 @@ final class OneTransactionRun<T> {
     if (e instanceof RuntimeException runtime) {
       throw runtime;
     }
-    throw new IllegalStateException("the store's claimAndComplete threw " + e, e);
+    // a store's own failures are unchecked: a checked exception is the application's, raised where
+    // its writes commit (a deferred constraint of its tables), and the transaction rolled back
+    released("the commit of the work's writes threw " + e.getClass().getName());
+    throw new OperationFailedException(id, true, e);
   }
 
   /** The claim of the run that ended; the transaction that held it rolled back. */

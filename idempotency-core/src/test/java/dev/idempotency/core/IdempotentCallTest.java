@@ -212,6 +212,32 @@ class IdempotentCallTest {
     assertThat(runs).hasValue(0);
   }
 
+  /**
+   * A result too large for the store runs once: the first call gets it, a redelivery gets a clear
+   * exception saying the work ran and its result was not stored, and the work does not run again.
+   */
+  @Test
+  void aResultTooLargeToStoreRunsOnceAndARedeliveryIsToldItWasNotStored() {
+    DelegatingStore small =
+        new DelegatingStore(new InMemoryKeyStore()) {
+          @Override
+          public long maxResponseBytes() {
+            return 16;
+          }
+        };
+    try (IdempotencyEngine smallEngine = IdempotencyEngine.builder(small).build()) {
+      IdempotentCall<String> call = IdempotentCall.of(smallEngine, ResultCodec.utf8());
+      String big = "x".repeat(100);
+
+      assertThat(call.run(ID, EVENT_A, execution -> big + runs.incrementAndGet())).startsWith(big);
+      assertThatThrownBy(() -> call.run(ID, EVENT_A, execution -> big + runs.incrementAndGet()))
+          .isInstanceOfSatisfying(
+              IdempotentResultNotStoredException.class,
+              e -> assertThat(e.reason()).startsWith("200; ").contains("larger than the store"));
+      assertThat(runs).hasValue(1);
+    }
+  }
+
   @Test
   void aTransactionalCallNeedsATransactionalStore() {
     assertThatThrownBy(() -> createInvoice.runInTransaction(ID, EVENT_A, (Object tx) -> invoice()))

@@ -7,6 +7,9 @@ import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.testing.MutableClock;
 import java.time.Duration;
 import java.util.Optional;
@@ -105,5 +108,80 @@ class ReaperAndCompleterTest {
         .isInstanceOfSatisfying(
             Outcome.Replayed.class,
             r -> assertThat(r.response().bodyAsUtf8()).isEqualTo("receipt"));
+  }
+
+  /**
+   * A record released after the completer listed it (a retry took it over, failed and released it)
+   * is not claimed afresh and run as a request nobody sent: the resumer's operation does not run,
+   * and the key is left absent.
+   */
+  @Test
+  void completerDoesNotRunAKeyReleasedAfterItWasListed() throws Exception {
+    RecordId id = RecordId.of("s", "released-meanwhile");
+    ClaimOutcome.Claimed first = claim(id);
+    clock.advance(Duration.ofSeconds(31));
+    AtomicInteger runs = new AtomicInteger();
+    Completer completer =
+        new Completer(
+            engine,
+            listed -> {
+              // between the listing and the completer's claim: a retry takes over, fails, releases
+              ClaimOutcome.Claimed retry = claim(id);
+              store.release(id, retry.fence(), clock.instant());
+              return Optional.of(
+                  e -> {
+                    runs.incrementAndGet();
+                    return StoredResponse.ofUtf8(201, "charged by nobody's request");
+                  });
+            });
+
+    Completer.Report report = completer.runOnce(10);
+
+    assertThat(first.takeover()).isFalse();
+    assertThat(runs).as("the resumer's operation runs").hasValue(0);
+    assertThat(report.skipped()).isEqualTo(1);
+    assertThat(store.lookup(id)).as("the completer's fresh claim is given back").isEmpty();
+  }
+
+  /**
+   * A record that, after the listing, became another request's (released, claimed afresh, abandoned
+   * again) is handed back with its lease ended, not resumed with the resumer chosen for the listed
+   * one.
+   */
+  @Test
+  void completerHandsBackAnotherRequestsRecordUnrun() throws Exception {
+    RecordId id = RecordId.of("s", "another-request");
+    claim(id);
+    clock.advance(Duration.ofSeconds(31));
+    AtomicInteger runs = new AtomicInteger();
+    Completer completer =
+        new Completer(
+            engine,
+            listed -> {
+              ClaimOutcome.Claimed retry = claim(id);
+              store.release(id, retry.fence(), clock.instant());
+              claim(id); // a new request under the same key, abandoned in turn
+              clock.advance(Duration.ofSeconds(31));
+              return Optional.of(
+                  e -> {
+                    runs.incrementAndGet();
+                    return StoredResponse.ofUtf8(201, "resumed the wrong request");
+                  });
+            });
+
+    completer.runOnce(10);
+
+    assertThat(runs).hasValue(0);
+    assertThat(store.findAbandoned(clock.instant().plusMillis(1), 10))
+        .as("abandoned again at once, for a completer that knows that request")
+        .extracting(RecordSnapshot::id)
+        .containsExactly(id);
+  }
+
+  private ClaimOutcome.Claimed claim(RecordId id) {
+    return (ClaimOutcome.Claimed)
+        store.claim(
+            new ClaimRequest(
+                id, FP, clock.instant(), Duration.ofSeconds(30), Duration.ofHours(24)));
   }
 }

@@ -12,6 +12,7 @@ import dev.idempotency.spi.StoreCapability;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -36,6 +37,11 @@ public class DelegatingStore implements KeyStore {
   @Override
   public void heartbeat(RecordId id, FenceToken fence, Instant now, Duration lease) {
     delegate.heartbeat(id, fence, now, lease);
+  }
+
+  @Override
+  public Set<RecordId> heartbeatAll(Map<RecordId, FenceToken> leases, Instant now, Duration lease) {
+    return delegate.heartbeatAll(leases, now, lease);
   }
 
   @Override
@@ -67,6 +73,11 @@ public class DelegatingStore implements KeyStore {
   @Override
   public int deleteExpired(Instant now, Duration retention, int limit) {
     return delegate.deleteExpired(now, retention, limit);
+  }
+
+  @Override
+  public long maxResponseBytes() {
+    return delegate.maxResponseBytes();
   }
 
   @Override

@@ -9,7 +9,6 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.OneTransactionOutcome;
-import dev.idempotency.spi.OneTransactionWork;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.tck.internal.Describe;
@@ -17,18 +16,11 @@ import dev.idempotency.tck.internal.Rule;
 import dev.idempotency.tck.internal.Samples;
 import dev.idempotency.tck.internal.Timeline;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -40,56 +32,12 @@ import org.junit.jupiter.api.Test;
  * <p>{@code TransactionalKeyStoreContract.OneTransactionRules} runs these tests against the store
  * under test.
  *
- * <p>About 490 lines: five rules whose checks each name the one fact that broke, as every section
- * file does; a rule per file would scatter one section.
+ * <p>The words these rules are written in (work that counts its runs, the outcomes required, the
+ * racing calls of rule 10.13) are {@link OneTransactionFixture}'s.
  *
  * @param <T> the store's transaction handle
  */
-interface Section10OneTransaction<T> extends TransactionalFixture<T> {
-  /** How many requests race in rule 10.13. */
-  int RACERS = 8;
-
-  private void requireCapability() {
-    Assumptions.assumeTrue(
-        store().capabilities().contains(StoreCapability.ONE_TRANSACTION),
-        "the store does not declare ONE_TRANSACTION: claimAndComplete is not tested");
-  }
-
-  /** Work that counts its runs, writes {@code marker} and returns {@code response}. */
-  private OneTransactionWork<T> writing(AtomicInteger runs, String marker, StoredResponse r) {
-    return (tx, claim) -> {
-      runs.incrementAndGet();
-      write(tx, marker);
-      return r;
-    };
-  }
-
-  /** Requires {@code outcome} to be Committed. */
-  private OneTransactionOutcome.Committed committed(
-      OneTransactionOutcome outcome, Rule rule, String situation) {
-    if (outcome instanceof OneTransactionOutcome.Committed c) {
-      return c;
-    }
-    throw verify().violation(rule, situation + ": expected Committed, but got " + outcome);
-  }
-
-  /** Requires {@code outcome} to be NotRun, and returns the claim's answer it carries. */
-  private ClaimOutcome notRun(OneTransactionOutcome outcome, Rule rule, String situation) {
-    if (outcome instanceof OneTransactionOutcome.NotRun n) {
-      return n.outcome();
-    }
-    throw verify().violation(rule, situation + ": expected NotRun, but got " + outcome);
-  }
-
-  private void ranTimes(AtomicInteger runs, int expected, Rule rule, String situation) {
-    int ran = runs.get();
-    verify()
-        .fact(
-            rule,
-            situation + ": how often the work ran",
-            () -> assertThat(ran).isEqualTo(expected));
-  }
-
+interface Section10OneTransaction<T> extends OneTransactionFixture<T> {
   @Test
   @DisplayName(
       "Rule 10.9: claimAndComplete commits the claim, the work and the completion together, and"
@@ -407,84 +355,61 @@ interface Section10OneTransaction<T> extends TransactionalFixture<T> {
   default void optional_10_13_concurrentDuplicatesCommitOnceAndReplay() throws Exception {
     requireCapability();
     RecordId id = id("k1");
-    CountDownLatch start = new CountDownLatch(1);
     AtomicInteger runs = new AtomicInteger();
-    List<Future<OneTransactionOutcome>> calls = new ArrayList<>();
-    ExecutorService racers = Executors.newFixedThreadPool(RACERS);
-    try {
-      for (int i = 0; i < RACERS; i++) {
-        String racer = "racer " + i;
-        calls.add(
-            racers.submit(
-                () -> {
-                  if (!start.await(30, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("the start latch never opened");
-                  }
-                  return store()
-                      .claimAndComplete(
-                          request(id, timing().stableLease()),
-                          (tx, claim) -> {
-                            runs.incrementAndGet();
-                            write(tx, "k1 by " + racer);
-                            // the transaction stays open a while, so that the others meet it
-                            Thread.sleep(200);
-                            return Samples.response(racer);
-                          });
-                }));
+    List<OneTransactionOutcome> outcomes =
+        concurrently(
+            RACERS,
+            id,
+            racer ->
+                (tx, claim) -> {
+                  runs.incrementAndGet();
+                  write(tx, "k1 by racer " + racer);
+                  // the transaction stays open a while, so that the others meet it
+                  Thread.sleep(200);
+                  return Samples.response("racer " + racer);
+                });
+    List<OneTransactionOutcome.Committed> won =
+        outcomes.stream()
+            .filter(OneTransactionOutcome.Committed.class::isInstance)
+            .map(OneTransactionOutcome.Committed.class::cast)
+            .toList();
+    verify()
+        .check(
+            won.size() == 1,
+            Rule.R10_13,
+            () ->
+                won.size()
+                    + " of "
+                    + RACERS
+                    + " concurrent claimAndComplete calls committed, expected one: "
+                    + outcomes);
+    StoredResponse winner = won.get(0).response();
+    for (OneTransactionOutcome o : outcomes) {
+      if (o instanceof OneTransactionOutcome.NotRun n
+          && n.outcome() instanceof ClaimOutcome.Completed replay) {
+        verify().identical(replay.response(), winner, Rule.R10_13, "a loser's replay");
+      } else {
+        verify()
+            .check(
+                o instanceof OneTransactionOutcome.Committed
+                    || (o instanceof OneTransactionOutcome.NotRun n
+                        && n.outcome() instanceof ClaimOutcome.InFlight),
+                Rule.R10_13,
+                () -> "a loser got " + o + ", expected the winner's replay or InFlight");
       }
-      start.countDown();
-      List<OneTransactionOutcome> outcomes = new ArrayList<>();
-      for (Future<OneTransactionOutcome> call : calls) {
-        outcomes.add(call.get(90, TimeUnit.SECONDS));
-      }
-      List<OneTransactionOutcome.Committed> won =
-          outcomes.stream()
-              .filter(OneTransactionOutcome.Committed.class::isInstance)
-              .map(OneTransactionOutcome.Committed.class::cast)
-              .toList();
-      verify()
-          .check(
-              won.size() == 1,
-              Rule.R10_13,
-              () ->
-                  won.size()
-                      + " of "
-                      + RACERS
-                      + " concurrent claimAndComplete calls committed, expected one: "
-                      + outcomes);
-      StoredResponse winner = won.get(0).response();
-      for (OneTransactionOutcome o : outcomes) {
-        if (o instanceof OneTransactionOutcome.NotRun n
-            && n.outcome() instanceof ClaimOutcome.Completed replay) {
-          verify().identical(replay.response(), winner, Rule.R10_13, "a loser's replay");
-        } else {
-          verify()
-              .check(
-                  o instanceof OneTransactionOutcome.Committed
-                      || (o instanceof OneTransactionOutcome.NotRun n
-                          && n.outcome() instanceof ClaimOutcome.InFlight),
-                  Rule.R10_13,
-                  () -> "a loser got " + o + ", expected the winner's replay or InFlight");
-        }
-      }
-      List<String> committed = markers();
-      verify()
-          .check(
-              committed.size() == 1,
-              Rule.R10_13,
-              () ->
-                  "after "
-                      + RACERS
-                      + " concurrent claimAndComplete calls the committed business writes are "
-                      + committed
-                      + " (the work ran "
-                      + runs.get()
-                      + " times), expected one run's");
-    } finally {
-      racers.shutdownNow();
-      // bounded: a racer blocked in the store ends with the store's lock wait, or the test's
-      // deadline
-      racers.awaitTermination(30, TimeUnit.SECONDS);
     }
+    List<String> committed = markers();
+    verify()
+        .check(
+            committed.size() == 1,
+            Rule.R10_13,
+            () ->
+                "after "
+                    + RACERS
+                    + " concurrent claimAndComplete calls the committed business writes are "
+                    + committed
+                    + " (the work ran "
+                    + runs.get()
+                    + " times), expected one run's");
   }
 }

@@ -113,6 +113,7 @@ interface Section4Time extends ContractFixture {
     Timeline tl = timeline();
     complete(other, co.fence(), ro, Rule.R4_3);
     complete(same, cs.fence(), rs, Rule.R4_3);
+    tl.started();
     tl.justBefore(window);
     replays(
         claim(store(), same, FP_A, timing().stableLease(), window),

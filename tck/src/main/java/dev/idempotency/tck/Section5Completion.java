@@ -5,7 +5,10 @@ import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.KeyStoreException;
+import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
+import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.tck.internal.Rule;
 import dev.idempotency.tck.internal.Samples;
 import dev.idempotency.tck.internal.Timeline;
@@ -18,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -28,6 +32,9 @@ import org.junit.jupiter.api.Test;
  * <p>{@code KeyStoreContract.CompletionRules} runs these tests against the store under test.
  */
 interface Section5Completion extends ContractFixture {
+  /** The largest declared limit rule 5.5 checks: a response that size is built in memory. */
+  long MAX_CHECKED_LIMIT = 64L << 20;
+
   @Test
   @DisplayName("Rule 5.1: a completed response is replayed byte for byte")
   default void required_5_1_replayIsByteForByte() throws Exception {
@@ -157,6 +164,7 @@ interface Section5Completion extends ContractFixture {
     StoredResponse response = Samples.response("first");
     Timeline tl = timeline();
     complete(id, c.fence(), response, Rule.R5_4);
+    tl.started();
     Optional<RecordSnapshot> before = lookup(id);
     tl.justBefore(window);
     for (int i = 0; i < 3; i++) {
@@ -178,5 +186,44 @@ interface Section5Completion extends ContractFixture {
         c.fence(),
         Rule.R5_4,
         "a claim once the window of the completion passed (replays do not extend it)");
+  }
+
+  @Test
+  @DisplayName(
+      "Rule 5.5: a response as large as the store's declared limit is kept; a larger one is refused"
+          + " with KeyStoreException and changes nothing")
+  default void required_5_5_aResponseOverTheDeclaredLimitIsRefusedAndChangesNothing() {
+    long limit = store().maxResponseBytes();
+    Assumptions.assumeTrue(
+        limit <= MAX_CHECKED_LIMIT,
+        "the store declares no limit of 64 MiB or less (maxResponseBytes() = "
+            + limit
+            + "): nothing to check");
+    RecordId id = id("k1");
+    ClaimOutcome.Claimed c = claimNew(id);
+    Optional<RecordSnapshot> before = lookup(id);
+    StoredResponse over = Samples.responseOfSize(limit + 1);
+    verify()
+        .throwsA(
+            KeyStoreException.class,
+            Rule.R5_5,
+            "complete with a response of " + over.size() + " bytes, over the declared " + limit,
+            () -> store().complete(id, c.fence(), over, now()));
+    verify()
+        .throwsA(
+            KeyStoreException.class,
+            Rule.R5_5,
+            "the same complete (not an outage: neither StoreUnavailable nor LeaseLost)",
+            () -> {
+              try {
+                store().complete(id, c.fence(), over, now());
+              } catch (StoreUnavailableException | LeaseLostException e) {
+                throw new IllegalStateException("threw " + e, e);
+              }
+            });
+    unchanged(id, before, Rule.R5_5, "a refused complete over the limit");
+    StoredResponse atLimit = Samples.responseOfSize(limit);
+    complete(id, c.fence(), atLimit, Rule.R5_5);
+    replays(claim(id, FP_A), atLimit, Rule.R5_5, "a claim after completing at the limit");
   }
 }

@@ -32,10 +32,10 @@ import org.jspecify.annotations.Nullable;
  * (the committed markers, an unchanged record, the callbacks' bracket, a commit reported once
  * visible), each failing with the rule it is given.
  *
- * <p>Section 10's test interfaces ({@code Section10Transactions}, {@code Section10Callbacks})
- * extend this one, and {@link TransactionalKeyStoreContract} runs each through a {@code @Nested}
- * class that returns the test's {@link TransactionalUnderTest}, as {@link ContractFixture} does for
- * sections 1 to 9.
+ * <p>Section 10's test interfaces ({@code Section10Transactions}, {@code Section10Callbacks}, and
+ * {@code Section10OneTransaction} through {@code OneTransactionFixture}) extend this one, and
+ * {@link TransactionalKeyStoreContract} runs each through a {@code @Nested} class that returns the
+ * test's {@link TransactionalUnderTest}, as {@link ContractFixture} does for sections 1 to 9.
  *
  * @param <T> the store's transaction handle
  */

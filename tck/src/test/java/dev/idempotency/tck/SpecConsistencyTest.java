@@ -9,7 +9,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -19,8 +21,8 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC.md, the rule table in code and the test names agree: every rule is specified, named and
- * tested.
+ * SPEC.md, the rule table in code and the test names agree: every rule is specified (SPEC.md's rule
+ * tables say, word for word, what {@link Rule} says), named and tested.
  */
 class SpecConsistencyTest {
   private static final Pattern NAME =
@@ -70,13 +72,57 @@ class SpecConsistencyTest {
     assertThat(run).as("the sections the contracts' @Nested classes run").containsAll(files);
   }
 
+  /** A row of SPEC.md's rule tables: the rule and what to check, with the markdown dropped. */
+  private record SpecRow(String rule, String check) {}
+
+  private static final Pattern RULE_ROW = Pattern.compile("^\\| (\\d+\\.\\d+) \\|.*\\|$");
+
+  /**
+   * SPEC.md's rule rows by id. A row has five cells (id, level, rule, rationale, what to check);
+   * the texts lose their markdown ({@code `code`} and {@code **bold**}), which failure messages do
+   * not carry.
+   */
+  private static Map<String, SpecRow> specRows() throws Exception {
+    Map<String, SpecRow> rows = new TreeMap<>();
+    for (String line : Files.readAllLines(Path.of("SPEC.md"))) {
+      Matcher m = RULE_ROW.matcher(line);
+      if (!m.matches()) {
+        continue;
+      }
+      String[] cells = line.substring(2, line.length() - 2).split(" \\| ", -1);
+      assertThat(cells).as("the cells of SPEC.md's row %s", m.group(1)).hasSize(5);
+      SpecRow previous = rows.put(m.group(1), new SpecRow(plain(cells[2]), plain(cells[4])));
+      assertThat(previous).as("a second row for rule %s in SPEC.md", m.group(1)).isNull();
+    }
+    return rows;
+  }
+
+  private static String plain(String markdown) {
+    return markdown.replace("**", "").replace("`", "").strip();
+  }
+
   @Test
-  void everyRuleIsARowOfSpecMd() throws Exception {
-    String spec = Files.readString(Path.of("SPEC.md"));
+  void specMdStatesEveryRuleWordForWordAsTheCodeDoes() throws Exception {
+    Map<String, SpecRow> rows = specRows();
+    Set<String> ids = new TreeSet<>();
     for (Rule rule : Rule.values()) {
-      assertThat(spec)
-          .as("SPEC.md has a row for rule %s", rule.id())
-          .contains("| " + rule.id() + " |");
+      ids.add(rule.id());
+    }
+    assertThat(rows.keySet())
+        .as("the rule rows of SPEC.md against the rules in Rule")
+        .isEqualTo(ids);
+    for (Rule rule : Rule.values()) {
+      SpecRow row = rows.get(rule.id());
+      assertThat(row.rule())
+          .as(
+              "rule %s: SPEC.md's Rule cell (markdown dropped) against Rule.%s.text()",
+              rule.id(), rule.name())
+          .isEqualTo(rule.text());
+      assertThat(row.check())
+          .as(
+              "rule %s: SPEC.md's \"If this fails, check\" cell (markdown dropped) against Rule.%s.hint() + \".\"",
+              rule.id(), rule.name())
+          .isEqualTo(rule.hint() + ".");
     }
   }
 

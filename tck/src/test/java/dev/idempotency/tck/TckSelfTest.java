@@ -18,13 +18,17 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.platform.engine.FilterResult;
 import org.junit.platform.engine.TestDescriptor;
 import org.junit.platform.engine.TestExecutionResult;
@@ -42,12 +46,12 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * The TCK tests itself: each deliberately broken store must fail the rule it breaks, with a message
  * naming that rule, as reactive-streams' {@code requireTestFailure} does. The contract runs against
  * each mutant through the JUnit Platform Launcher, restricted to the tests named, so the self-test
- * stays fast.
+ * stays fast. One contract, {@link MutantContract}, serves every mutant: the launcher names the
+ * store in {@link #STORE}, and {@link #catches} lists each mutant with the tests it must fail.
  *
- * <p>The mutant contracts are static nested classes, which surefire's default excludes ({@code
- * **}{@code /*$*}) keep out of the normal run; and should a {@code -Dtest=} pattern pick them up,
- * {@link OnlyInsideTheSelfTest} skips them, with the reason, unless the self-test's launcher runs
- * them.
+ * <p>The mutant contract is a static nested class, which surefire's default excludes ({@code
+ * **}{@code /*$*}) keep out of the normal run; and should a {@code -Dtest=} pattern pick it up,
+ * {@link OnlyInsideTheSelfTest} skips it, with the reason, unless the self-test's launcher runs it.
  */
 class TckSelfTest {
 
@@ -70,14 +74,53 @@ class TckSelfTest {
     }
   }
 
-  /** A contract over one kind of {@link MapKeyStore}, with peers sharing its records. */
-  @ExtendWith(OnlyInsideTheSelfTest.class)
-  abstract static class MutantContract extends KeyStoreContract {
-    abstract MapKeyStore create();
+  /**
+   * The launcher configuration parameter that names the store a {@link NamedStoreContract} tests.
+   */
+  static final String STORE = "idempotency.tck.store";
+
+  /** A contract whose store the self-test's launcher names, in {@link #STORE}. */
+  interface NamedStoreContract {
+    /** Makes the tests of this instance run against the store called {@code name}. */
+    void useStore(String name);
+  }
+
+  /**
+   * Hands each {@link NamedStoreContract} instance of a test the store the launcher named, before
+   * any {@code @BeforeEach} method (the contract's set-up creates the store) runs.
+   */
+  static final class NamedStore implements BeforeEachCallback {
+    @Override
+    public void beforeEach(ExtensionContext context) {
+      String name =
+          context
+              .getConfigurationParameter(STORE)
+              .orElseThrow(
+                  () -> new IllegalStateException("the launcher names no store in " + STORE));
+      for (Object instance : context.getRequiredTestInstances().getAllInstances()) {
+        if (instance instanceof NamedStoreContract contract) {
+          contract.useStore(name);
+        }
+      }
+    }
+  }
+
+  /**
+   * The contract over the {@link MapKeyStore} the launcher names (see {@link #store}), with peers
+   * sharing its records.
+   */
+  @ExtendWith({OnlyInsideTheSelfTest.class, NamedStore.class})
+  static class MutantContract extends KeyStoreContract implements NamedStoreContract {
+    private String store = "";
+
+    @Override
+    public void useStore(String name) {
+      store = name;
+    }
 
     @Override
     protected KeyStore newStore(TckContext context) {
-      return create();
+      return store(store);
     }
 
     @Override
@@ -86,150 +129,65 @@ class TckSelfTest {
     }
   }
 
-  static class CheckThenInsertContract extends MutantContract {
-    @Override
-    MapKeyStore create() {
-      return new Mutants.CheckThenInsert();
-    }
-  }
-
-  static class NoFencingContract extends MutantContract {
-    @Override
-    MapKeyStore create() {
-      return new Mutants.NoFencing();
-    }
-  }
-
-  static class BinaryStateContract extends MutantContract {
-    @Override
-    MapKeyStore create() {
-      return new Mutants.BinaryState();
-    }
-  }
-
-  static class NeverExpiresContract extends MutantContract {
-    @Override
-    MapKeyStore create() {
-      return new Mutants.NeverExpires();
-    }
-  }
-
-  static class FenceResetContract extends MutantContract {
-    @Override
-    MapKeyStore create() {
-      return new Mutants.FenceReset();
-    }
-  }
-
-  static class FenceDrawnBeforeInstallContract extends MutantContract {
-    @Override
-    MapKeyStore create() {
-      return new Mutants.FenceDrawnBeforeInstall();
-    }
-  }
-
-  static class LeaseOffByOneContract extends MutantContract {
-    @Override
-    MapKeyStore create() {
-      return new Mutants.LeaseOffByOne();
-    }
-  }
-
-  static class TakeoverByAnyRequestContract extends MutantContract {
-    @Override
-    MapKeyStore create() {
-      return new Mutants.TakeoverByAnyRequest();
-    }
-  }
-
-  static class UnboundedDeleteContract extends MutantContract {
-    @Override
-    MapKeyStore create() {
-      return new Mutants.UnboundedDelete();
-    }
-  }
-
-  static class SilentBatchRenewalContract extends MutantContract {
-    @Override
-    MapKeyStore create() {
-      return new Mutants.SilentBatchRenewal();
-    }
-  }
-
-  static class GenerationNotKeptContract extends MutantContract {
-    @Override
-    MapKeyStore create() {
-      return new Mutants.GenerationNotKept();
-    }
-  }
-
-  static class LiveLeaseRequiredContract extends MutantContract {
-    @Override
-    MapKeyStore create() {
-      return new Mutants.LiveLeaseRequired();
-    }
-  }
-
-  static class SortedHeadersContract extends MutantContract {
-    @Override
-    MapKeyStore create() {
-      return new Mutants.SortedHeaders();
-    }
-  }
-
-  static class FlatKeyContract extends MutantContract {
-    @Override
-    MapKeyStore create() {
-      return new Mutants.FlatKey();
-    }
-  }
-
-  /**
-   * The correct store on the system clock: the contract's real-time (SERVER_CLOCK) path, end to
-   * end.
-   */
-  static class ServerClockContract extends MutantContract {
-    @Override
-    MapKeyStore create() {
-      return new Mutants.ServerClock();
-    }
-  }
+  /** The correct store on the system clock: the contract's real-time (SERVER_CLOCK) path. */
+  static final String SERVER_CLOCK = "ServerClock";
 
   /**
    * The correct store, but every claim takes a whole real-time lease: no time rule can be checked
    * in time.
    */
-  static class SlowServerClockContract extends MutantContract {
-    @Override
-    MapKeyStore create() {
-      return new Mutants.SlowServerClock(Duration.ofMillis(Knobs.serverClockLeaseMillis()));
-    }
-  }
+  static final String SLOW_SERVER_CLOCK = "SlowServerClock";
 
   /** Every test aborts before it checks anything, as when every real-time check came too late. */
-  static class AllAbortedContract extends MutantContract {
-    @Override
-    MapKeyStore create() {
+  static final String ALL_ABORTED = "AllAborted";
+
+  /** The stores above, which are not mutants: they pass, or abort, rather than fail a rule. */
+  private static final Set<String> NOT_MUTANTS =
+      Set.of(SERVER_CLOCK, SLOW_SERVER_CLOCK, ALL_ABORTED);
+
+  /** A new store of the kind {@code name}: a class of {@link Mutants}, or one of the controls. */
+  static MapKeyStore store(String name) {
+    if (name.equals(SLOW_SERVER_CLOCK)) {
+      return new Mutants.SlowServerClock(Duration.ofMillis(Knobs.serverClockLeaseMillis()));
+    }
+    if (name.equals(ALL_ABORTED)) {
       return Assumptions.abort("aborted on purpose: this run checks nothing");
     }
+    for (Class<?> kind : Mutants.class.getDeclaredClasses()) {
+      if (kind.getSimpleName().equals(name) && MapKeyStore.class.isAssignableFrom(kind)) {
+        try {
+          return (MapKeyStore) kind.getConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+          throw new IllegalStateException("cannot create the store " + name, e);
+        }
+      }
+    }
+    throw new IllegalArgumentException("Mutants has no store named " + name);
   }
 
-  /** The contracts above that are not mutants: they pass, or abort, rather than fail a rule. */
-  private static final Set<Class<?>> NOT_MUTANTS =
-      Set.of(ServerClockContract.class, SlowServerClockContract.class, AllAbortedContract.class);
+  /** The names of the mutants: every {@link MapKeyStore} of {@link Mutants} but the controls. */
+  static Set<String> mutantNames() {
+    Set<String> names = new TreeSet<>();
+    for (Class<?> kind : Mutants.class.getDeclaredClasses()) {
+      if (MapKeyStore.class.isAssignableFrom(kind) && !NOT_MUTANTS.contains(kind.getSimpleName())) {
+        names.add(kind.getSimpleName());
+      }
+    }
+    return names;
+  }
 
   // ---------------------------------------------------------------------------------------------------------------
 
   @Test
   void aRunInWhichEveryTestAbortedIsRed() {
-    Map<String, TestExecutionResult> results = run(AllAbortedContract.class);
+    Map<String, TestExecutionResult> results = runAgainst(ALL_ABORTED);
     assertThat(results)
         .as("the tests of a contract whose store factory aborts")
         .isNotEmpty()
         .allSatisfy(
             (test, r) ->
                 assertThat(r.getStatus()).as(test).isEqualTo(TestExecutionResult.Status.ABORTED));
-    assertThatThrownBy(() -> requireAllPassed(AllAbortedContract.class, results, Set.of()))
+    assertThatThrownBy(() -> requireAllPassed(ALL_ABORTED, results, Set.of()))
         .as("the verdict on a run in which every test aborted and none checked anything")
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("aborted on purpose");
@@ -239,13 +197,13 @@ class TckSelfTest {
   void aTimeRuleCheckedTooLateAbortsLocallyAndFailsOnCi() {
     String test = "required_4_1_leaseExpiresExactlyAtItsEnd";
     TestExecutionResult local =
-        withKnob(Knobs.TOO_SLOW, "abort", () -> run(SlowServerClockContract.class, test)).get(test);
+        withKnob(Knobs.TOO_SLOW, "abort", () -> runAgainst(SLOW_SERVER_CLOCK, test)).get(test);
     assertThat(local.getStatus())
         .as("%s against a store slower than the lease, %s=abort", test, Knobs.TOO_SLOW)
         .isEqualTo(TestExecutionResult.Status.ABORTED);
     assertThat(local.getThrowable()).get().asString().contains("too slow");
     TestExecutionResult ci =
-        withKnob(Knobs.TOO_SLOW, "fail", () -> run(SlowServerClockContract.class, test)).get(test);
+        withKnob(Knobs.TOO_SLOW, "fail", () -> runAgainst(SLOW_SERVER_CLOCK, test)).get(test);
     assertThat(ci.getStatus())
         .as(
             "%s against a store slower than the lease, %s=fail (the default under CI=true)",
@@ -258,132 +216,99 @@ class TckSelfTest {
         .contains("too slow");
   }
 
-  @Test
-  void checkThenInsertFailsTheOneWinnerRule() {
-    requireFailureInSomeRun(
-        CheckThenInsertContract.class,
-        "required_2_3_concurrentClaimsYieldExactlyOneWinner",
-        "Rule 2.3",
-        3);
+  /**
+   * A test of the contract that must fail against a mutant, with {@code rule} in its message, in
+   * one of {@code runs} runs: more than one where a race or a random history catches the mutant by
+   * chance.
+   */
+  record Catch(String mutant, String test, String rule, int runs) {
+    @Override
+    public String toString() {
+      return mutant + " fails " + test + " (" + rule + ")";
+    }
+  }
+
+  /** Every mutant and the tests of the rule it breaks. */
+  static Stream<Catch> catches() {
+    return Stream.of(
+        new Catch(
+            "CheckThenInsert", "required_2_3_concurrentClaimsYieldExactlyOneWinner", "Rule 2.3", 3),
+        new Catch(
+            "CheckThenInsert",
+            "stochastic_2_1_smallConcurrentHistoriesAreLinearizable",
+            "Rule 2.1",
+            5),
+        new Catch("NoFencing", "required_3_2_staleOwnerCannotWriteAfterATakeover", "Rule 3.2", 1),
+        new Catch(
+            "NoFencing", "required_3_4_writesWithoutTheCurrentFenceChangeNothing", "Rule 3.4", 1),
+        new Catch("NoFencing", "stochastic_2_1_sequentialHistoriesFollowTheModel", "Rule 3.", 5),
+        new Catch(
+            "BinaryState", "required_1_2_sameRequestWhileTheLeaseIsLiveIsInFlight", "Rule 1.2", 1),
+        new Catch(
+            "BinaryState", "required_2_3_concurrentClaimsYieldExactlyOneWinner", "Rule 2.3", 3),
+        new Catch("NeverExpires", "required_4_1_leaseExpiresExactlyAtItsEnd", "Rule 4.1", 1),
+        new Catch(
+            "NeverExpires",
+            "required_4_3_completedRecordCountsAsAbsentOnceTheWindowPassed",
+            "Rule 4.3",
+            1),
+        new Catch("FenceReset", "required_3_1_fenceGrowsAcrossRelease", "Rule 3.1", 1),
+        new Catch("FenceReset", "required_3_1_fenceGrowsAcrossPurge", "Rule 3.1", 1),
+        new Catch(
+            "FenceDrawnBeforeInstall",
+            "required_3_1_fenceGrowsAcrossConcurrentReleases",
+            "Rule 3.1",
+            3),
+        new Catch(
+            "LimitNotHeld",
+            "required_5_5_aResponseOverTheDeclaredLimitIsRefusedAndChangesNothing",
+            "Rule 5.5",
+            1),
+        new Catch(
+            "LimitRefusedAsOutage",
+            "required_5_5_aResponseOverTheDeclaredLimitIsRefusedAndChangesNothing",
+            "Rule 5.5",
+            1),
+        new Catch("LeaseOffByOne", "required_4_1_leaseExpiresExactlyAtItsEnd", "Rule 4.1", 1),
+        new Catch(
+            "TakeoverByAnyRequest",
+            "required_1_5_otherRequestIsMismatchEvenAfterTheLeaseExpired",
+            "Rule 1.5",
+            1),
+        new Catch(
+            "UnboundedDelete", "required_7_3_deleteExpiredWorksInBoundedBatches", "Rule 7.3", 1),
+        new Catch(
+            "LiveLeaseRequired",
+            "required_3_3_ownerWhoseLeaseExpiredCanWriteUntilTakenOver",
+            "Rule 3.3",
+            1),
+        new Catch(
+            "SilentBatchRenewal",
+            "required_3_5_heartbeatAllRenewsOwnersAndReportsTheRefused",
+            "Rule 3.5",
+            1),
+        new Catch(
+            "GenerationNotKept",
+            "required_3_6_takeoversKeepTheGenerationNewRequestsBeginTheirOwn",
+            "Rule 3.6",
+            1),
+        new Catch("SortedHeaders", "required_5_1_replayIsByteForByte", "Rule 5.1", 1),
+        new Catch("FlatKey", "required_6_2_recordIdentityIsExact", "Rule 6.2", 1));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @org.junit.jupiter.params.provider.MethodSource("catches")
+  void eachMutantFailsTheRuleItBreaks(Catch c) {
+    requireFailureInSomeRun(c.mutant(), c.test(), c.rule(), c.runs());
   }
 
   @Test
-  void checkThenInsertFailsTheLinearizabilitySearch() {
-    requireFailureInSomeRun(
-        CheckThenInsertContract.class,
-        "stochastic_2_1_smallConcurrentHistoriesAreLinearizable",
-        "Rule 2.1",
-        5);
-  }
-
-  @Test
-  void noFencingFailsTheStaleOwnerRule() {
-    requireFailure(
-        NoFencingContract.class, "required_3_2_staleOwnerCannotWriteAfterATakeover", "Rule 3.2");
-    requireFailure(
-        NoFencingContract.class,
-        "required_3_4_writesWithoutTheCurrentFenceChangeNothing",
-        "Rule 3.4");
-  }
-
-  @Test
-  void noFencingFailsTheSequentialHistories() {
-    requireFailureInSomeRun(
-        NoFencingContract.class, "stochastic_2_1_sequentialHistoriesFollowTheModel", "Rule 3.", 5);
-  }
-
-  @Test
-  void binaryStateFailsTheInFlightRule() {
-    requireFailure(
-        BinaryStateContract.class,
-        "required_1_2_sameRequestWhileTheLeaseIsLiveIsInFlight",
-        "Rule 1.2");
-    requireFailureInSomeRun(
-        BinaryStateContract.class,
-        "required_2_3_concurrentClaimsYieldExactlyOneWinner",
-        "Rule 2.3",
-        3);
-  }
-
-  @Test
-  void neverExpiresFailsTheTimeRules() {
-    requireFailure(
-        NeverExpiresContract.class, "required_4_1_leaseExpiresExactlyAtItsEnd", "Rule 4.1");
-    requireFailure(
-        NeverExpiresContract.class,
-        "required_4_3_completedRecordCountsAsAbsentOnceTheWindowPassed",
-        "Rule 4.3");
-  }
-
-  @Test
-  void fenceResetFailsTheMonotonicFenceRule() {
-    requireFailure(FenceResetContract.class, "required_3_1_fenceGrowsAcrossRelease", "Rule 3.1");
-    requireFailure(FenceResetContract.class, "required_3_1_fenceGrowsAcrossPurge", "Rule 3.1");
-  }
-
-  @Test
-  void fenceDrawnBeforeInstallFailsTheConcurrentMonotonicFenceRule() {
-    requireFailureInSomeRun(
-        FenceDrawnBeforeInstallContract.class,
-        "required_3_1_fenceGrowsAcrossConcurrentReleases",
-        "Rule 3.1",
-        3);
-  }
-
-  @Test
-  void leaseOffByOneFailsTheBoundaryRule() {
-    requireFailure(
-        LeaseOffByOneContract.class, "required_4_1_leaseExpiresExactlyAtItsEnd", "Rule 4.1");
-  }
-
-  @Test
-  void takeoverByAnyRequestFailsTheMismatchRule() {
-    requireFailure(
-        TakeoverByAnyRequestContract.class,
-        "required_1_5_otherRequestIsMismatchEvenAfterTheLeaseExpired",
-        "Rule 1.5");
-  }
-
-  @Test
-  void unboundedDeleteFailsTheBatchRule() {
-    requireFailure(
-        UnboundedDeleteContract.class,
-        "required_7_3_deleteExpiredWorksInBoundedBatches",
-        "Rule 7.3");
-  }
-
-  @Test
-  void liveLeaseRequiredFailsTheFenceDecidesRule() {
-    requireFailure(
-        LiveLeaseRequiredContract.class,
-        "required_3_3_ownerWhoseLeaseExpiredCanWriteUntilTakenOver",
-        "Rule 3.3");
-  }
-
-  @Test
-  void silentBatchRenewalFailsTheBatchRenewalRule() {
-    requireFailure(
-        SilentBatchRenewalContract.class,
-        "required_3_5_heartbeatAllRenewsOwnersAndReportsTheRefused",
-        "Rule 3.5");
-  }
-
-  @Test
-  void generationNotKeptFailsTheGenerationRule() {
-    requireFailure(
-        GenerationNotKeptContract.class,
-        "required_3_6_takeoversKeepTheGenerationNewRequestsBeginTheirOwn",
-        "Rule 3.6");
-  }
-
-  @Test
-  void sortedHeadersFailsTheVerbatimReplayRule() {
-    requireFailure(SortedHeadersContract.class, "required_5_1_replayIsByteForByte", "Rule 5.1");
-  }
-
-  @Test
-  void flatKeyFailsTheIdentityRule() {
-    requireFailure(FlatKeyContract.class, "required_6_2_recordIdentityIsExact", "Rule 6.2");
+  void everyMutantFailsSomeNamedTest() {
+    Set<String> caught =
+        catches().map(Catch::mutant).collect(Collectors.toCollection(TreeSet::new));
+    assertThat(caught)
+        .as("the mutants with a test they must fail (add one for every new mutant)")
+        .isEqualTo(mutantNames());
   }
 
   /**
@@ -394,12 +319,12 @@ class TckSelfTest {
   @Tag("slow")
   void serverClockStorePassesTheWholeContract() {
     long start = System.nanoTime();
-    Map<String, TestExecutionResult> results = run(ServerClockContract.class);
+    Map<String, TestExecutionResult> results = runAgainst(SERVER_CLOCK);
     System.out.printf(
-        "ServerClockContract: %d tests in %d ms (slowest first): %s%n",
+        "ServerClock: %d tests in %d ms (slowest first): %s%n",
         results.size(), (System.nanoTime() - start) / 1_000_000, LAST_DURATIONS);
     requireAllPassed(
-        ServerClockContract.class,
+        SERVER_CLOCK,
         results,
         Set.of(
             "required_8_2_withoutServerClockTimeIsJudgedByNowAlone",
@@ -412,45 +337,46 @@ class TckSelfTest {
    * deterministically). The mutants caught by a race or a random history (empty here) must still
    * fail some test; their rules are required by the targeted tests above, which retry.
    */
-  private static final Map<Class<?>, Set<String>> MUST_FAIL =
+  private static final Map<String, Set<String>> MUST_FAIL =
       Map.ofEntries(
-          Map.entry(CheckThenInsertContract.class, Set.of()),
-          Map.entry(FenceDrawnBeforeInstallContract.class, Set.of()),
+          Map.entry("CheckThenInsert", Set.of()),
+          Map.entry("FenceDrawnBeforeInstall", Set.of()),
           Map.entry(
-              NoFencingContract.class,
+              "NoFencing",
               Set.of(
                   "required_3_2_staleOwnerCannotWriteAfterATakeover",
                   "required_3_4_writesWithoutTheCurrentFenceChangeNothing")),
+          Map.entry("BinaryState", Set.of("required_1_2_sameRequestWhileTheLeaseIsLiveIsInFlight")),
           Map.entry(
-              BinaryStateContract.class,
-              Set.of("required_1_2_sameRequestWhileTheLeaseIsLiveIsInFlight")),
-          Map.entry(
-              NeverExpiresContract.class,
+              "NeverExpires",
               Set.of(
                   "required_4_1_leaseExpiresExactlyAtItsEnd",
                   "required_4_3_completedRecordCountsAsAbsentOnceTheWindowPassed")),
           Map.entry(
-              FenceResetContract.class,
+              "FenceReset",
               Set.of("required_3_1_fenceGrowsAcrossRelease", "required_3_1_fenceGrowsAcrossPurge")),
+          Map.entry("LeaseOffByOne", Set.of("required_4_1_leaseExpiresExactlyAtItsEnd")),
           Map.entry(
-              LeaseOffByOneContract.class, Set.of("required_4_1_leaseExpiresExactlyAtItsEnd")),
-          Map.entry(
-              TakeoverByAnyRequestContract.class,
+              "TakeoverByAnyRequest",
               Set.of("required_1_5_otherRequestIsMismatchEvenAfterTheLeaseExpired")),
+          Map.entry("UnboundedDelete", Set.of("required_7_3_deleteExpiredWorksInBoundedBatches")),
           Map.entry(
-              UnboundedDeleteContract.class,
-              Set.of("required_7_3_deleteExpiredWorksInBoundedBatches")),
-          Map.entry(
-              LiveLeaseRequiredContract.class,
+              "LiveLeaseRequired",
               Set.of("required_3_3_ownerWhoseLeaseExpiredCanWriteUntilTakenOver")),
           Map.entry(
-              SilentBatchRenewalContract.class,
+              "SilentBatchRenewal",
               Set.of("required_3_5_heartbeatAllRenewsOwnersAndReportsTheRefused")),
           Map.entry(
-              GenerationNotKeptContract.class,
+              "GenerationNotKept",
               Set.of("required_3_6_takeoversKeepTheGenerationNewRequestsBeginTheirOwn")),
-          Map.entry(SortedHeadersContract.class, Set.of("required_5_1_replayIsByteForByte")),
-          Map.entry(FlatKeyContract.class, Set.of("required_6_2_recordIdentityIsExact")));
+          Map.entry("SortedHeaders", Set.of("required_5_1_replayIsByteForByte")),
+          Map.entry(
+              "LimitNotHeld",
+              Set.of("required_5_5_aResponseOverTheDeclaredLimitIsRefusedAndChangesNothing")),
+          Map.entry(
+              "LimitRefusedAsOutage",
+              Set.of("required_5_5_aResponseOverTheDeclaredLimitIsRefusedAndChangesNothing")),
+          Map.entry("FlatKey", Set.of("required_6_2_recordIdentityIsExact")));
 
   /**
    * Slow: every mutant against the whole contract, printed as a matrix (which rules catch which
@@ -462,23 +388,15 @@ class TckSelfTest {
   @Test
   @Tag("slow")
   void mutantMatrix() {
-    List<Class<? extends KeyStoreContract>> mutants = new ArrayList<>();
-    for (Class<?> c : TckSelfTest.class.getDeclaredClasses()) {
-      if (MutantContract.class.isAssignableFrom(c)
-          && c != MutantContract.class
-          && !NOT_MUTANTS.contains(c)) {
-        mutants.add(c.asSubclass(KeyStoreContract.class));
-      }
-    }
+    Set<String> mutants = mutantNames();
     assertThat(MUST_FAIL.keySet())
         .as("the mutants with expectations (add one for every new mutant)")
         .containsExactlyInAnyOrderElementsOf(mutants);
     StringBuilder sb = new StringBuilder("Mutant matrix (failed tests, first line of message):\n");
     Map<String, String> problems = new TreeMap<>();
-    for (Class<? extends KeyStoreContract> contract : mutants) {
-      String name = contract.getSimpleName();
+    for (String name : mutants) {
       sb.append(name).append('\n');
-      Map<String, TestExecutionResult> results = run(contract);
+      Map<String, TestExecutionResult> results = runAgainst(name);
       Set<String> failed = new TreeSet<>();
       results.forEach(
           (test, r) -> {
@@ -508,7 +426,7 @@ class TckSelfTest {
       if (failed.isEmpty()) {
         problems.put(name, "failed no test of the contract");
       }
-      for (String test : MUST_FAIL.get(contract)) {
+      for (String test : MUST_FAIL.get(name)) {
         if (!failed.contains(test)) {
           problems.put(
               name + "#" + test, "passed (or did not run), but the mutant breaks its rule");
@@ -527,8 +445,8 @@ class TckSelfTest {
    * not count as a pass.
    */
   static void requireAllPassed(
-      Class<?> contract, Map<String, TestExecutionResult> results, Set<String> expectedSkips) {
-    assertThat(results).as("the tests %s ran", contract.getSimpleName()).isNotEmpty();
+      String store, Map<String, TestExecutionResult> results, Set<String> expectedSkips) {
+    assertThat(results).as("the tests %s ran", store).isNotEmpty();
     Map<String, String> notPassed = new TreeMap<>();
     results.forEach(
         (name, r) -> {
@@ -545,7 +463,7 @@ class TckSelfTest {
         .as(
             "the tests of %s that did not pass (an aborted test checked nothing; expected skips"
                 + " only: %s)",
-            contract.getSimpleName(), expectedSkips)
+            store, expectedSkips)
         .isEmpty();
   }
 
@@ -568,26 +486,16 @@ class TckSelfTest {
   }
 
   /**
-   * Runs {@code test} of {@code contract}, which must fail with a message containing {@code
-   * fragment}.
-   */
-  static void requireFailure(
-      Class<? extends KeyStoreContract> contract, String test, String fragment) {
-    requireFailureInSomeRun(contract, test, fragment, 1);
-  }
-
-  /**
    * For a test that catches its mutant by chance (a race the scheduler must produce, or a random
    * history that must happen to hit the bug): the test must fail in at least one of {@code runs}
    * runs, with the rule named. Each run draws new seeds, so a miss is not repeated; a correct
    * contract catches these mutants in nearly every run, and this only keeps a rare unlucky schedule
    * from failing the build.
    */
-  static void requireFailureInSomeRun(
-      Class<? extends KeyStoreContract> contract, String test, String fragment, int runs) {
+  static void requireFailureInSomeRun(String mutant, String test, String fragment, int runs) {
     TestExecutionResult result = null;
     for (int i = 0; i < runs; i++) {
-      Map<String, TestExecutionResult> results = run(contract, test);
+      Map<String, TestExecutionResult> results = runAgainst(mutant, test);
       assertThat(results).as("the contract has a test named %s", test).containsKey(test);
       result = results.get(test);
       if (result.getStatus() == TestExecutionResult.Status.FAILED) {
@@ -595,11 +503,11 @@ class TckSelfTest {
       }
     }
     assertThat(result.getStatus())
-        .as("%s against %s (in %d run(s))", test, contract.getSimpleName(), runs)
+        .as("%s against %s (in %d run(s))", test, mutant, runs)
         .isEqualTo(TestExecutionResult.Status.FAILED);
     Throwable failure = result.getThrowable().orElseThrow();
     assertThat(failure)
-        .as("the failure of %s against %s", test, contract.getSimpleName())
+        .as("the failure of %s against %s", test, mutant)
         .isInstanceOf(AssertionError.class);
     assertThat(failure.getMessage())
         .contains(fragment)
@@ -614,10 +522,19 @@ class TckSelfTest {
   private static final List<String> LAST_DURATIONS = new ArrayList<>();
 
   /**
-   * Runs the named tests (all but those tagged slow, when none is named) of {@code contract};
-   * results by method name.
+   * Runs the named tests (all but those tagged slow, when none is named) of {@link MutantContract}
+   * against the store called {@code store}; results by method name.
    */
-  static Map<String, TestExecutionResult> run(Class<?> contract, String... tests) {
+  static Map<String, TestExecutionResult> runAgainst(String store, String... tests) {
+    return run(MutantContract.class, Map.of(STORE, store), tests);
+  }
+
+  /**
+   * Runs the named tests (all but those tagged slow, when none is named) of {@code contract}, with
+   * {@code parameters} for the launcher; results by method name.
+   */
+  static Map<String, TestExecutionResult> run(
+      Class<?> contract, Map<String, String> parameters, String... tests) {
     Set<String> wanted = Set.copyOf(Arrays.asList(tests));
     PostDiscoveryFilter only =
         descriptor ->
@@ -628,6 +545,7 @@ class TckSelfTest {
             .selectors(selectClass(contract))
             .filters(only, TagFilter.excludeTags("slow"))
             .configurationParameter(INSIDE_SELF_TEST, "true")
+            .configurationParameters(parameters)
             .build();
     Map<String, TestExecutionResult> results = new TreeMap<>();
     Map<String, Long> started = new HashMap<>();

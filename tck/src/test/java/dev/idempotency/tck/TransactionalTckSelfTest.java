@@ -22,118 +22,38 @@ import org.junit.platform.engine.TestExecutionResult;
  * deliberately broken transactional store must fail the tests of the rule it breaks, with a message
  * naming that rule, and every other failure of its run must be a rule violation too (not an
  * exception escaping the contract). The whole contract runs against each mutant: it is a few dozen
- * calls on an in-memory store.
+ * calls on an in-memory store. One contract, {@link MutantContract}, serves every mutant: the
+ * launcher names the store, and {@link #mutants} lists each with the rule it breaks.
  */
 class TransactionalTckSelfTest {
 
   /**
-   * A contract over one kind of {@link TransactionalMapKeyStore}; runs only inside this self-test.
+   * The contract over the {@link TransactionalMapKeyStore} the launcher names (a class of {@link
+   * TransactionalMutants}); runs only inside this self-test.
    */
-  @ExtendWith(TckSelfTest.OnlyInsideTheSelfTest.class)
-  abstract static class MutantContract extends TransactionalMapKeyStoreContractTest {}
+  @ExtendWith({TckSelfTest.OnlyInsideTheSelfTest.class, TckSelfTest.NamedStore.class})
+  static class MutantContract extends TransactionalMapKeyStoreContractTest
+      implements TckSelfTest.NamedStoreContract {
+    private String store = "";
 
-  static class StaleFenceCommitsWorkContract extends MutantContract {
     @Override
-    TransactionalMapKeyStore create() {
-      return new TransactionalMutants.StaleFenceCommitsWork();
+    public void useStore(String name) {
+      store = name;
     }
-  }
 
-  static class CheckpointDespiteFailedWorkContract extends MutantContract {
     @Override
     TransactionalMapKeyStore create() {
-      return new TransactionalMutants.CheckpointDespiteFailedWork();
-    }
-  }
-
-  static class ReRunKeepsEarlierWritesContract extends MutantContract {
-    @Override
-    TransactionalMapKeyStore create() {
-      return new TransactionalMutants.ReRunKeepsEarlierWrites();
-    }
-  }
-
-  static class CommitReportedEarlyContract extends MutantContract {
-    @Override
-    TransactionalMapKeyStore create() {
-      return new TransactionalMutants.CommitReportedEarly();
-    }
-  }
-
-  static class CommitReportedOnRollbackContract extends MutantContract {
-    @Override
-    TransactionalMapKeyStore create() {
-      return new TransactionalMutants.CommitReportedOnRollback();
-    }
-  }
-
-  static class NotClosedOnFailureContract extends MutantContract {
-    @Override
-    TransactionalMapKeyStore create() {
-      return new TransactionalMutants.NotClosedOnFailure();
-    }
-  }
-
-  static class ForeignExecutionAcceptedContract extends MutantContract {
-    @Override
-    TransactionalMapKeyStore create() {
-      return new TransactionalMutants.ForeignExecutionAccepted();
-    }
-  }
-
-  static class PhaseWithoutCheckpointContract extends MutantContract {
-    @Override
-    TransactionalMapKeyStore create() {
-      return new TransactionalMutants.PhaseWithoutCheckpoint();
-    }
-  }
-
-  static class PhaseKeepsOldLeaseContract extends MutantContract {
-    @Override
-    TransactionalMapKeyStore create() {
-      return new TransactionalMutants.PhaseKeepsOldLease();
-    }
-  }
-
-  static class ClosedBeforeCommitContract extends MutantContract {
-    @Override
-    TransactionalMapKeyStore create() {
-      return new TransactionalMutants.ClosedBeforeCommit();
-    }
-  }
-
-  static class WorkDroppedContract extends MutantContract {
-    @Override
-    TransactionalMapKeyStore create() {
-      return new TransactionalMutants.WorkDropped();
-    }
-  }
-
-  static class UndeclaredContract extends MutantContract {
-    @Override
-    TransactionalMapKeyStore create() {
-      return new TransactionalMutants.Undeclared();
-    }
-  }
-
-  static class ClaimCommittedSeparatelyContract extends MutantContract {
-    @Override
-    TransactionalMapKeyStore create() {
-      return new TransactionalMutants.ClaimCommittedSeparately();
-    }
-  }
-
-  static class RecoveryPointIgnoredContract extends MutantContract {
-    @Override
-    TransactionalMapKeyStore create() {
-      return new TransactionalMutants.RecoveryPointIgnored();
-    }
-  }
-
-  static class NoRowLockContract extends MutantContract {
-    @Override
-    TransactionalMapKeyStore create() {
-      return new TransactionalMutants.NoRowLock();
+      for (Class<?> kind : TransactionalMutants.class.getDeclaredClasses()) {
+        if (kind.getSimpleName().equals(store)
+            && TransactionalMapKeyStore.class.isAssignableFrom(kind)) {
+          try {
+            return (TransactionalMapKeyStore) kind.getConstructor().newInstance();
+          } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot create the store " + store, e);
+          }
+        }
+      }
+      throw new IllegalArgumentException("TransactionalMutants has no store named " + store);
     }
   }
 
@@ -141,15 +61,11 @@ class TransactionalTckSelfTest {
    * The correct store on the system clock: the contract's real-time (SERVER_CLOCK) path, end to
    * end.
    */
-  static class ServerClockContract extends MutantContract {
-    @Override
-    TransactionalMapKeyStore create() {
-      return new TransactionalMutants.ServerClock();
-    }
-  }
+  private static final String SERVER_CLOCK = "ServerClock";
 
   /** The correct store, tested by a subclass that cannot make it abort a transaction retryably. */
-  static class NoRetryableAbortContract extends MutantContract {
+  @ExtendWith(TckSelfTest.OnlyInsideTheSelfTest.class)
+  static class NoRetryableAbortContract extends TransactionalMapKeyStoreContractTest {
     @Override
     protected boolean canAbortRetryably() {
       return false;
@@ -167,68 +83,64 @@ class TransactionalTckSelfTest {
    */
   static Stream<Arguments> mutants() {
     return Stream.of(
-        Arguments.of(StaleFenceCommitsWorkContract.class, "10.4", Set.of(STALE_TEST)),
+        Arguments.of("StaleFenceCommitsWork", "10.4", Set.of(STALE_TEST)),
         Arguments.of(
-            CheckpointDespiteFailedWorkContract.class,
+            "CheckpointDespiteFailedWork",
             "10.3",
             Set.of("required_10_3_workThatThrowsRollsBackEverythingAndIsRethrownAsIs")),
-        Arguments.of(ReRunKeepsEarlierWritesContract.class, "10.5", Set.of(RETRY_TEST)),
+        Arguments.of("ReRunKeepsEarlierWrites", "10.5", Set.of(RETRY_TEST)),
         Arguments.of(
-            CommitReportedEarlyContract.class,
+            "CommitReportedEarly",
             "10.6",
             Set.of("required_10_6_callbacksBracketTheWorkAndReportTheCommitOnceVisible")),
+        Arguments.of("CommitReportedOnRollback", "10.6", Set.of(ROLLBACK_CALLBACKS_TEST)),
+        Arguments.of("NotClosedOnFailure", "10.6", Set.of(ROLLBACK_CALLBACKS_TEST)),
         Arguments.of(
-            CommitReportedOnRollbackContract.class, "10.6", Set.of(ROLLBACK_CALLBACKS_TEST)),
-        Arguments.of(NotClosedOnFailureContract.class, "10.6", Set.of(ROLLBACK_CALLBACKS_TEST)),
-        Arguments.of(
-            ForeignExecutionAcceptedContract.class,
+            "ForeignExecutionAccepted",
             "10.7",
             Set.of("required_10_7_foreignExecutionOrNullArgumentIsRefusedBeforeAnyWork")),
         Arguments.of(
-            PhaseWithoutCheckpointContract.class,
+            "PhaseWithoutCheckpoint",
             "10.2",
             Set.of("required_10_2_inPhaseCommitsTheWorkAndTheRecoveryPointTogether")),
         Arguments.of(
-            PhaseKeepsOldLeaseContract.class,
+            "PhaseKeepsOldLease",
             "10.2",
             Set.of("required_10_2_inPhaseCommitsTheWorkAndTheRecoveryPointTogether")),
         Arguments.of(
-            ClosedBeforeCommitContract.class,
+            "ClosedBeforeCommit",
             "10.6",
             Set.of("required_10_6_callbacksBracketTheWorkAndReportTheCommitOnceVisible")),
         Arguments.of(
-            WorkDroppedContract.class,
+            "WorkDropped",
             "10.1",
             Set.of("required_10_1_completeWithCommitsTheWorkAndTheCompletionTogether")),
         Arguments.of(
-            WorkDroppedContract.class,
+            "WorkDropped",
             "10.2",
             Set.of("required_10_2_inPhaseCommitsTheWorkAndTheRecoveryPointTogether")),
         Arguments.of(
-            UndeclaredContract.class,
-            "10.8",
-            Set.of("required_10_8_transactionalStoreDeclaresTheCapability")),
+            "Undeclared", "10.8", Set.of("required_10_8_transactionalStoreDeclaresTheCapability")),
         Arguments.of(
-            ClaimCommittedSeparatelyContract.class,
+            "ClaimCommittedSeparately",
             "10.9",
             Set.of("optional_10_9_claimWorkAndCompletionCommitTogether")),
         Arguments.of(
-            RecoveryPointIgnoredContract.class,
+            "RecoveryPointIgnored",
             "10.12",
             Set.of("optional_10_12_expiredTwoCommitRecordIsTakenOverOrRefused")),
         Arguments.of(
-            NoRowLockContract.class,
+            "NoRowLock",
             "10.13",
             Set.of("optional_10_13_concurrentDuplicatesCommitOnceAndReplay")));
   }
 
   @ParameterizedTest(name = "{0} fails rule {1}")
   @MethodSource("mutants")
-  void eachMutantFailsTheRuleItBreaks(
-      Class<? extends MutantContract> contract, String rule, Set<String> mustFail) {
-    Map<String, TestExecutionResult> results = TckSelfTest.run(contract);
+  void eachMutantFailsTheRuleItBreaks(String mutant, String rule, Set<String> mustFail) {
+    Map<String, TestExecutionResult> results = run(mutant);
     assertThat(results)
-        .as("the tests %s ran", contract.getSimpleName())
+        .as("the tests %s ran", mutant)
         .containsKeys(mustFail.toArray(String[]::new));
     Map<String, String> problems = new TreeMap<>();
     results.forEach(
@@ -256,8 +168,7 @@ class TransactionalTckSelfTest {
             problems.put(test, "aborted: " + r.getThrowable().map(Throwable::toString).orElse("?"));
           }
         });
-    StringBuilder caught =
-        new StringBuilder(contract.getSimpleName() + " (breaks rule " + rule + ") failed:");
+    StringBuilder caught = new StringBuilder(mutant + " (breaks rule " + rule + ") failed:");
     results.forEach(
         (test, r) ->
             r.getThrowable()
@@ -271,21 +182,22 @@ class TransactionalTckSelfTest {
                             .append(
                                 String.valueOf(t.getMessage()).lines().findFirst().orElse(""))));
     System.out.println(caught);
-    assertThat(problems)
-        .as("what the run against %s got wrong", contract.getSimpleName())
-        .isEmpty();
+    assertThat(problems).as("what the run against %s got wrong", mutant).isEmpty();
+  }
+
+  /** Runs the whole contract against the transactional store called {@code store}. */
+  private static Map<String, TestExecutionResult> run(String store) {
+    return TckSelfTest.run(MutantContract.class, Map.of(TckSelfTest.STORE, store));
   }
 
   @Test
   void everyMutantIsChecked() {
     List<Object> checked = mutants().map(a -> a.get()[0]).distinct().toList();
-    List<Object> declared = new ArrayList<>();
-    for (Class<?> c : TransactionalTckSelfTest.class.getDeclaredClasses()) {
-      if (MutantContract.class.isAssignableFrom(c)
-          && c != MutantContract.class
-          && c != ServerClockContract.class
-          && c != NoRetryableAbortContract.class) {
-        declared.add(c);
+    List<String> declared = new ArrayList<>();
+    for (Class<?> c : TransactionalMutants.class.getDeclaredClasses()) {
+      if (TransactionalMapKeyStore.class.isAssignableFrom(c)
+          && !c.getSimpleName().equals(SERVER_CLOCK)) {
+        declared.add(c.getSimpleName());
       }
     }
     assertThat(checked)
@@ -296,14 +208,15 @@ class TransactionalTckSelfTest {
   /** Real sleeps of about three leases (1 s each by default). */
   @Test
   void serverClockStorePassesTheWholeContractInRealTime() {
-    TckSelfTest.requireAllPassed(
-        ServerClockContract.class, TckSelfTest.run(ServerClockContract.class), Set.of());
+    TckSelfTest.requireAllPassed(SERVER_CLOCK, run(SERVER_CLOCK), Set.of());
   }
 
   @Test
   void withoutARetryableAbortRule10_5IsSkippedWithTheReason() {
-    Map<String, TestExecutionResult> results = TckSelfTest.run(NoRetryableAbortContract.class);
-    TckSelfTest.requireAllPassed(NoRetryableAbortContract.class, results, Set.of(RETRY_TEST));
+    Map<String, TestExecutionResult> results =
+        TckSelfTest.run(NoRetryableAbortContract.class, Map.of());
+    TckSelfTest.requireAllPassed(
+        NoRetryableAbortContract.class.getSimpleName(), results, Set.of(RETRY_TEST));
     assertThat(results.get(RETRY_TEST).getThrowable()).get().asString().contains("abortRetryably");
   }
 }

@@ -1,6 +1,7 @@
 package dev.idempotency.core.internal;
 
 import dev.idempotency.FenceToken;
+import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.spi.KeyStore;
@@ -210,7 +211,13 @@ public final class Heartbeats implements AutoCloseable {
               return;
             }
             if (refused.contains(id)) {
-              refuse(e, now);
+              if (completedByItsOwner(e)) {
+                // the owner's completion landed while this renewal was under way (a transactional
+                // store's phase closes before the engine hears of the commit): nothing was lost
+                running.remove(e);
+              } else {
+                refuse(e, now);
+              }
             } else {
               e.confirmUntil(confirmedUntil);
             }
@@ -218,6 +225,22 @@ public final class Heartbeats implements AutoCloseable {
     } finally {
       renewingNow = Set.of();
       renewing.unlock();
+    }
+  }
+
+  /**
+   * Whether the record whose renewal {@code e} was refused is complete under {@code e}'s own fence:
+   * its own completion, not another owner. Read from the store, for a refusal only (rare); a read
+   * that fails counts as a loss, which is what the refusal said.
+   */
+  private boolean completedByItsOwner(ExecutionImpl e) {
+    try {
+      return store
+          .lookup(e.recordId())
+          .filter(r -> r.state() == KeyState.COMPLETE && r.fence().equals(e.fence()))
+          .isPresent();
+    } catch (RuntimeException failed) {
+      return false;
     }
   }
 

@@ -7,17 +7,11 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
-import dev.idempotency.spi.LeaseLostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,19 +25,17 @@ import org.jspecify.annotations.Nullable;
  * race does the same for concurrent takeovers of one expired lease.
  *
  * <p>Threads are platform threads of one pool per gate; each race waits at most 30 s, so a
- * deadlocked store fails the rule instead of hanging the build.
- *
- * <p>One class of about 490 lines after formatting to 100 columns: one race, its threads, its
- * barrier and its judgement, which share the attempts' state.
+ * deadlocked store fails the rule instead of hanging the build. {@link RacingThreads} starts and
+ * bounds each race; this class says what each racer does and judges the attempts.
  */
 public final class ConcurrencyGate implements AutoCloseable {
-  private static final long TIMEOUT_SECONDS = 30;
+  private static final long TIMEOUT_SECONDS = RacingThreads.TIMEOUT_SECONDS;
 
   private final List<KeyStore> stores;
   private final TckClock clock;
   private final Timing timing;
   private final Verifier verifier;
-  private final ExecutorService pool;
+  private final RacingThreads threads;
 
   /**
    * A gate over {@code stores} (the store first, then its peers), with threads for up to {@code
@@ -55,15 +47,7 @@ public final class ConcurrencyGate implements AutoCloseable {
     this.clock = clock;
     this.timing = timing;
     this.verifier = verifier;
-    AtomicInteger n = new AtomicInteger();
-    this.pool =
-        Executors.newFixedThreadPool(
-            maxThreads,
-            r -> {
-              Thread t = new Thread(r, "tck-gate-" + n.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
+    this.threads = new RacingThreads(this.stores, verifier, maxThreads);
   }
 
   /**
@@ -89,7 +73,7 @@ public final class ConcurrencyGate implements AutoCloseable {
         "key " + id + " (N=" + n + ", round " + round + ", " + stores.size() + " instances)";
     AtomicInteger sideEffects = new AtomicInteger();
     List<Attempt> attempts =
-        race(
+        threads.race(
             n,
             (thread, store) -> {
               ClaimOutcome outcome;
@@ -226,7 +210,7 @@ public final class ConcurrencyGate implements AutoCloseable {
       ClaimOutcome.Claimed old = verifier.claimed(first, Rule.R1_1, "the first claim of " + id);
       timeline.at(timing.lease());
       List<Attempt> attempts =
-          race(
+          threads.race(
               n,
               (thread, store) ->
                   new Attempt(
@@ -344,7 +328,7 @@ public final class ConcurrencyGate implements AutoCloseable {
         new AtomicBoolean(); // set by the first thread that fails, so the others end at once
     AtomicInteger cycles = new AtomicInteger();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS / 2);
-    race(
+    threads.race(
         n,
         (thread, store) -> {
           int wins = 0;
@@ -413,71 +397,9 @@ public final class ConcurrencyGate implements AutoCloseable {
                 + " at once");
   }
 
-  /** One thread's part in a race: what it does through {@code store} once the start latch opens. */
-  @FunctionalInterface
-  private interface Racer {
-    Attempt run(int thread, KeyStore store) throws Exception;
-  }
-
-  /**
-   * Runs {@code racer} on {@code n} threads, thread i through instance i mod the number of
-   * instances, all released together by one latch once every thread is ready; returns their
-   * attempts in thread order.
-   */
-  private List<Attempt> race(int n, Racer racer, Rule rule, String where) {
-    CountDownLatch ready = new CountDownLatch(n);
-    CountDownLatch start = new CountDownLatch(1);
-    List<Future<Attempt>> futures = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      KeyStore store = stores.get(i % stores.size());
-      int thread = i;
-      futures.add(
-          pool.submit(
-              () -> {
-                ready.countDown();
-                start.await();
-                return racer.run(thread, store);
-              }));
-    }
-    List<Attempt> attempts = new ArrayList<>();
-    try {
-      if (!ready.await(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-        throw new IllegalStateException(
-            "the gate's threads did not start within " + TIMEOUT_SECONDS + " s");
-      }
-      start.countDown();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
-      for (Future<Attempt> f : futures) {
-        attempts.add(f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted during a race", e);
-    } catch (TimeoutException e) {
-      futures.forEach(f -> f.cancel(true));
-      throw verifier.violation(
-          rule,
-          "the race on "
-              + where
-              + " did not finish within "
-              + TIMEOUT_SECONDS
-              + " s (a deadlock in the store?)",
-          e);
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof AssertionError violation) {
-        throw violation; // a task found the violation itself and described it
-      }
-      String what =
-          cause instanceof LeaseLostException ? "LeaseLostException" : String.valueOf(cause);
-      throw verifier.violation(rule, "a claim in the race on " + where + " threw " + what, cause);
-    }
-    return attempts;
-  }
-
   @Override
   public void close() {
-    pool.shutdownNow();
+    threads.close();
   }
 
   /**

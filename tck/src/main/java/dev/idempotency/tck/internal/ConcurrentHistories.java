@@ -135,7 +135,8 @@ public final class ConcurrentHistories {
     }
     HistoryInvariants.check(history, ids, verifier);
     if (small) {
-      Linearizability.check(history, ids, new ReferenceModel(clock.isControlled()), verifier);
+      Linearizability.check(
+          history, ids, new ModelJudge(new ReferenceModel(clock.isControlled())), verifier);
     }
     if (clock.isControlled()) {
       drain(history, ids, seed);

@@ -9,16 +9,15 @@ import org.jspecify.annotations.Nullable;
  * A Wing–Gong search for a linearization of a small concurrent history, record by record (rule 2.1
  * promises atomicity per record only; deleteExpired is projected onto each record as "deletes it if
  * it is past retention when it looks"). A linearization orders the calls so that a call that
- * returned before another began stays before it, and the {@link ReferenceModel} accepts every
- * result in that order. Exponential, so only for histories of at most {@value #MAX_CALLS} calls per
- * record.
+ * returned before another began stays before it, and the {@link ModelJudge} accepts every result in
+ * that order. Exponential, so only for histories of at most {@value #MAX_CALLS} calls per record.
  */
 final class Linearizability {
   static final int MAX_CALLS = 10;
 
   private Linearizability() {}
 
-  static void check(History history, List<RecordId> ids, ReferenceModel model, Verifier verifier) {
+  static void check(History history, List<RecordId> ids, ModelJudge judge, Verifier verifier) {
     for (RecordId id : ids) {
       List<History.Event> calls = new ArrayList<>();
       for (History.Event e : history.calls()) {
@@ -29,7 +28,7 @@ final class Linearizability {
       if (calls.size() > MAX_CALLS) {
         continue;
       }
-      Search search = new Search(model, calls);
+      Search search = new Search(judge, calls);
       if (!search.run(ReferenceModel.State.empty(), new boolean[calls.size()], 0)) {
         throw verifier.violation(
             Rule.R2_1,
@@ -51,14 +50,14 @@ final class Linearizability {
   }
 
   private static final class Search {
-    private final ReferenceModel model;
+    private final ModelJudge judge;
     private final List<History.Event> calls;
     int deepest = -1;
     @Nullable Rule deepestRule; // of the deepest order found, once one broke a rule
     @Nullable String deepestWhy;
 
-    Search(ReferenceModel model, List<History.Event> calls) {
-      this.model = model;
+    Search(ModelJudge judge, List<History.Event> calls) {
+      this.judge = judge;
       this.calls = calls;
     }
 
@@ -77,7 +76,7 @@ final class Linearizability {
         if (done[i] || e.invoke() > firstResponse) {
           continue; // a pending call returned before e began: e cannot be next
         }
-        ReferenceModel.Step step = model.apply(state, e.call(), e.callResult());
+        ModelJudge.Step step = judge.apply(state, e.call(), e.callResult());
         if (!step.ok()) {
           if (depth > deepest) {
             deepest = depth;

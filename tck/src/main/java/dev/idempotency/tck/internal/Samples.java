@@ -45,6 +45,26 @@ public final class Samples {
   }
 
   /**
+   * A binary response of exactly {@code size} bytes as {@link StoredResponse#size()} counts them:
+   * one header, the rest body bytes of a fixed pattern that is no valid UTF-8 text.
+   *
+   * @throws IllegalArgumentException if {@code size} is too small for the header, or over 2 GiB
+   */
+  public static StoredResponse responseOfSize(long size) {
+    Map<String, List<String>> headers = Map.of("Content-Type", List.of("application/octet-stream"));
+    long headerBytes = StoredResponse.of(200, headers, new byte[0]).size();
+    long bodyLength = size - headerBytes;
+    if (bodyLength < 0 || bodyLength > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException("no response of " + size + " bytes can be built");
+    }
+    byte[] body = new byte[(int) bodyLength];
+    for (int i = 0; i < body.length; i++) {
+      body[i] = (byte) (0x80 | (i * 31));
+    }
+    return StoredResponse.of(200, headers, body);
+  }
+
+  /**
    * A random response: a status among success and stored failures, 0 to 3 ordered headers, a text
    * or binary body.
    */

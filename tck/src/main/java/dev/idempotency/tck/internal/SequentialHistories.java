@@ -19,7 +19,7 @@ import java.util.SplittableRandom;
 /**
  * Rule 2.1, sequentially: a seeded random history of single calls on a small key space (three
  * records, two of them the same key in two scopes; two fingerprints), spread over the store and its
- * peers, each result checked against the {@link ReferenceModel} as soon as it returns. With a
+ * peers, each result judged against the {@link ReferenceModel} as soon as it returns. With a
  * controlled clock the history also moves time, often exactly onto a lease, window or retention
  * boundary or 1 ms before it, and writes with stale, foreign and never issued fences. A failure
  * prints the seed and the history up to the failing call.
@@ -51,7 +51,7 @@ public final class SequentialHistories {
         List.of(Samples.id(scope, "k1"), Samples.id(scope, "k2"), Samples.id(scope + "~b", "k1"));
     Fingerprint[] fps = {Samples.fingerprint("POST /a {1}"), Samples.fingerprint("POST /a {2}")};
     boolean controlled = clock.isControlled();
-    ReferenceModel model = new ReferenceModel(controlled);
+    ModelJudge judge = new ModelJudge(new ReferenceModel(controlled));
     ReferenceModel.State state = ReferenceModel.State.empty();
     Map<RecordId, List<FenceToken>> issued = new HashMap<>();
     History history = new History(seed, clock.instant());
@@ -108,7 +108,7 @@ public final class SequentialHistories {
       if (result instanceof Result.Outcome o && o.outcome() instanceof ClaimOutcome.Claimed c) {
         issued.computeIfAbsent(id, k -> new ArrayList<>()).add(c.fence());
       }
-      ReferenceModel.Step verdict = model.apply(state, op, result);
+      ModelJudge.Step verdict = judge.apply(state, op, result);
       Rule broken = verdict.rule();
       if (broken != null) {
         throw verifier.violation(

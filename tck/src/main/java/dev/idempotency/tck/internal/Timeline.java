@@ -17,12 +17,20 @@ import org.junit.jupiter.api.Assumptions;
  *       passed yet (if the machine was slower than that, the check would prove nothing: see {@link
  *       Knobs#tooSlowFails()}).
  * </ul>
+ *
+ * <p>In real time the store stamps the call that started the lease or window with its own clock,
+ * somewhere between the anchor and the end of that call, and a loaded machine can stretch a call
+ * past the margin. So the boundary is taken at its earliest for {@link #justBefore} (the anchor)
+ * and at its latest for {@link #at}: the first time the timeline moves, which every rule does only
+ * once the calls that started it have returned.
  */
 public final class Timeline {
   private final TckClock clock;
   private final Timing timing;
   private final Instant start;
   private final long startNanos;
+  private long settledNanos;
+  private boolean settled;
 
   private Timeline(TckClock clock, Timing timing) {
     this.clock = clock;
@@ -66,15 +74,27 @@ public final class Timeline {
     return clock.instant();
   }
 
-  /** Moves to {@code start + offset} (real time: sleeps until that plus the margin has passed). */
+  /**
+   * Moves to {@code start + offset} (real time: sleeps until that plus the margin has passed,
+   * counted from {@link #started()} when a rule said it; see the class comment).
+   */
   public Instant at(Duration offset) {
     if (clock.isControlled()) {
       clock.set(start.plus(offset));
     } else {
-      long until = startNanos + offset.plus(timing.margin()).toNanos();
+      long until = (settled ? settledNanos : startNanos) + offset.plus(timing.margin()).toNanos();
       sleepUntil(until);
     }
     return clock.instant();
+  }
+
+  /**
+   * Says that the calls that started the lease or window have returned: in real time {@link #at}
+   * counts from now on, since the store may have stamped the last of them as late as this.
+   */
+  public void started() {
+    settledNanos = System.nanoTime();
+    settled = true;
   }
 
   /**

@@ -9,6 +9,7 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
@@ -224,6 +225,7 @@ public class MapKeyStore implements KeyStore {
   @Override
   public void complete(RecordId id, FenceToken fence, StoredResponse response, Instant now) {
     Objects.requireNonNull(response, "response");
+    refuseOversized(response);
     write(
         id,
         fence,
@@ -341,6 +343,25 @@ public class MapKeyStore implements KeyStore {
         }
       }
       return deleted;
+    }
+  }
+
+  /** The largest response kept: 128 KiB, twice rule 5.1's largest body. */
+  public static final long MAX_RESPONSE_BYTES = 128 * 1024;
+
+  @Override
+  public long maxResponseBytes() {
+    return MAX_RESPONSE_BYTES;
+  }
+
+  /** Refuses, before anything changes, a response larger than {@link #maxResponseBytes()}. */
+  protected void refuseOversized(StoredResponse response) {
+    if (response.size() > MAX_RESPONSE_BYTES) {
+      throw new KeyStoreException(
+          "the response has "
+              + response.size()
+              + " bytes; this store keeps at most "
+              + MAX_RESPONSE_BYTES);
     }
   }
 

@@ -7,6 +7,7 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.StoreCapability;
+import dev.idempotency.spi.StoreUnavailableException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -383,6 +384,48 @@ public final class Mutants {
       String s = (String) key;
       int slash = s.indexOf('/');
       return RecordId.of(s.substring(0, slash), s.substring(slash + 1));
+    }
+  }
+
+  /** (l) A declared response limit the store does not hold to: a larger response is kept. */
+  public static final class LimitNotHeld extends MapKeyStore {
+    public LimitNotHeld() {}
+
+    LimitNotHeld(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new LimitNotHeld(backend);
+    }
+
+    @Override
+    protected void refuseOversized(StoredResponse response) {}
+  }
+
+  /**
+   * (m) A response over the declared limit refused as an outage ({@code
+   * StoreUnavailableException}), which the engine would retry for a whole lease instead of storing
+   * the not-stored marker.
+   */
+  public static final class LimitRefusedAsOutage extends MapKeyStore {
+    public LimitRefusedAsOutage() {}
+
+    LimitRefusedAsOutage(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new LimitRefusedAsOutage(backend);
+    }
+
+    @Override
+    protected void refuseOversized(StoredResponse response) {
+      if (response.size() > maxResponseBytes()) {
+        throw new StoreUnavailableException("the write timed out");
+      }
     }
   }
 

@@ -1,5 +1,6 @@
-package dev.idempotency;
+package dev.idempotency.internal;
 
+import dev.idempotency.KeyState;
 import java.util.Objects;
 
 /**

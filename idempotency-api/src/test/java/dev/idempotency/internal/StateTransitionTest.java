@@ -1,9 +1,10 @@
-package dev.idempotency;
+package dev.idempotency.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.idempotency.StateTransition.TransitionCause;
+import dev.idempotency.KeyState;
+import dev.idempotency.internal.StateTransition.TransitionCause;
 import java.util.EnumSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,6 @@
-package dev.idempotency;
+package dev.idempotency.internal;
+
+import dev.idempotency.KeyState;
 
 /**
  * Thrown when code asks for a move of a key's state that {@link StateTransition}'s table does not
