@@ -1,7 +1,6 @@
 /**
- * The Redis {@code KeyStore}: each claim and fenced write is one Lua script, fences come from a
- * per-key counter that outlives the record, and a fence checker guards downstream resources. The
- * Lettuce connection is the user's.
+ * The Redis {@code KeyStore}: each claim and fenced write is one Lua script, and fences come from a
+ * per-key counter that outlives the record. The Lettuce connection is the user's.
  */
 // Lettuce ships as an automatic module (lettuce.core); its connection types are in this module's
 // API, so it is required transitively, which javac warns about for any automatic module.

@@ -20,6 +20,7 @@ import dev.idempotency.store.dynamodb.internal.ItemLayout;
 import dev.idempotency.store.dynamodb.internal.ParallelRenewals;
 import dev.idempotency.store.dynamodb.internal.RecordItem;
 import dev.idempotency.store.dynamodb.internal.RecordRequests;
+import dev.idempotency.store.dynamodb.internal.ResponseBudget;
 import dev.idempotency.store.dynamodb.internal.TableScans;
 import dev.idempotency.store.dynamodb.internal.TransactWrites;
 import java.time.Duration;
@@ -67,12 +68,13 @@ public final class DynamoDbKeyStore
   public static final String DEFAULT_TABLE = "idempotency_records";
 
   /**
-   * The most bytes of a stored response (body plus header names and values) the store accepts: an
-   * item holds at most 400 KB, and the rest of the record takes up to about 6 KB. Set the HTTP
-   * layer's {@code maxStoredResponseBytes} to at most this, so that a larger response is stored as
-   * its marker; a larger response given to {@link #complete} is refused, never truncated.
+   * The most bytes of a stored response ({@link StoredResponse#size()}: body plus header names and
+   * values) the store keeps, {@link #maxResponseBytes()}: DynamoDB's 400 KB item less the record's
+   * other attributes at their largest and 4 KiB for the framing of the header list. Set the
+   * binding's stored-response limit to at most this, so that a larger response is stored as its
+   * marker; a larger response given to {@link #complete} is refused, never truncated.
    */
-  public static final int MAX_RESPONSE_BYTES = 390_000;
+  public static final int MAX_RESPONSE_BYTES = (int) ResponseBudget.MAX_RESPONSE_BYTES;
 
   private final RecordRequests requests;
   private final FencedWrites writes;
@@ -81,6 +83,8 @@ public final class DynamoDbKeyStore
   private final TransactWrites transactions;
   private final ParallelRenewals renewals;
   private final Duration renewalTimeout;
+  private final Duration callTimeout;
+  private final Duration attemptTimeout;
   private final int maxTransactionAttempts;
 
   DynamoDbKeyStore(DynamoDbKeyStoreBuilder b) {
@@ -91,6 +95,8 @@ public final class DynamoDbKeyStore
     this.transactions = new TransactWrites(b.client, requests);
     this.renewals = new ParallelRenewals(b.renewalParallelism, "dynamodb-renewal-" + b.table);
     this.renewalTimeout = b.renewalTimeout;
+    this.callTimeout = b.callTimeout;
+    this.attemptTimeout = b.attemptTimeout;
     this.maxTransactionAttempts = b.maxTransactionAttempts;
   }
 
@@ -125,6 +131,55 @@ public final class DynamoDbKeyStore
   /** The table. */
   public String tableName() {
     return requests.table();
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>{@link #MAX_RESPONSE_BYTES}. A response within it whose header list needs more than 4 KiB of
+   * framing (five bytes per header and one per value, about 680 headers of one value) is refused
+   * too, unless the body leaves that room.
+   */
+  @Override
+  public long maxResponseBytes() {
+    return MAX_RESPONSE_BYTES;
+  }
+
+  /**
+   * Refuses an engine whose lease a call of this store can outlive: one call, the SDK's retries
+   * included, takes up to {@link DynamoDbKeyStoreBuilder#callTimeout}, and the engine tells an
+   * owner that its lease is unconfirmed {@code leaseSafetyMargin} before the lease's end. A
+   * completion the SDK still retries after that point can end after the lease, when a retry of the
+   * request may have taken the key over and run the operation again. So {@code callTimeout} must
+   * not be longer than the margin. Call it with the engine's settings when both are built ({@code
+   * config.lease()}, {@code config.leaseSafetyMargin()}); with the defaults of both (5 s, and 5 s
+   * of a 30 s lease) it passes.
+   *
+   * @param lease the engine's lease
+   * @param leaseSafetyMargin the engine's lease safety margin
+   * @throws IllegalStateException naming the store's {@code callTimeout} and {@code attemptTimeout}
+   *     and the engine's {@code lease} and {@code leaseSafetyMargin}
+   */
+  public void checkLease(Duration lease, Duration leaseSafetyMargin) {
+    positive(lease, "lease");
+    positive(leaseSafetyMargin, "leaseSafetyMargin");
+    if (callTimeout.compareTo(leaseSafetyMargin) > 0) {
+      throw new IllegalStateException(
+          "the DynamoDB store's callTimeout ("
+              + callTimeout
+              + ", every attempt of attemptTimeout "
+              + attemptTimeout
+              + " and the SDK's retries within it) is longer than the engine's leaseSafetyMargin ("
+              + leaseSafetyMargin
+              + " of its lease "
+              + lease
+              + "): a completion the SDK still retries when the engine tells its owner that the"
+              + " lease is unconfirmed can end after the lease, when a retry may have taken the"
+              + " key over and run the operation again. Set DynamoDbKeyStoreBuilder.callTimeout"
+              + " to at most "
+              + leaseSafetyMargin
+              + ", or lengthen the engine's lease");
+    }
   }
 
   /** {@code SHARED} and {@code TRANSACTIONAL}; time is the engine's, so no {@code SERVER_CLOCK}. */
@@ -350,25 +405,7 @@ public final class DynamoDbKeyStore
   }
 
   private static StoredResponse storable(StoredResponse response) {
-    Objects.requireNonNull(response, "response");
-    long size = response.bodyLength();
-    for (Map.Entry<String, List<String>> h : response.headers().entrySet()) {
-      size += h.getKey().length() * 3L;
-      for (String v : h.getValue()) {
-        size += v.length() * 3L + 1;
-      }
-    }
-    if (size > MAX_RESPONSE_BYTES) {
-      throw new KeyStoreException(
-          "a response of about "
-              + size
-              + " bytes does not fit in one DynamoDB item (400 KB): the store keeps at most "
-              + MAX_RESPONSE_BYTES
-              + " bytes of body and headers. Nothing was written; set the HTTP layer's"
-              + " maxStoredResponseBytes to at most DynamoDbKeyStore.MAX_RESPONSE_BYTES, so that a"
-              + " larger response is stored as its marker");
-    }
-    return response;
+    return ResponseBudget.storable(Objects.requireNonNull(response, "response"));
   }
 
   static Duration positive(@Nullable Duration d, String name) {

@@ -82,8 +82,9 @@ public final class DynamoDbKeyStoreBuilder {
   /**
    * How long one call to DynamoDB may take, the SDK's own retries included (its {@code
    * apiCallTimeout}); default 5 s. Past it the call throws {@link StoreUnavailableException}. Keep
-   * it well below the lease (30 s by default), so that retries of a throttled or unanswered request
-   * end while the caller still holds its lease.
+   * it at most the engine's {@code leaseSafetyMargin} (5 s of the default 30 s lease), so that
+   * retries of a throttled or unanswered request end while the caller still holds its lease: {@link
+   * DynamoDbKeyStore#checkLease} refuses an engine whose margin is shorter.
    *
    * @throws IllegalArgumentException if not positive
    */

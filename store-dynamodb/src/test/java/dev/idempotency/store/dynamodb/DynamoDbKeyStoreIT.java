@@ -37,8 +37,8 @@ import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 
 /**
  * The store's own tests on dynalite: the item it writes, the requests each claim outcome costs, the
- * partition key, a response too large for an item, a missing table, a closed port, and the refusal
- * that carries the item (as DynamoDB's does) through {@link DynamoFront}.
+ * partition key, a missing table, a closed port, and the refusal that carries the item (as
+ * DynamoDB's does) through {@link DynamoFront}.
  */
 class DynamoDbKeyStoreIT {
   private static final Instant T0 = Instant.parse("2031-05-17T10:00:00Z");
@@ -187,22 +187,6 @@ class DynamoDbKeyStoreIT {
     RecordId other = RecordId.of("a", "b/c");
     assertThat(claim(other, FP_A, T0)).isInstanceOf(ClaimOutcome.Claimed.class);
     assertThat(rawItem("1:a/b/c")).isNotEmpty();
-  }
-
-  @Test
-  void aResponseTooLargeForAnItemIsRefusedAndNothingIsWritten() {
-    RecordId id = RecordId.of("s", "big");
-    ClaimOutcome.Claimed c = (ClaimOutcome.Claimed) claim(id, FP_A, T0);
-    StoredResponse big = StoredResponse.of(200, new byte[DynamoDbKeyStore.MAX_RESPONSE_BYTES + 1]);
-    assertThatThrownBy(() -> store.complete(id, c.fence(), big, T0))
-        .isInstanceOf(KeyStoreException.class)
-        .hasMessageContaining("does not fit in one DynamoDB item")
-        .hasMessageContaining("maxStoredResponseBytes");
-    assertThat(store.lookup(id).orElseThrow().state()).isEqualTo(KeyState.IN_FLIGHT);
-    // the largest accepted response fits
-    StoredResponse largest = StoredResponse.of(200, new byte[DynamoDbKeyStore.MAX_RESPONSE_BYTES]);
-    store.complete(id, c.fence(), largest, T0);
-    assertThat(claim(id, FP_A, T0)).isEqualTo(new ClaimOutcome.Completed(largest, T0));
   }
 
   @Test

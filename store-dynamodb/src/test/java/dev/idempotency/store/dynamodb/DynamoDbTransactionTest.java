@@ -375,7 +375,7 @@ class DynamoDbTransactionTest {
     try (DynamoDbKeyStore store = store()) {
       assertThatThrownBy(() -> store.completeWith(execution, tx -> big))
           .isInstanceOf(KeyStoreException.class)
-          .hasMessageContaining("does not fit in one DynamoDB item");
+          .hasMessageContaining("a DynamoDB record can hold");
     }
     assertThat(client.requests).as("nothing sent").isEmpty();
     assertThat(execution.calls).containsExactly("opening", "closed");

@@ -1,9 +1,6 @@
 package dev.idempotency.store.dynamodb;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import java.lang.module.ModuleDescriptor;
-import java.lang.module.ModuleFinder;
+import dev.idempotency.testing.ModuleDescriptorAssert;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -15,32 +12,17 @@ import org.junit.jupiter.api.Test;
 class ModuleDescriptorTest {
   @Test
   void exportsOnlyThePublicPackage() {
-    ModuleDescriptor d =
-        ModuleFinder.of(Path.of("target", "classes"))
-            .find("dev.idempotency.store.dynamodb")
-            .orElseThrow()
-            .descriptor();
-    assertThat(d.exports())
-        .extracting(ModuleDescriptor.Exports::source)
-        .containsExactly("dev.idempotency.store.dynamodb");
-    assertThat(d.packages()).contains("dev.idempotency.store.dynamodb.internal");
-    assertThat(d.requires())
-        .filteredOn(r -> r.modifiers().contains(ModuleDescriptor.Requires.Modifier.TRANSITIVE))
-        .extracting(ModuleDescriptor.Requires::name)
-        .containsExactlyInAnyOrder(
-            "dev.idempotency.api", "software.amazon.awssdk.services.dynamodb");
-    assertThat(d.requires())
-        .filteredOn(r -> !r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC))
-        .extracting(ModuleDescriptor.Requires::name)
-        .containsExactlyInAnyOrder(
+    ModuleDescriptorAssert.of(Path.of("target", "classes"), "dev.idempotency.store.dynamodb")
+        .exportsExactly("dev.idempotency.store.dynamodb")
+        .containsPackages("dev.idempotency.store.dynamodb.internal")
+        .requiresTransitivelyExactly(
+            "dev.idempotency.api", "software.amazon.awssdk.services.dynamodb")
+        .requiresAtRunTimeExactly(
             "java.base",
             "dev.idempotency.api",
             "software.amazon.awssdk.services.dynamodb",
             "software.amazon.awssdk.core",
-            "software.amazon.awssdk.awscore");
-    assertThat(d.requires())
-        .filteredOn(r -> r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC))
-        .extracting(ModuleDescriptor.Requires::name)
-        .containsExactly("org.jspecify");
+            "software.amazon.awssdk.awscore")
+        .requiresStaticallyExactly("org.jspecify");
   }
 }

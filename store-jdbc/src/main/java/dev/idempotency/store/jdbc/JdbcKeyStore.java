@@ -7,25 +7,23 @@ import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.spi.OneTransactionOutcome;
 import dev.idempotency.spi.OneTransactionWork;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
-import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.spi.TransactionCallbacks;
 import dev.idempotency.spi.TransactionalKeyStore;
 import dev.idempotency.spi.TransactionalWork;
 import dev.idempotency.store.jdbc.internal.Names;
 import dev.idempotency.store.jdbc.internal.Nanos;
 import dev.idempotency.store.jdbc.internal.ParamValues;
+import dev.idempotency.store.jdbc.internal.ResponseLimit;
 import dev.idempotency.store.jdbc.internal.Schema;
 import dev.idempotency.store.jdbc.internal.SqlDialect;
 import dev.idempotency.store.jdbc.internal.SqlErrors;
 import dev.idempotency.store.jdbc.internal.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,7 +36,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link dev.idempotency.spi.KeyStore} on a relational database: a unique constraint on {@code
@@ -57,17 +54,13 @@ import org.jspecify.annotations.Nullable;
  * dialect's); every later write is an {@code UPDATE … WHERE fence = ? AND state = 'I'}. Each SPI
  * call takes a connection from the {@code DataSource}, runs in its own transaction (committing
  * itself if the pool hands out connections without auto-commit) and returns it. Times are judged by
- * the database clock unless {@link Builder#clockSource(ClockSource) clockSource(ENGINE)} is set.
+ * the database clock unless {@link JdbcKeyStoreBuilder#clockSource(ClockSource)
+ * clockSource(ENGINE)} is set.
  *
  * <p>Thread-safe and immutable; share one instance per table.
- *
- * <p>One class of about 570 lines (about 490 before formatting to 100 columns): the public store,
- * its nested builder (kept nested so that {@code JdbcKeyStore.Builder} stays the API) and the SPI
- * methods, each a few lines over {@code internal.Transactions}, {@code internal.Schema} and the
- * dialects. The builder is the seam, should it grow.
  */
 public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
-  /** The default of {@link Builder#statementTimeout}. */
+  /** The default of {@link JdbcKeyStoreBuilder#statementTimeout}. */
   public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
   private final DataSource dataSource;
@@ -75,11 +68,12 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   private final Dialect dialect;
   private final ClockSource clockSource;
   private final Names names;
-  private final SqlDialect sql;
+  final SqlDialect sql; // read by JdbcKeyStoreBuilder.build()
   private final Transactions transactions;
   private final Set<StoreCapability> capabilities;
+  private final ResponseLimit responseLimit;
 
-  private JdbcKeyStore(Builder b, Dialect dialect) {
+  JdbcKeyStore(JdbcKeyStoreBuilder b, Dialect dialect, ResponseLimit responseLimit) {
     this.dataSource = b.dataSource;
     this.renewalDataSource = b.renewalDataSource != null ? b.renewalDataSource : b.dataSource;
     this.dialect = dialect;
@@ -100,6 +94,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
       caps.add(StoreCapability.SERVER_CLOCK);
     }
     this.capabilities = Set.copyOf(caps);
+    this.responseLimit = responseLimit;
   }
 
   /**
@@ -107,14 +102,14 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
    *
    * @throws NullPointerException if {@code dataSource} is null
    */
-  public static Builder builder(DataSource dataSource) {
-    return new Builder(Objects.requireNonNull(dataSource, "dataSource"));
+  public static JdbcKeyStoreBuilder builder(DataSource dataSource) {
+    return new JdbcKeyStoreBuilder(Objects.requireNonNull(dataSource, "dataSource"));
   }
 
   /**
    * The schema DDL of {@code dialect}, rewritten for {@code tableName}: the statements {@link
-   * Builder#createSchemaIfMissing()} runs, for a migration tool when the table is not called {@code
-   * idempotency_records}.
+   * JdbcKeyStoreBuilder#createSchemaIfMissing()} runs, for a migration tool when the table is not
+   * called {@code idempotency_records}.
    *
    * @throws IllegalArgumentException if the table name is not {@code [schema.]name} of letters,
    *     digits, underscores
@@ -143,13 +138,42 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     return capabilities;
   }
 
+  /**
+   * What one record keeps, fixed at {@link JdbcKeyStoreBuilder#build()}: MySQL and MariaDB half the
+   * server's {@code max_allowed_packet} (the drivers send a binary value escaped, up to two bytes a
+   * byte), PostgreSQL a {@code bytea}'s 1 GiB, H2 its {@code VARBINARY}'s 1,000,000,000 bytes, each
+   * less 64 KiB for the record's other values; or the builder's lower {@link
+   * JdbcKeyStoreBuilder#maxResponseBytes(long)}. A larger response is refused before its statement
+   * is sent.
+   */
+  @Override
+  public long maxResponseBytes() {
+    return responseLimit.bytes();
+  }
+
   @Override
   public ClaimOutcome claim(ClaimRequest request) {
     Objects.requireNonNull(request, "request");
     ParamValues p = claimValues(request);
     return cappedLease(
         transactions.run(
-            dataSource, "claim of " + request.id(), (c, autoCommit) -> sql.claim(c, autoCommit, p)),
+            dataSource,
+            "claim of " + request.id(),
+            (c, autoCommit) -> {
+              try {
+                return sql.claim(c, autoCommit, p);
+              } catch (SQLException e) {
+                if (!SqlErrors.isClaimLockWait(e)) {
+                  throw e;
+                }
+                // another transaction holds the record's row (a one-transaction request open on
+                // it, say): in flight, as a one-transaction claim that waits as long answers
+                if (!autoCommit) {
+                  c.rollback();
+                }
+                return new ClaimOutcome.InFlight(request.lease());
+              }
+            }),
         request);
   }
 
@@ -183,8 +207,8 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
 
   /**
    * One {@code UPDATE … WHERE state = 'I' AND (scope, idem_key, fence) IN (…)} per 256 leases, on
-   * the {@linkplain Builder#renewalDataSource renewal pool}; only when it renews fewer rows than it
-   * names, one read of the renewed rows tells which fences were refused.
+   * the {@linkplain JdbcKeyStoreBuilder#renewalDataSource renewal pool}; only when it renews fewer
+   * rows than it names, one read of the renewed rows tells which fences were refused.
    */
   @Override
   public Set<RecordId> heartbeatAll(Map<RecordId, FenceToken> leases, Instant now, Duration lease) {
@@ -224,6 +248,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   @Override
   public void complete(RecordId id, FenceToken fence, StoredResponse response, Instant now) {
     Objects.requireNonNull(response, "response");
+    responseLimit.check(response, "complete of " + id);
     fenced(
         dataSource, "complete", id, fencedValues(id, fence, now).response(response), sql::complete);
   }
@@ -260,14 +285,15 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
    * tells the execution. The connection's isolation level is left as the pool configured it: the
    * fenced {@code UPDATE} reads the latest committed row in every dialect at {@code READ COMMITTED}
    * or above. A serialization failure or deadlock (SQLState 40001, 40P01) rolls back and runs the
-   * work again, up to {@link Builder#maxTransactionAttempts(int)} times; the work must therefore
-   * touch only this connection.
+   * work again, up to {@link JdbcKeyStoreBuilder#maxTransactionAttempts(int)} times; the work must
+   * therefore touch only this connection.
    *
    * <p>The work's connection is a view of the pool's that sets the {@linkplain
-   * Builder#statementTimeout statement timeout} on every statement the work creates; it implements
-   * {@link Connection} only, so reach a driver's own interface (PostgreSQL's {@code PGConnection},
-   * say) through {@link Connection#unwrap}, not a cast. On H2, which has no statement timeout here
-   * (its lock timeout bounds a wait), the work gets the pool's connection itself.
+   * JdbcKeyStoreBuilder#statementTimeout statement timeout} on every statement the work creates; it
+   * implements {@link Connection} only, so reach a driver's own interface (PostgreSQL's {@code
+   * PGConnection}, say) through {@link Connection#unwrap}, not a cast. On H2, which has no
+   * statement timeout here (its lock timeout bounds a wait), the work gets the pool's connection
+   * itself.
    */
   @Override
   public <R> R inPhase(
@@ -299,7 +325,11 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
             "completion",
             execution,
             work,
-            r -> fencedValues(execution).response(Objects.requireNonNull(r, "the work's response")),
+            r -> {
+              Objects.requireNonNull(r, "the work's response");
+              responseLimit.check(r, "completion of " + execution.recordId());
+              return fencedValues(execution).response(r);
+            },
             sql::complete);
     TransactionCallbacks.of(execution).completionCommitted(response);
     return response;
@@ -312,12 +342,12 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
    * (H2: on the uncommitted row's unique-index entry; MySQL and MariaDB: on its record lock;
    * PostgreSQL: on the key's advisory lock, this dialect inserting a fresh key's record at the end)
    * and, once it ends, decides on the row it committed. That wait is bounded by the {@linkplain
-   * Builder#statementTimeout statement timeout} (H2: its {@code LOCK_TIMEOUT}); a claim that
-   * reaches it answers {@link ClaimOutcome.InFlight} with this request's lease as the hint. A
+   * JdbcKeyStoreBuilder#statementTimeout statement timeout} (H2: its {@code LOCK_TIMEOUT}); a claim
+   * that reaches it answers {@link ClaimOutcome.InFlight} with this request's lease as the hint. A
    * serialization failure or deadlock (for example the claim's insert meeting a row committed after
    * a {@code REPEATABLE READ} snapshot) rolls back and runs the claim and the work again, up to
-   * {@link Builder#maxTransactionAttempts(int)} times. The work's connection is as {@link
-   * #inPhase}'s.
+   * {@link JdbcKeyStoreBuilder#maxTransactionAttempts(int)} times. The work's connection is as
+   * {@link #inPhase}'s.
    */
   @Override
   public OneTransactionOutcome claimAndComplete(
@@ -329,8 +359,10 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
             dataSource,
             "one-transaction request " + request.id(),
             claimValues(request),
-            (won, response) ->
-                fencedValues(request.id(), won.fence(), request.now()).response(response),
+            (won, response) -> {
+              responseLimit.check(response, "one-transaction request " + request.id());
+              return fencedValues(request.id(), won.fence(), request.now()).response(response);
+            },
             new ClaimOutcome.InFlight(request.lease()),
             work);
     if (outcome instanceof OneTransactionOutcome.NotRun notRun) {
@@ -401,182 +433,5 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
       throw new IllegalArgumentException("limit must be > 0, but was " + limit);
     }
     return limit;
-  }
-
-  /**
-   * Configures a {@link JdbcKeyStore}. Not thread-safe; {@link #build()} yields an immutable store.
-   */
-  public static final class Builder {
-    private final DataSource dataSource;
-    private @Nullable DataSource renewalDataSource; // null: renewals share dataSource
-    private Names names = Names.of(Names.DEFAULT_TABLE);
-    private @Nullable Dialect dialect; // null: build() detects it
-    private ClockSource clockSource = ClockSource.DATABASE;
-    private boolean createSchema;
-    private boolean validateSchema = true;
-    private boolean mysqlStatement;
-    private int maxTransactionAttempts = 3;
-    private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
-
-    private Builder(DataSource dataSource) {
-      this.dataSource = dataSource;
-    }
-
-    /**
-     * The records table, optionally schema-qualified; default {@code idempotency_records}. Its
-     * fence sequence is {@code <table>_fence_seq}.
-     *
-     * @throws IllegalArgumentException if it is not {@code [schema.]name} of letters, digits and
-     *     underscores
-     */
-    public Builder tableName(String tableName) {
-      this.names = Names.of(Objects.requireNonNull(tableName, "tableName"));
-      return this;
-    }
-
-    /**
-     * A pool of its own for lease renewals ({@link JdbcKeyStore#heartbeatAll}, {@link
-     * JdbcKeyStore#heartbeat}); default: the application's {@code DataSource}. The engine renews
-     * all of an instance's leases in one statement per heartbeat interval, so one connection is
-     * enough. Give renewals their own pool when the application's can run dry under load: renewals
-     * waiting for a connection (HikariCP waits up to its {@code connectionTimeout}, 30 s by
-     * default) leave every lease of the instance unconfirmed, and the engine then tells each owner
-     * through {@code Execution.leaseLost()} to stop before its lease lapses. Keep that pool's
-     * connection timeout well below the engine's {@code leaseSafetyMargin()}.
-     */
-    public Builder renewalDataSource(DataSource renewalDataSource) {
-      this.renewalDataSource = Objects.requireNonNull(renewalDataSource, "renewalDataSource");
-      return this;
-    }
-
-    /** The dialect; by default detected from the connection's metadata at {@link #build()}. */
-    public Builder dialect(Dialect dialect) {
-      this.dialect = Objects.requireNonNull(dialect, "dialect");
-      return this;
-    }
-
-    /** Whose clock judges leases and windows; default {@link ClockSource#DATABASE}. */
-    public Builder clockSource(ClockSource clockSource) {
-      this.clockSource = Objects.requireNonNull(clockSource, "clockSource");
-      return this;
-    }
-
-    /**
-     * Opt-in, for development and tests: {@link #build()} runs the dialect's DDL ({@code CREATE …
-     * IF NOT EXISTS}) before it checks the schema. Production schemas belong to a migration tool.
-     */
-    public Builder createSchemaIfMissing() {
-      this.createSchema = true;
-      return this;
-    }
-
-    /**
-     * MariaDB claims with MySQL's statement, as on a server without {@code RETURNING}: not API, for
-     * the tests that run that statement on the MariaDB test server.
-     */
-    Builder mysqlClaimStatement() {
-      this.mysqlStatement = true;
-      return this;
-    }
-
-    /**
-     * Whether {@link #build()} checks that the table, its columns and its sequence exist; default
-     * {@code true}. Off, {@code build()} needs no connection when the dialect is named, and a
-     * missing table shows on first use.
-     */
-    public Builder validateSchema(boolean validate) {
-      this.validateSchema = validate;
-      return this;
-    }
-
-    /**
-     * How often a call runs a transaction that failed with a serialization failure or deadlock;
-     * default 3. It applies to every call: {@link JdbcKeyStore#inPhase} and {@link
-     * JdbcKeyStore#completeWith}, and each SPI call (whose claim also re-runs its statement after a
-     * same-key insert race, a deadlock or a row that changed meanwhile, up to 16 statements per
-     * transaction).
-     *
-     * @throws IllegalArgumentException if not positive
-     */
-    public Builder maxTransactionAttempts(int attempts) {
-      if (attempts <= 0) {
-        throw new IllegalArgumentException(
-            "maxTransactionAttempts must be > 0, but was " + attempts);
-      }
-      this.maxTransactionAttempts = attempts;
-      return this;
-    }
-
-    /**
-     * The query timeout of each of the store's own statements ({@link Statement#setQueryTimeout});
-     * default 5 s. A statement that waits longer, on a row lock held by a stalled transaction or on
-     * a database that stopped answering, is cancelled and the call throws {@link
-     * StoreUnavailableException}, which changes nothing. Without it such a wait has no end on
-     * PostgreSQL (no lock timeout by default) and lasts 50 s on MySQL and MariaDB ({@code
-     * innodb_lock_wait_timeout}), holding the caller: the engine's one heartbeat thread, say, and
-     * with it the renewal of every lease of the instance. Keep it well below the engine's lease
-     * (default 30 s). Every statement the work of {@link JdbcKeyStore#inPhase} or {@link
-     * JdbcKeyStore#completeWith} creates on the connection it is given gets the same timeout (the
-     * work may set its own on a statement): work blocked on a lock its own caller holds in another
-     * transaction then fails with the driver's {@code SQLException}, the phase rolls back, instead
-     * of holding the record forever. A dead network is the driver's socket timeout's to detect (for
-     * example {@code socketTimeout} on PostgreSQL and MySQL), and waiting for a connection is the
-     * pool's. H2 is left to its own {@code LOCK_TIMEOUT} (2 s by default): its driver runs a
-     * command for each statement that sets a query timeout, which would multiply the cost of a
-     * claim by 20.
-     *
-     * @throws IllegalArgumentException if it is not a whole number of seconds of at least 1 (JDBC
-     *     counts whole seconds)
-     */
-    public Builder statementTimeout(Duration timeout) {
-      Objects.requireNonNull(timeout, "statementTimeout");
-      if (timeout.getNano() != 0
-          || timeout.getSeconds() < 1
-          || timeout.getSeconds() > Integer.MAX_VALUE) {
-        throw new IllegalArgumentException(
-            "statementTimeout must be a whole number of seconds, at least 1"
-                + " (JDBC's Statement.setQueryTimeout counts whole seconds), but was "
-                + timeout);
-      }
-      this.statementTimeout = timeout;
-      return this;
-    }
-
-    /**
-     * Builds the store: detects the dialect if none was named, creates the schema if asked, and
-     * checks it.
-     *
-     * @throws StoreUnavailableException if the database cannot be reached
-     * @throws KeyStoreException if the schema is missing or incomplete (the message says how to fix
-     *     it), or the database is not supported
-     */
-    public JdbcKeyStore build() {
-      Dialect d = dialect;
-      if (d == null || createSchema || validateSchema) {
-        Connection c;
-        try {
-          c = dataSource.getConnection();
-        } catch (SQLException e) {
-          throw SqlErrors.mapConnect("start-up", e);
-        }
-        try (c) {
-          if (d == null) {
-            d = Dialect.detect(c.getMetaData());
-          }
-          JdbcKeyStore store = new JdbcKeyStore(this, d);
-          if (createSchema) {
-            Schema.create(c, schemaDdl(d, names.table()));
-          }
-          if (validateSchema) {
-            Schema.validate(c, store.sql, names.table());
-          }
-          store.sql.warnAboutSettings(c);
-          return store;
-        } catch (SQLException e) {
-          throw SqlErrors.map("start-up", names.table(), e);
-        }
-      }
-      return new JdbcKeyStore(this, d);
-    }
   }
 }

@@ -38,6 +38,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -51,6 +52,12 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractJdbcKeyStoreTest {
+  /**
+   * This test JVM, in table names that several JVMs could otherwise share: the suites run in two
+   * forks at once (the module's failsafe forkCount), over the same database servers.
+   */
+  static final String JVM = Long.toString(ProcessHandle.current().pid(), 36);
+
   static final Instant T0 = Instant.parse("2030-01-01T00:00:00Z");
   static final Duration LEASE = Duration.ofSeconds(30);
   static final Duration WINDOW = Duration.ofHours(24);
@@ -94,7 +101,7 @@ abstract class AbstractJdbcKeyStoreTest {
   }
 
   /** The store's settings beyond table and clock: a subclass may add one (none by default). */
-  JdbcKeyStore.Builder configure(JdbcKeyStore.Builder builder) {
+  JdbcKeyStoreBuilder configure(JdbcKeyStoreBuilder builder) {
     return builder;
   }
 
@@ -369,6 +376,37 @@ abstract class AbstractJdbcKeyStoreTest {
     assertThat(quick.lookup(id)).as("the record after the timed-out heartbeat").contains(before);
     quick.heartbeat(
         id, c.fence(), T0.plusSeconds(2), LEASE); // and the owner's next heartbeat goes through
+  }
+
+  /**
+   * The statement that completes with a response is given a second per MiB begun beyond the
+   * statement timeout (5 s by default), for sending it: the timeout bounds waiting, and a driver
+   * counts the sending in it. A small response gets one second more, and no other statement any.
+   */
+  @Test
+  void aCompletionCarryingAResponseIsGivenASecondPerMiBToSendIt() {
+    Assumptions.assumeFalse(
+        expectedDialect() == Dialect.H2,
+        "H2 sets no query timeout (its LOCK_TIMEOUT bounds waits)");
+    RecordId id = newId();
+    ClaimOutcome.Claimed c = claimed(store.claim(req(id, FP_A, T0)));
+    counting.reset();
+    store.complete(id, c.fence(), StoredResponse.of(200, Map.of(), new byte[(2 << 20) + 1]), T0);
+    assertThat(counting.queryTimeouts())
+        .as("the completion with 2 MiB and 1 byte: 5 s and 3 s to send them")
+        .contains(8)
+        .allSatisfy(t -> assertThat(t).isIn(5, 8));
+
+    RecordId other = newId();
+    counting.reset();
+    ClaimOutcome.Claimed d = claimed(store.claim(req(other, FP_A, T0)));
+    assertThat(counting.queryTimeouts()).as("a claim's statements").containsOnly(5);
+    counting.reset();
+    store.complete(other, d.fence(), RESPONSE, T0);
+    assertThat(counting.queryTimeouts())
+        .as("the completion with a response of a few bytes")
+        .contains(6)
+        .allSatisfy(t -> assertThat(t).isIn(5, 6));
   }
 
   /** statementTimeout is validated when set, naming the setting: JDBC counts whole seconds. */

@@ -96,7 +96,7 @@ abstract class AbstractLeaseKeepingJdbcTest {
     return RecordId.of("acct", "lease-" + KEYS.incrementAndGet() + "-" + System.nanoTime());
   }
 
-  JdbcKeyStore.Builder storeOn(DataSource ds) {
+  JdbcKeyStoreBuilder storeOn(DataSource ds) {
     return JdbcKeyStore.builder(ds).tableName(table).statementTimeout(Duration.ofSeconds(1));
   }
 
@@ -179,7 +179,10 @@ abstract class AbstractLeaseKeepingJdbcTest {
   @Test
   void ownersAreToldBeforeTheirLeasesLapseWhenRenewalsShareAStarvedPool() throws Exception {
     int operations = 50;
-    Duration lease = Duration.ofMillis(1500);
+    // the watch tells an owner half a heartbeat interval (here 500 ms) before its lease's confirmed
+    // end: wide enough that a runner busy with other suites still runs the watch in time (a 150 ms
+    // margin, with a 300 ms interval, was once missed on two loaded cores)
+    Duration lease = Duration.ofSeconds(3);
     HikariDataSource app = newPool(4);
     JdbcKeyStore store = storeOn(app).build();
     JdbcKeyStore peer = storeOn(newPool(2)).build();
@@ -187,7 +190,7 @@ abstract class AbstractLeaseKeepingJdbcTest {
     try (IdempotencyEngine engine =
         IdempotencyEngine.builder(store)
             .lease(lease)
-            .heartbeatInterval(Duration.ofMillis(300))
+            .heartbeatInterval(Duration.ofSeconds(1))
             .listener(
                 e -> {
                   if (e instanceof IdempotencyEvent.LeaseUnconfirmed u) {

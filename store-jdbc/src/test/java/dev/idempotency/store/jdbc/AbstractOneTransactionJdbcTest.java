@@ -13,6 +13,9 @@ import dev.idempotency.core.OperationFailedException;
 import dev.idempotency.core.Outcome;
 import dev.idempotency.core.StoredResponsePolicy;
 import dev.idempotency.event.IdempotencyEvent;
+import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.OneTransactionOutcome;
 import dev.idempotency.testing.TestDatabases;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -21,6 +24,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +37,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -137,6 +142,48 @@ abstract class AbstractOneTransactionJdbcTest {
         });
   }
 
+  static ClaimRequest request(RecordId id) {
+    return new ClaimRequest(id, FP, Instant.now(), Duration.ofSeconds(30), Duration.ofHours(1));
+  }
+
+  /**
+   * A two-commit claim of {@code id} made while a one-transaction request of it is open (its work
+   * waiting), within a deadline of 15 s; the open request then commits. Returns the claim's
+   * outcome.
+   */
+  static ClaimOutcome twoCommitClaimWhileARunHolds(JdbcKeyStore store, RecordId id)
+      throws Exception {
+    CountDownLatch inWork = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    ExecutorService holder = Executors.newSingleThreadExecutor();
+    try {
+      Future<OneTransactionOutcome> held =
+          holder.submit(
+              () ->
+                  store.claimAndComplete(
+                      request(id),
+                      (Connection tx, ClaimOutcome.Claimed claim) -> {
+                        inWork.countDown();
+                        assertThat(release.await(60, TimeUnit.SECONDS)).isTrue();
+                        return created("held");
+                      }));
+      assertThat(inWork.await(10, TimeUnit.SECONDS)).as("the open request's work").isTrue();
+      ClaimOutcome outcome =
+          Assertions.assertTimeoutPreemptively(
+              Duration.ofSeconds(15),
+              () -> store.claim(request(id)),
+              "the two-commit claim still waits after 15 s");
+      release.countDown();
+      assertThat(held.get(10, TimeUnit.SECONDS))
+          .isInstanceOf(OneTransactionOutcome.Committed.class);
+      return outcome;
+    } finally {
+      release.countDown();
+      holder.shutdownNow();
+      assertThat(holder.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
   int ordersOf(RecordId id) throws SQLException {
     try (Connection c = pool.getConnection();
         PreparedStatement ps =
@@ -222,6 +269,56 @@ abstract class AbstractOneTransactionJdbcTest {
     }
     assertThat(store.lookup(id)).isEmpty();
     assertThat(ordersOf(id)).isZero();
+  }
+
+  /**
+   * A response over the store's declared limit (lowered here with the builder's {@code
+   * maxResponseBytes}): the caller gets it whole, the not-stored marker commits with the order in
+   * the one transaction, and the retry replays the marker without running the work again.
+   */
+  @Test
+  void aResponseOverTheStoresLimitCommitsTheNotStoredMarkerWithTheOrder() throws Exception {
+    JdbcKeyStore small = JdbcKeyStore.builder(pool).tableName(table).maxResponseBytes(2048).build();
+    assertThat(small.maxResponseBytes()).isEqualTo(2048);
+    RecordId id = newId();
+    String large = "x".repeat(4096);
+    AtomicInteger runs = new AtomicInteger();
+    try (IdempotencyEngine engine = IdempotencyEngine.builder(small).build()) {
+      Outcome first =
+          engine.executeInOneTransaction(
+              id,
+              FP,
+              (Connection tx) -> {
+                runs.incrementAndGet();
+                insertOrder(tx, id, "large");
+                return created(large);
+              });
+      assertThat(first)
+          .isInstanceOfSatisfying(
+              Outcome.Executed.class,
+              executed -> {
+                assertThat(executed.stored()).as("stored").isFalse();
+                assertThat(executed.response().body())
+                    .isEqualTo(large.getBytes(StandardCharsets.UTF_8));
+              });
+      Outcome retry =
+          engine.executeInOneTransaction(
+              id,
+              FP,
+              (Connection tx) -> {
+                runs.incrementAndGet();
+                return created("never");
+              });
+      assertThat(retry)
+          .isInstanceOfSatisfying(
+              Outcome.Replayed.class,
+              replayed ->
+                  assertThat(replayed.response().notStoredReason())
+                      .hasValueSatisfying(
+                          reason -> assertThat(reason).startsWith("201; ").contains("2048")));
+    }
+    assertThat(runs.get()).as("the work's runs").isEqualTo(1);
+    assertThat(ordersOf(id)).isEqualTo(1);
   }
 
   /**

@@ -8,14 +8,17 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
  * Wraps a {@code DataSource} and counts the round trips its connections make: every statement
- * execution and every explicit commit or rollback. Thread-safe.
+ * execution and every explicit commit or rollback; it also records the query timeouts set on its
+ * statements. Thread-safe.
  */
 final class CountingDataSource implements DataSource {
   private static final Set<String> EXECUTIONS =
@@ -29,6 +32,7 @@ final class CountingDataSource implements DataSource {
 
   private final DataSource delegate;
   private final AtomicInteger roundTrips = new AtomicInteger();
+  private final List<Integer> queryTimeouts = new CopyOnWriteArrayList<>();
 
   CountingDataSource(DataSource delegate) {
     this.delegate = delegate;
@@ -39,7 +43,13 @@ final class CountingDataSource implements DataSource {
   }
 
   int reset() {
+    queryTimeouts.clear();
     return roundTrips.getAndSet(0);
+  }
+
+  /** Each {@code setQueryTimeout} on a statement since the last {@link #reset}, in order. */
+  List<Integer> queryTimeouts() {
+    return List.copyOf(queryTimeouts);
   }
 
   @Override
@@ -75,6 +85,8 @@ final class CountingDataSource implements DataSource {
         (proxy, method, args) -> {
           if (EXECUTIONS.contains(method.getName())) {
             roundTrips.incrementAndGet();
+          } else if (method.getName().equals("setQueryTimeout")) {
+            queryTimeouts.add((Integer) args[0]);
           }
           return invoke(s, method, args);
         };

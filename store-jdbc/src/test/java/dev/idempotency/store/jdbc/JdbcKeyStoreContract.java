@@ -5,7 +5,6 @@ import dev.idempotency.spi.KeyStore;
 import dev.idempotency.tck.KeyStoreContract;
 import dev.idempotency.tck.TckContext;
 import dev.idempotency.testing.TestDatabases;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,21 +32,21 @@ abstract class JdbcKeyStoreContract extends KeyStoreContract {
     return ClockSource.ENGINE;
   }
 
-  private Fixture fixture() throws SQLException {
-    Fixture f = FIXTURES.get(getClass());
-    if (f == null) {
-      String url = db().url();
-      String prefix = "tck_" + (clockSource() == ClockSource.DATABASE ? "c" : "e") + "_";
-      List<HikariDataSource> pools =
-          List.of(db().pool(url, 12), db().pool(url, 12), db().pool(url, 12));
-      f = new Fixture(prefix, pools);
-      FIXTURES.put(getClass(), f);
-    }
-    return f;
+  private Fixture fixture() {
+    // the time rules run concurrently (KeyStoreContract.QUIET_MACHINE): one fixture per class, made
+    // once
+    return FIXTURES.computeIfAbsent(
+        getClass(),
+        c -> {
+          String url = db().url();
+          String prefix = "tck_" + (clockSource() == ClockSource.DATABASE ? "c" : "e") + "_";
+          return new Fixture(
+              prefix, List.of(db().pool(url, 12), db().pool(url, 12), db().pool(url, 12)));
+        });
   }
 
   /** The store's settings beyond table and clock: a subclass may add one (none by default). */
-  JdbcKeyStore.Builder configure(JdbcKeyStore.Builder builder) {
+  JdbcKeyStoreBuilder configure(JdbcKeyStoreBuilder builder) {
     return builder;
   }
 
@@ -65,7 +64,9 @@ abstract class JdbcKeyStoreContract extends KeyStoreContract {
         f.prefix()
             + Integer.toHexString(context.testName().hashCode())
             + "_"
-            + TABLES.incrementAndGet();
+            + TABLES.incrementAndGet()
+            + "_"
+            + AbstractJdbcKeyStoreTest.JVM;
     HikariDataSource main = f.pools().get(0);
     AbstractJdbcKeyStoreTest.dropTables(main, table);
     String t = table;

@@ -49,7 +49,9 @@ abstract class JdbcTransactionalKeyStoreContract extends TransactionalKeyStoreCo
             + "_"
             + Integer.toHexString(context.testName().hashCode())
             + "_"
-            + TABLES.incrementAndGet();
+            + TABLES.incrementAndGet()
+            + "_"
+            + AbstractJdbcKeyStoreTest.JVM;
     markers = table + "_m";
     HikariDataSource owner = pool;
     AbstractJdbcKeyStoreTest.dropTables(owner, table, markers);
@@ -64,7 +66,7 @@ abstract class JdbcTransactionalKeyStoreContract extends TransactionalKeyStoreCo
   }
 
   /** The store's settings beyond table and clock: a subclass may add one (none by default). */
-  JdbcKeyStore.Builder configure(JdbcKeyStore.Builder builder) {
+  JdbcKeyStoreBuilder configure(JdbcKeyStoreBuilder builder) {
     return builder;
   }
 

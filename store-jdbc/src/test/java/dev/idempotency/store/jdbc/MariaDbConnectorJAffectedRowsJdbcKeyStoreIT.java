@@ -25,7 +25,7 @@ class MariaDbConnectorJAffectedRowsJdbcKeyStoreIT extends AbstractJdbcKeyStoreTe
 
   /** MySQL's claim statement, the decision in the insert id, run on MariaDB. */
   @Override
-  JdbcKeyStore.Builder configure(JdbcKeyStore.Builder builder) {
+  JdbcKeyStoreBuilder configure(JdbcKeyStoreBuilder builder) {
     return builder.mysqlClaimStatement();
   }
 

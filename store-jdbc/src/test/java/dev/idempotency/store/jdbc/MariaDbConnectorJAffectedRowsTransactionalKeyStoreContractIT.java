@@ -15,7 +15,7 @@ class MariaDbConnectorJAffectedRowsTransactionalKeyStoreContractIT
 
   /** MySQL's claim statement, the decision in the insert id, run on MariaDB. */
   @Override
-  JdbcKeyStore.Builder configure(JdbcKeyStore.Builder builder) {
+  JdbcKeyStoreBuilder configure(JdbcKeyStoreBuilder builder) {
     return builder.mysqlClaimStatement();
   }
 }

@@ -15,7 +15,7 @@ class MariaDbMySqlStatementKeyStoreContractIT extends JdbcKeyStoreContract {
   }
 
   @Override
-  JdbcKeyStore.Builder configure(JdbcKeyStore.Builder builder) {
+  JdbcKeyStoreBuilder configure(JdbcKeyStoreBuilder builder) {
     return builder.mysqlClaimStatement();
   }
 }

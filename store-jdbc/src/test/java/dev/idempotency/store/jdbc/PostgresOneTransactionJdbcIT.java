@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
 import dev.idempotency.spi.ClaimOutcome;
-import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.OneTransactionOutcome;
 import dev.idempotency.testing.TestDatabases;
 import java.sql.Connection;
@@ -119,7 +118,74 @@ class PostgresOneTransactionJdbcIT extends AbstractOneTransactionJdbcTest {
     }
   }
 
-  private static ClaimRequest request(RecordId id) {
-    return new ClaimRequest(id, FP, Instant.now(), Duration.ofSeconds(30), Duration.ofHours(1));
+  /**
+   * Two one-transaction requests of different keys at {@code SERIALIZABLE}, both open at once,
+   * whose work writes nothing: the store's own statements (each request reads its key's row and
+   * inserts it) must not form a read-write cycle between them. Each work runs once and both commit.
+   */
+  @Test
+  void requestsOfDifferentKeysAtSerializableDoNotAbortEachOther() throws Exception {
+    JdbcKeyStore serializable =
+        storeOver(newPool(4, "TRANSACTION_SERIALIZABLE"), Duration.ofSeconds(5));
+    RecordId first = newId();
+    RecordId second = newId();
+    CountDownLatch firstInWork = new CountDownLatch(1);
+    CountDownLatch secondInWork = new CountDownLatch(1);
+    AtomicInteger firstRuns = new AtomicInteger();
+    AtomicInteger secondRuns = new AtomicInteger();
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<OneTransactionOutcome> held =
+          pool.submit(
+              () ->
+                  serializable.claimAndComplete(
+                      request(first),
+                      (Connection tx, ClaimOutcome.Claimed claim) -> {
+                        if (firstRuns.incrementAndGet() == 1) {
+                          firstInWork.countDown();
+                          assertThat(secondInWork.await(10, TimeUnit.SECONDS)).isTrue();
+                        }
+                        return created("first");
+                      }));
+      assertThat(firstInWork.await(10, TimeUnit.SECONDS)).as("the first request's work").isTrue();
+      OneTransactionOutcome other =
+          serializable.claimAndComplete(
+              request(second),
+              (Connection tx, ClaimOutcome.Claimed claim) -> {
+                secondRuns.incrementAndGet();
+                secondInWork.countDown();
+                return created("second");
+              });
+      OneTransactionOutcome firstOutcome = held.get(20, TimeUnit.SECONDS);
+      assertThat(other)
+          .as("the second request")
+          .isInstanceOf(OneTransactionOutcome.Committed.class);
+      assertThat(firstOutcome)
+          .as("the first request")
+          .isInstanceOf(OneTransactionOutcome.Committed.class);
+      assertThat(firstRuns.get()).as("the first request's work runs").isEqualTo(1);
+      assertThat(secondRuns.get()).as("the second request's work runs").isEqualTo(1);
+    } finally {
+      secondInWork.countDown();
+      pool.shutdownNow();
+      assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  /**
+   * A two-commit claim of a record that an open one-transaction request re-claimed (a released
+   * record: the claim statement's update holds its row lock) waits on that lock until the statement
+   * timeout, and is answered in flight with its own lease as the hint: a transaction holds the
+   * record, the database is not down.
+   */
+  @Test
+  void aTwoCommitDuplicateOfAnOpenReClaimIsAnsweredInFlight() throws Exception {
+    JdbcKeyStore impatient = storeOver(pool, Duration.ofSeconds(1));
+    RecordId id = newId();
+    ClaimOutcome.Claimed first = (ClaimOutcome.Claimed) impatient.claim(request(id));
+    impatient.release(id, first.fence(), Instant.now());
+    assertThat(twoCommitClaimWhileARunHolds(impatient, id))
+        .as("the two-commit duplicate, after waiting 1 s on the re-claim's row lock")
+        .isEqualTo(new ClaimOutcome.InFlight(Duration.ofSeconds(30)));
   }
 }

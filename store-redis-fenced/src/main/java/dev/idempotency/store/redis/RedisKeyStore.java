@@ -12,18 +12,14 @@ import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.StoreUnavailableException;
-import dev.idempotency.store.redis.internal.CallNonce;
-import dev.idempotency.store.redis.internal.HeaderLines;
 import dev.idempotency.store.redis.internal.IndexShardCalls;
 import dev.idempotency.store.redis.internal.KeyLayout;
 import dev.idempotency.store.redis.internal.Micros;
+import dev.idempotency.store.redis.internal.RecordCalls;
 import dev.idempotency.store.redis.internal.RedisCalls;
-import dev.idempotency.store.redis.internal.Replies;
-import dev.idempotency.store.redis.internal.Script;
+import dev.idempotency.store.redis.internal.ResponseLimit;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -31,7 +27,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link KeyStore} on Redis: every claim, heartbeat, checkpoint, completion and release is one
@@ -53,59 +48,51 @@ import org.jspecify.annotations.Nullable;
  * {@code setAutoFlushCommands(false)} would hold them unsent. On a connection that reads from
  * replicas the store still reads records on the primary: it reads them by script. What Redis cannot
  * promise (an acknowledged claim lost in a failover of asynchronous replication; records lost in a
- * restart without persistence) and what {@link Builder#waitForReplicas} changes about it: {@code
- * docs/stores-redis.md}. Fencing protects only what checks the fence: guard downstream writes with
- * it ({@link FenceChecker}).
+ * restart without persistence) and what {@link RedisKeyStoreBuilder#waitForReplicas} changes about
+ * it: {@code docs/stores-redis.md}. Fencing protects only what checks the fence: guard downstream
+ * writes with it ({@code dev.idempotency.core.FenceChecker} of idempotency-core in one process).
  *
  * <p>Thread-safe and immutable.
- *
- * <p>One class of about 620 lines, about 230 of them the nested builder and its javadoc: the public
- * store, its builder (nested so that {@code RedisKeyStore.Builder} is the API, as {@code
- * JdbcKeyStore.Builder} is) and the SPI methods, each a few lines over {@code internal.RedisCalls},
- * {@code internal.IndexShardCalls} and the scripts. The builder is the seam, should it grow.
  */
 public final class RedisKeyStore implements KeyStore {
-  /** The default of {@link Builder#commandTimeout}. */
+  /** The default of {@link RedisKeyStoreBuilder#commandTimeout}. */
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
-  /** The default of {@link Builder#retention}: the engine's default retention. */
+  /** The default of {@link RedisKeyStoreBuilder#retention}: the engine's default retention. */
   public static final Duration DEFAULT_RETENTION = Duration.ofDays(3);
 
-  /** The default of {@link Builder#keyPrefix}. */
+  /** The default of {@link RedisKeyStoreBuilder#keyPrefix}. */
   public static final String DEFAULT_KEY_PREFIX = "idem:";
 
-  /**
-   * How long a release's receipt stays beyond the command timeout: a client re-sends a command only
-   * while its caller still waits for it (at most the command timeout), so a minute more covers the
-   * re-sent command's way to the server.
-   */
-  private static final long RECEIPT_MARGIN_MILLIS = 60_000;
-
+  /** The scripts' {@code now} argument when Redis' clock judges. */
   private static final byte[] SERVER_NOW = new byte[0];
 
   private final RedisCalls calls;
+  private final RecordCalls records;
   private final IndexShardCalls shardCalls;
   private final KeyLayout layout;
   private final RedisClock clock;
   private final Duration retention;
-  private final long retentionMillis;
-  private final long receiptMillis;
   private final int waitReplicas;
   private final Duration waitTimeout;
+  private final Duration commandTimeout;
+  private final long maxResponseBytes;
   private final Set<StoreCapability> capabilities;
 
-  private RedisKeyStore(Builder b) {
+  RedisKeyStore(RedisKeyStoreBuilder b) {
     this.calls =
         new RedisCalls(
             b.commands, b.replicaAcks == null ? null : b.replicaAcks.async(), b.commandTimeout);
     this.layout = KeyLayout.of(b.keyPrefix, b.indexShards);
+    this.records = new RecordCalls(calls, layout, b.retention, b.commandTimeout);
     this.shardCalls = new IndexShardCalls(calls, layout);
     this.clock = b.clock;
     this.retention = b.retention;
-    this.retentionMillis = b.retention.toMillis();
-    this.receiptMillis = b.commandTimeout.toMillis() + RECEIPT_MARGIN_MILLIS;
     this.waitReplicas = b.waitReplicas;
     this.waitTimeout = b.waitTimeout;
+    this.commandTimeout = b.commandTimeout;
+    this.maxResponseBytes =
+        b.maxResponseBytes > 0 ? b.maxResponseBytes : ResponseLimit.forTimeout(b.commandTimeout);
     this.capabilities =
         clock == RedisClock.SERVER
             ? Set.of(StoreCapability.SHARED, StoreCapability.SERVER_CLOCK)
@@ -119,20 +106,22 @@ public final class RedisKeyStore implements KeyStore {
    *
    * @throws NullPointerException if {@code connection} is null
    */
-  public static Builder builder(StatefulRedisConnection<byte[], byte[]> connection) {
+  public static RedisKeyStoreBuilder builder(StatefulRedisConnection<byte[], byte[]> connection) {
     Objects.requireNonNull(connection, "connection");
-    return new Builder(connection.async(), connection, false);
+    return new RedisKeyStoreBuilder(connection.async(), connection, false);
   }
 
   /**
    * Starts a builder over a Redis Cluster connection with the byte-array codec. Records spread over
-   * as many slots as there are {@linkplain Builder#indexShards index shards} (64 by default here).
+   * as many slots as there are {@linkplain RedisKeyStoreBuilder#indexShards index shards} (64 by
+   * default here).
    *
    * @throws NullPointerException if {@code connection} is null
    */
-  public static Builder builder(StatefulRedisClusterConnection<byte[], byte[]> connection) {
+  public static RedisKeyStoreBuilder builder(
+      StatefulRedisClusterConnection<byte[], byte[]> connection) {
     Objects.requireNonNull(connection, "connection");
-    return new Builder(connection.async(), connection, true);
+    return new RedisKeyStoreBuilder(connection.async(), connection, true);
   }
 
   /** The clock that judges leases and windows. */
@@ -148,9 +137,23 @@ public final class RedisKeyStore implements KeyStore {
   /**
    * {@inheritDoc}
    *
+   * <p>What the store can write and replay within its {@link RedisKeyStoreBuilder#commandTimeout},
+   * counting on 2 MiB a second (4 MiB with the default 2 s), or the smaller {@link
+   * RedisKeyStoreBuilder#maxResponseBytes}: a completion sends the response in one script and a
+   * replay receives it in one reply, each within the command timeout, and a response a claim cannot
+   * receive in time would never be replayed.
+   */
+  @Override
+  public long maxResponseBytes() {
+    return maxResponseBytes;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
    * @throws KeyStoreException if the request's replay window is longer than the store's {@link
-   *     Builder#retention}: a completed record's key expires after the retention, so a retry later
-   *     in the window would execute again
+   *     RedisKeyStoreBuilder#retention}: a completed record's key expires after the retention, so a
+   *     retry later in the window would execute again
    */
   @Override
   public ClaimOutcome claim(ClaimRequest request) {
@@ -163,37 +166,18 @@ public final class RedisKeyStore implements KeyStore {
               + request.id()
               + " is longer than the Redis store's retention "
               + retention
-              + " (RedisKeyStore.Builder.retention): a completed record's key expires after the"
+              + " (RedisKeyStoreBuilder.retention): a completed record's key expires after the"
               + " retention, and a retry later in the window would execute again; set the store's"
               + " retention to the engine's, at least the window");
     }
-    String member = KeyLayout.member(request.id());
-    int shard = layout.shardOf(member);
     long lease = Micros.of(request.lease());
-    String what = "claim of " + request.id();
-    List<Object> reply =
-        calls.script(
-            what,
-            Script.CLAIM,
-            keys(
-                layout.record(member),
-                layout.counter(member),
-                layout.leaseIndex(shard),
-                layout.completionIndex(shard)),
-            now(request.now()),
-            ascii(member),
-            request.fingerprint().bytes(),
-            number(lease),
-            number(Micros.of(request.replayWindow())),
-            number(inFlightExpiryMillis(lease)),
-            number(counterExpiryMillis(lease)),
-            CallNonce.next());
-    ClaimOutcome outcome = Replies.claimOutcome(reply);
+    byte[] at = now(request.now());
+    ClaimOutcome outcome = records.claim(request, at, lease);
     if (outcome instanceof ClaimOutcome.Claimed claimed) {
       try {
-        awaitReplicas(what);
+        awaitReplicas("claim of " + request.id());
       } catch (StoreUnavailableException e) {
-        withdraw(request, member, claimed.fence(), e);
+        withdraw(request.id(), claimed.fence(), at, lease, e);
         throw e;
       }
     }
@@ -207,19 +191,9 @@ public final class RedisKeyStore implements KeyStore {
    * claim is undone and a takeover's lease ended; best effort, as Redis may be failing.
    */
   private void withdraw(
-      ClaimRequest request, String member, FenceToken fence, StoreUnavailableException failure) {
+      RecordId id, FenceToken fence, byte[] at, long lease, StoreUnavailableException failure) {
     try {
-      calls.script(
-          "withdrawal of the claim of " + request.id(),
-          Script.WITHDRAW,
-          keys(
-              layout.record(member),
-              layout.counter(member),
-              layout.leaseIndex(layout.shardOf(member))),
-          now(request.now()),
-          ascii(member),
-          number(fence.value()),
-          number(counterExpiryMillis(Micros.of(request.lease()))));
+      records.withdraw(id, fence, at, lease);
     } catch (RuntimeException e) {
       failure.addSuppressed(e);
     }
@@ -229,7 +203,11 @@ public final class RedisKeyStore implements KeyStore {
   public void heartbeat(RecordId id, FenceToken fence, Instant now, Duration lease) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(fence, "fence");
-    String why = renew(Map.of(id, fence), now, lease).get(id);
+    IndexShardCalls.Renewals renewals = renew(Map.of(id, fence), now, lease);
+    if (!renewals.failures().isEmpty()) {
+      throw renewals.failures().get(0);
+    }
+    String why = renewals.refused().get(id);
     if (why != null) {
       throw new LeaseLostException(id, fence, why);
     }
@@ -237,7 +215,14 @@ public final class RedisKeyStore implements KeyStore {
 
   /**
    * One script per index shard, of up to 256 leases each, all sent before the first reply is
-   * awaited: one round trip for an instance's every lease in a standalone store.
+   * awaited: one round trip for an instance's every lease in a standalone store. Every shard's
+   * reply is awaited within the command timeout, so one shard that does not answer (a Cluster node
+   * down) does not hide what the others did.
+   *
+   * @throws PartialRenewalException if some shards did not answer: which leases were renewed,
+   *     refused and unknown
+   * @throws KeyStoreException if a shard refused its script for another reason than an outage (a
+   *     key of another type under the prefix), after every shard was awaited
    */
   @Override
   public Set<RecordId> heartbeatAll(Map<RecordId, FenceToken> leases, Instant now, Duration lease) {
@@ -247,7 +232,11 @@ public final class RedisKeyStore implements KeyStore {
           Objects.requireNonNull(id, "leases: a record id");
           Objects.requireNonNull(fence, "leases: the fence of " + id);
         });
-    return Set.copyOf(renew(leases, now, lease).keySet());
+    IndexShardCalls.Renewals renewals = renew(leases, now, lease);
+    if (!renewals.failures().isEmpty()) {
+      throw PartialRenewalException.of(leases.keySet(), renewals);
+    }
+    return Set.copyOf(renewals.refused().keySet());
   }
 
   @Override
@@ -255,84 +244,32 @@ public final class RedisKeyStore implements KeyStore {
       RecordId id, FenceToken fence, RecoveryPoint point, Instant now, Duration lease) {
     Objects.requireNonNull(point, "point");
     long us = positive(lease, "lease");
-    String member = fencedMember(id, fence);
-    fenced(
-        "checkpoint",
-        id,
-        fence,
-        Script.CHECKPOINT,
-        keys(
-            layout.record(member),
-            layout.leaseIndex(layout.shardOf(member)),
-            layout.counter(member)),
-        now(now),
-        ascii(member),
-        number(fence.value()),
-        number(us),
-        number(inFlightExpiryMillis(us)),
-        ascii(point.name()),
-        point.data(),
-        number(counterExpiryMillis(us)));
+    requireFenced(id, fence);
+    records.checkpoint(id, fence, point, now(now), us);
+    awaitReplicas("checkpoint of " + id);
   }
 
   @Override
   public void complete(RecordId id, FenceToken fence, StoredResponse response, Instant now) {
     Objects.requireNonNull(response, "response");
-    String member = fencedMember(id, fence);
-    int shard = layout.shardOf(member);
-    fenced(
-        "complete",
-        id,
-        fence,
-        Script.COMPLETE,
-        keys(
-            layout.record(member),
-            layout.leaseIndex(shard),
-            layout.completionIndex(shard),
-            layout.counter(member)),
-        now(now),
-        ascii(member),
-        number(fence.value()),
-        number(response.status()),
-        HeaderLines.encode(response.headers()),
-        response.body(),
-        number(retentionMillis),
-        CallNonce.next(),
-        number(retentionMillis + retentionMillis));
+    ResponseLimit.check(response, maxResponseBytes, commandTimeout);
+    requireFenced(id, fence);
+    records.complete(id, fence, response, now(now));
+    awaitReplicas("complete of " + id);
   }
 
   @Override
   public void release(RecordId id, FenceToken fence, Instant now) {
-    String member = fencedMember(id, fence);
-    fenced(
-        "release",
-        id,
-        fence,
-        Script.RELEASE,
-        keys(
-            layout.record(member),
-            layout.counter(member),
-            layout.leaseIndex(layout.shardOf(member)),
-            layout.releaseReceipt(member)),
-        now(now),
-        ascii(member),
-        number(fence.value()),
-        number(counterExpiryMillis(0)),
-        CallNonce.next(),
-        number(receiptMillis));
+    requireFenced(id, fence);
+    records.release(id, fence, now(now));
+    awaitReplicas("release of " + id);
   }
 
   /** Read by a script, so that it runs on the primary even on a connection that reads replicas. */
   @Override
   public Optional<RecordSnapshot> lookup(RecordId id) {
     Objects.requireNonNull(id, "id");
-    List<Object> rows =
-        calls.script(
-            "lookup of " + id,
-            Script.RECORDS,
-            keys(layout.record(KeyLayout.member(id))),
-            SERVER_NOW);
-    return Replies.snapshot(id, rows.get(0));
+    return records.lookup(id);
   }
 
   /**
@@ -365,31 +302,24 @@ public final class RedisKeyStore implements KeyStore {
     return "RedisKeyStore[clock=" + clock + ", shards=" + layout.shards() + "]";
   }
 
-  /** The refused leases among {@code leases}, each with what was found instead. */
-  private Map<RecordId, String> renew(
+  /** What the renewal of {@code leases} found, per lease; replicas awaited for what it renewed. */
+  private IndexShardCalls.Renewals renew(
       Map<RecordId, FenceToken> leases, Instant now, Duration lease) {
     byte[] at = now(now);
     long us = positive(lease, "lease");
-    Map<RecordId, String> refused =
-        shardCalls.renew(leases, at, us, inFlightExpiryMillis(us), counterExpiryMillis(us));
-    if (refused.size() < leases.size()) {
+    IndexShardCalls.Renewals renewals =
+        shardCalls.renew(
+            leases, at, us, records.inFlightExpiryMillis(us), records.counterExpiryMillis(us));
+    if (renewals.refused().size() + renewals.unknown().size() < leases.size()) {
       awaitReplicas("renewal of " + leases.size() + " leases");
     }
-    return refused;
-  }
-
-  private void fenced(
-      String op, RecordId id, FenceToken fence, Script script, byte[][] keys, byte[]... args) {
-    List<Object> reply = calls.script(op + " of " + id, script, keys, args);
-    if (!reply.isEmpty() && reply.get(0) instanceof byte[]) {
-      throw new LeaseLostException(id, fence, RedisCalls.text(reply, 0));
-    }
-    awaitReplicas(op + " of " + id);
+    return renewals;
   }
 
   /**
-   * With {@link Builder#waitForReplicas}: {@code WAIT} on the store's acknowledgement connection,
-   * and a write fewer replicas acknowledged is reported as {@link StoreUnavailableException}.
+   * With {@link RedisKeyStoreBuilder#waitForReplicas}: {@code WAIT} on the store's acknowledgement
+   * connection, and a write fewer replicas acknowledged is reported as {@link
+   * StoreUnavailableException}.
    */
   private void awaitReplicas(String what) {
     if (waitReplicas == 0) {
@@ -409,25 +339,14 @@ public final class RedisKeyStore implements KeyStore {
     }
   }
 
-  private static String fencedMember(RecordId id, FenceToken fence) {
+  private static void requireFenced(RecordId id, FenceToken fence) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(fence, "fence");
-    return KeyLayout.member(id);
   }
 
   private byte[] now(Instant now) {
     Objects.requireNonNull(now, "now");
-    return clock == RedisClock.SERVER ? SERVER_NOW : number(Micros.of(now));
-  }
-
-  /** How long an in-flight record is kept at most: its lease, then the retention. */
-  private long inFlightExpiryMillis(long leaseMicros) {
-    return Micros.ceilMillis(leaseMicros) + retentionMillis;
-  }
-
-  /** How long a fence counter is kept: a whole retention longer than its record. */
-  private long counterExpiryMillis(long leaseMicros) {
-    return inFlightExpiryMillis(leaseMicros) + retentionMillis;
+    return clock == RedisClock.SERVER ? SERVER_NOW : RedisCalls.number(Micros.of(now));
   }
 
   private static long positive(Duration d, String name) {
@@ -445,179 +364,5 @@ public final class RedisKeyStore implements KeyStore {
 
   private static IllegalArgumentException notPositive(String name, Object value) {
     return new IllegalArgumentException(name + " must be > 0, but was " + value);
-  }
-
-  private static byte[][] keys(byte[]... keys) {
-    return keys;
-  }
-
-  private static byte[] number(long n) {
-    return ascii(Long.toString(n));
-  }
-
-  private static byte[] ascii(String s) {
-    return s.getBytes(StandardCharsets.US_ASCII);
-  }
-
-  /** Configures a {@link RedisKeyStore}. Not thread-safe; {@link #build()} yields the store. */
-  public static final class Builder {
-    private final RedisClusterAsyncCommands<byte[], byte[]> commands;
-    private final Object connection;
-    private final boolean cluster;
-    private String keyPrefix = DEFAULT_KEY_PREFIX;
-    private int indexShards;
-    private RedisClock clock = RedisClock.SERVER;
-    private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
-    private Duration retention = DEFAULT_RETENTION;
-    private int waitReplicas;
-    private Duration waitTimeout = Duration.ZERO;
-    private @Nullable StatefulRedisConnection<byte[], byte[]> replicaAcks;
-
-    private Builder(
-        RedisClusterAsyncCommands<byte[], byte[]> commands, Object connection, boolean cluster) {
-      this.commands = commands;
-      this.connection = connection;
-      this.cluster = cluster;
-      this.indexShards = cluster ? 64 : 1;
-    }
-
-    /**
-     * What every key of the store starts with; default {@code idem:}. Up to 64 characters of {@code
-     * [A-Za-z0-9:._-]}. Two stores (or a store and anything else) must not share one.
-     */
-    public Builder keyPrefix(String keyPrefix) {
-      this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix");
-      return this;
-    }
-
-    /**
-     * How many index shards the records are spread over; default 1 on a standalone connection, 64
-     * on a Cluster. A record, its fence counter and its shard's two indexes share one hash tag, so
-     * in a Cluster the records of one shard live in one slot: shards spread them over nodes, and
-     * the reaper and {@code findAbandoned} pay one script per shard. Fixed for the life of the
-     * data, like a table name: a store with another count looks for records in other keys.
-     *
-     * @throws IllegalArgumentException if not 1 to 16384
-     */
-    public Builder indexShards(int shards) {
-      if (shards < 1 || shards > 16384) {
-        throw new IllegalArgumentException("indexShards must be 1 to 16384, but was " + shards);
-      }
-      this.indexShards = shards;
-      return this;
-    }
-
-    /** Whose clock judges leases and windows; default {@link RedisClock#SERVER}. */
-    public Builder clock(RedisClock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
-      return this;
-    }
-
-    /**
-     * How long any one command may take before the call throws {@link StoreUnavailableException};
-     * default 2 s. Keep it well below the engine's lease and its {@code leaseSafetyMargin()} (5 s):
-     * a renewal that waits longer leaves every lease of the instance unconfirmed. Connecting is the
-     * connection's own business: give the client a connect timeout below the lease too ({@code
-     * SocketOptions.connectTimeout}, 10 s by default in Lettuce).
-     *
-     * @throws IllegalArgumentException if not positive
-     */
-    public Builder commandTimeout(Duration timeout) {
-      Objects.requireNonNull(timeout, "commandTimeout");
-      if (timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("commandTimeout must be > 0, but was " + timeout);
-      }
-      this.commandTimeout = timeout;
-      return this;
-    }
-
-    /**
-     * The engine's retention (72 h by default, as the engine's): the backstop key expiry of every
-     * record (its lease plus this while in flight, this once complete), and of each fence counter
-     * (a retention longer than its record), so that records nobody reaps do not stay forever. Set
-     * it to the engine's {@code retention}, never shorter: a key expiry shorter than the retention
-     * would forget a record before the reaper may.
-     *
-     * @throws IllegalArgumentException if not at least one millisecond
-     */
-    public Builder retention(Duration retention) {
-      Objects.requireNonNull(retention, "retention");
-      if (retention.toMillis() < 1) {
-        throw new IllegalArgumentException("retention must be at least 1 ms, but was " + retention);
-      }
-      this.retention = retention;
-      return this;
-    }
-
-    /**
-     * After every write, requires {@code replicas} replicas to have acknowledged it within {@code
-     * timeout} ({@code WAIT replicas timeout}, sent on {@code acknowledgements}); a write fewer
-     * acknowledged throws {@link StoreUnavailableException}. A claim so reported is withdrawn first
-     * (best effort: a fresh claim is undone, a takeover's lease ended), so that its retry can claim
-     * again; a completion, checkpoint or release so reported stands on the primary. This narrows,
-     * and does not close, the window in which a failover loses an acknowledged claim: {@code
-     * docs/stores-redis.md} says what remains and what it costs. Standalone or Sentinel connections
-     * only.
-     *
-     * <p>{@code acknowledgements} is a second connection to the same primary, used for nothing else
-     * (the store never closes it): {@code WAIT} blocks the connection it is sent on until the
-     * replicas answer or the timeout ends, and Redis reads no other command from that connection
-     * meanwhile, so on the store's connection every claim and renewal would queue behind it. {@code
-     * WAIT} counts the writes of its own connection, so before each the store writes a marker key
-     * ({@code <prefix>replicated}) there, after its own write was answered.
-     *
-     * @throws IllegalArgumentException if {@code replicas} is not positive or the timeout is not at
-     *     least one millisecond
-     * @throws NullPointerException if an argument is null
-     */
-    public Builder waitForReplicas(
-        int replicas, Duration timeout, StatefulRedisConnection<byte[], byte[]> acknowledgements) {
-      Objects.requireNonNull(timeout, "timeout");
-      Objects.requireNonNull(acknowledgements, "acknowledgements");
-      if (replicas < 1 || timeout.toMillis() < 1) {
-        throw new IllegalArgumentException(
-            "waitForReplicas needs at least 1 replica and 1 ms, but was "
-                + replicas
-                + " and "
-                + timeout);
-      }
-      this.waitReplicas = replicas;
-      this.waitTimeout = timeout;
-      this.replicaAcks = acknowledgements;
-      return this;
-    }
-
-    /**
-     * Builds the store. It sends nothing: scripts are loaded on first use.
-     *
-     * @throws IllegalArgumentException if the key prefix breaks its rule
-     * @throws IllegalStateException if {@link #waitForReplicas} was set on a Cluster connection
-     *     (Lettuce does not send {@code WAIT} to the node that took the write), with the store's
-     *     own connection as the acknowledgement connection, or with a timeout not shorter than the
-     *     command timeout (the wait would be cut off before Redis answers)
-     */
-    public RedisKeyStore build() {
-      if (waitReplicas > 0) {
-        if (cluster) {
-          throw new IllegalStateException(
-              "waitForReplicas needs a standalone or Sentinel connection: on a Cluster connection"
-                  + " WAIT would not go to the node that took the write");
-        }
-        if (replicaAcks == connection) {
-          throw new IllegalStateException(
-              "waitForReplicas needs a connection of its own: WAIT blocks the connection it is"
-                  + " sent on, and every claim and renewal on it would wait behind it");
-        }
-        if (waitTimeout.compareTo(commandTimeout) >= 0) {
-          throw new IllegalStateException(
-              "the timeout of waitForReplicas ("
-                  + waitTimeout
-                  + ") must be shorter than the command timeout ("
-                  + commandTimeout
-                  + "), which bounds the wait for WAIT's answer");
-        }
-      }
-      return new RedisKeyStore(this);
-    }
   }
 }

@@ -1,8 +1,7 @@
 /**
- * The Redis key store: {@link dev.idempotency.store.redis.RedisKeyStore} and its builder, the
+ * The Redis key store: {@link dev.idempotency.store.redis.RedisKeyStore} and its builder, and the
  * {@link dev.idempotency.store.redis.RedisClock} that decides whose clock judges leases and
- * windows, and the {@link dev.idempotency.store.redis.FenceChecker} for resources downstream of a
- * fenced owner.
+ * windows.
  *
  * <p>See {@code docs/stores-redis.md} for the scripts' logic, the key layout, the memory per
  * record, and what Redis can and cannot promise under replication, failover and restarts.

@@ -11,6 +11,7 @@ import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.store.redis.internal.KeyLayout;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -46,6 +47,10 @@ class ClusterSlotIT {
             dir, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")) {
       assignAllSlots(server);
       RedisClusterClient client = RedisClusterClient.create(server.uri());
+      client.setOptions(
+          ClusterClientOptions.builder()
+              .topologyRefreshOptions(RedisClusterProcesses.RECOMMENDED_REFRESH)
+              .build());
       try (StatefulRedisClusterConnection<byte[], byte[]> connection =
           client.connect(ByteArrayCodec.INSTANCE)) {
         RedisKeyStore store =
@@ -93,7 +98,7 @@ class ClusterSlotIT {
     return RecordId.of("tenant", "k" + i);
   }
 
-  private static void assignAllSlots(RedisServerProcess server) throws InterruptedException {
+  static void assignAllSlots(RedisServerProcess server) throws InterruptedException {
     RedisClient plain = RedisClient.create(server.uri());
     try (StatefulRedisConnection<String, String> c = plain.connect(StringCodec.UTF8)) {
       c.sync().clusterAddSlotsRange(io.lettuce.core.Range.create(0, 16383));

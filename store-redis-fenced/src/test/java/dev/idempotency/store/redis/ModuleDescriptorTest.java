@@ -1,9 +1,6 @@
 package dev.idempotency.store.redis;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import java.lang.module.ModuleDescriptor;
-import java.lang.module.ModuleFinder;
+import dev.idempotency.testing.ModuleDescriptorAssert;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -14,26 +11,11 @@ import org.junit.jupiter.api.Test;
 class ModuleDescriptorTest {
   @Test
   void exportsOnlyThePublicPackage() {
-    ModuleDescriptor d =
-        ModuleFinder.of(Path.of("target", "classes"))
-            .find("dev.idempotency.store.redis")
-            .orElseThrow()
-            .descriptor();
-    assertThat(d.exports())
-        .extracting(ModuleDescriptor.Exports::source)
-        .containsExactly("dev.idempotency.store.redis");
-    assertThat(d.packages()).contains("dev.idempotency.store.redis.internal");
-    assertThat(d.requires())
-        .filteredOn(r -> r.modifiers().contains(ModuleDescriptor.Requires.Modifier.TRANSITIVE))
-        .extracting(ModuleDescriptor.Requires::name)
-        .containsExactlyInAnyOrder("dev.idempotency.api", "lettuce.core");
-    assertThat(d.requires())
-        .filteredOn(r -> !r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC))
-        .extracting(ModuleDescriptor.Requires::name)
-        .containsExactlyInAnyOrder("java.base", "dev.idempotency.api", "lettuce.core");
-    assertThat(d.requires())
-        .filteredOn(r -> r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC))
-        .extracting(ModuleDescriptor.Requires::name)
-        .containsExactly("org.jspecify");
+    ModuleDescriptorAssert.of(Path.of("target", "classes"), "dev.idempotency.store.redis")
+        .exportsExactly("dev.idempotency.store.redis")
+        .containsPackages("dev.idempotency.store.redis.internal")
+        .requiresTransitivelyExactly("dev.idempotency.api", "lettuce.core")
+        .requiresAtRunTimeExactly("java.base", "dev.idempotency.api", "lettuce.core")
+        .requiresStaticallyExactly("org.jspecify");
   }
 }

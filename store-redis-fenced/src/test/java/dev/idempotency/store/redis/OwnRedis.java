@@ -33,7 +33,7 @@ final class OwnRedis implements AutoCloseable {
     connection = client.connect(ByteArrayCodec.INSTANCE);
   }
 
-  RedisKeyStore.Builder store() {
+  RedisKeyStoreBuilder store() {
     return RedisKeyStore.builder(connection).commandTimeout(Duration.ofMillis(500));
   }
 

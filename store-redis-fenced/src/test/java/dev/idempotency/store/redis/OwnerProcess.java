@@ -20,11 +20,14 @@ import java.util.concurrent.TimeUnit;
  * exits by itself when its standard input, held open by this JVM, closes (a JVM killed outright).
  */
 final class OwnerProcess implements AutoCloseable {
+  private static final long STARTUP_NANOS = TimeUnit.SECONDS.toNanos(60);
+
   private final String name;
   private final Process process;
   private final Path out;
   private final Path go;
   private final Thread killOnExit;
+  private final long startedAt = System.nanoTime();
 
   private OwnerProcess(String name, Process process, Path out, Path go) {
     this.name = name;
@@ -63,9 +66,14 @@ final class OwnerProcess implements AutoCloseable {
     return line(tag).isPresent();
   }
 
-  /** The value of the first line {@code <tag> <value>}, waiting up to 20 s for it. */
+  /**
+   * The value of the first line {@code <tag> <value>}, waiting up to 20 s for it, and at least
+   * until {@link #STARTUP_NANOS} after the worker started: its first line comes after a JVM's
+   * start, and four JVMs started together on two cores at a load average of 15 took 23 s to it.
+   */
   String await(String tag) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    long deadline =
+        Math.max(System.nanoTime() + TimeUnit.SECONDS.toNanos(20), startedAt + STARTUP_NANOS);
     while (true) {
       Optional<String> value = line(tag);
       if (value.isPresent()) {
@@ -75,7 +83,12 @@ final class OwnerProcess implements AutoCloseable {
         fail(name + " exited before printing " + tag + ":\n" + transcript());
       }
       if (System.nanoTime() > deadline) {
-        fail(name + " did not print " + tag + " within 20 s:\n" + transcript());
+        fail(
+            name
+                + " did not print "
+                + tag
+                + " within 20 s (60 s after its start):\n"
+                + transcript());
       }
       Thread.sleep(10);
     }

@@ -62,12 +62,7 @@ class RecordLifetimeIT {
 
   @AfterEach
   void close() {
-    try {
-      SharedRedis.deleteAll(connection, prefix);
-    } finally {
-      connection.close();
-      client.shutdown();
-    }
+    SharedRedis.cleanUp(client, connection, prefix);
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.idempotency.store.redis;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -10,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The builder's checks of settings that only make sense together, without a server: the connections
- * are stand-ins that answer nothing, as build() sends nothing.
+ * are stand-ins that answer nothing, so the stores built here do not read the server's eviction
+ * policy ({@code requireNoEviction(false)}; {@code RedisEvictionPolicyIT} reads it).
  */
 class RedisKeyStoreBuilderTest {
   @Test
@@ -47,6 +49,47 @@ class RedisKeyStoreBuilderTest {
                     .build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("standalone or Sentinel");
+  }
+
+  @Test
+  void theResponseLimitFollowsTheCommandTimeout() {
+    assertThat(
+            RedisKeyStore.builder(standalone()).requireNoEviction(false).build().maxResponseBytes())
+        .as("2 s at 2 MiB a second")
+        .isEqualTo(4L << 20);
+    assertThat(
+            RedisKeyStore.builder(standalone())
+                .commandTimeout(Duration.ofMillis(500))
+                .requireNoEviction(false)
+                .build()
+                .maxResponseBytes())
+        .isEqualTo(1L << 20);
+    assertThat(
+            RedisKeyStore.builder(standalone())
+                .maxResponseBytes(100_000)
+                .requireNoEviction(false)
+                .build()
+                .maxResponseBytes())
+        .as("a smaller limit of its own")
+        .isEqualTo(100_000);
+  }
+
+  @Test
+  void aResponseLimitTheStoreCannotReplayWithinItsCommandTimeoutIsRefused() {
+    assertThatThrownBy(
+            () -> RedisKeyStore.builder(standalone()).maxResponseBytes(64L << 20).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("maxResponseBytes (67108864)")
+        .hasMessageContaining("commandTimeout (PT2S")
+        .hasMessageContaining("raise commandTimeout to at least PT32S");
+    assertThatThrownBy(
+            () ->
+                RedisKeyStore.builder(standalone())
+                    .commandTimeout(Duration.ofMinutes(10))
+                    .maxResponseBytes(1L << 30)
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("at most 512 MiB (Redis' proto-max-bulk-len)");
   }
 
   @SuppressWarnings("unchecked")

@@ -110,8 +110,10 @@ class RedisOutageIT {
    * {@code NOSCRIPT}, then {@code EVAL}), both within the one command timeout. Through a proxy that
    * holds every reply back 600 ms, the claim needs 1.2 s: with a 1 s command timeout it is
    * unavailable at 1 s, not served at 1.2 s by a second timeout of its own (the missing exception
-   * fails that). The time bound, 1.4 s, holds the call to about its one budget with room for a slow
-   * runner (1.17 s seen on CI's two cores).
+   * fails that). The time bound only tells a call that honours the command timeout from one that
+   * waits for Lettuce's own (60 s): on two cores this call took 1.48 s with three modules' suites
+   * beside it and 2.22 s at a load average of 20, so no bound near 2 s can tell one budget from two
+   * there, and the exception does.
    */
   @Test
   void aScriptSentAgainAfterNoscriptSharesTheCallsOneCommandTimeout(@TempDir Path dir)
@@ -130,7 +132,7 @@ class RedisOutageIT {
         assertThatThrownBy(() -> OwnRedis.claim(store, RecordId.of("t", "slow"), NOW))
             .isInstanceOf(StoreUnavailableException.class)
             .hasMessageContaining("within PT1S");
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1400));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
       } finally {
         client.shutdown();
       }

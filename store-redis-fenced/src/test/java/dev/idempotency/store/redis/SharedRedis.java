@@ -63,6 +63,17 @@ final class SharedRedis {
     } while (!cursor.isFinished());
   }
 
+  /** Deletes every key under {@code prefix}, then closes the connection and the client. */
+  static void cleanUp(
+      RedisClient client, StatefulRedisConnection<byte[], byte[]> connection, String prefix) {
+    try {
+      deleteAll(connection, prefix);
+    } finally {
+      connection.close();
+      client.shutdown();
+    }
+  }
+
   /** How many keys live under {@code prefix}. */
   static long count(StatefulRedisConnection<byte[], byte[]> connection, String prefix) {
     RedisCommands<byte[], byte[]> sync = connection.sync();

@@ -43,7 +43,8 @@ public final class ItemSizes {
     return size;
   }
 
-  private static long of(AttributeValue v) {
+  /** The bytes of one value. */
+  static long of(AttributeValue v) {
     if (v.s() != null) {
       return utf8(v.s());
     }

@@ -1,25 +1,14 @@
 package dev.idempotency.store.jdbc.internal;
 
-import static dev.idempotency.store.jdbc.internal.Param.ELAPSED;
-import static dev.idempotency.store.jdbc.internal.Param.FINGERPRINT;
-import static dev.idempotency.store.jdbc.internal.Param.KEY;
-import static dev.idempotency.store.jdbc.internal.Param.LEASE;
-import static dev.idempotency.store.jdbc.internal.Param.PINNED;
-import static dev.idempotency.store.jdbc.internal.Param.RETENTION;
-import static dev.idempotency.store.jdbc.internal.Param.SCOPE;
-import static dev.idempotency.store.jdbc.internal.Param.WALL_NOW;
-import static dev.idempotency.store.jdbc.internal.Param.WINDOW;
-
 import dev.idempotency.spi.ClaimOutcome;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,9 +26,6 @@ final class H2Dialect extends SqlDialect {
       System.getLogger("dev.idempotency.store.jdbc.JdbcKeyStore");
 
   private final NamedSql claim;
-  private final String expiredKeys;
-  private final Map<String, NamedSql> expiredKeysSql = new ConcurrentHashMap<>();
-  private final NamedSql deleteOne;
 
   H2Dialect(Names names, boolean serverClock, int queryTimeoutSeconds) {
     super(names, serverClock, queryTimeoutSeconds);
@@ -47,116 +33,47 @@ final class H2Dialect extends SqlDialect {
     String n = now();
     String seq = "NEXT VALUE FOR " + names.sequence();
     String absent =
-        "(r.state = 'R' OR (r.state = 'C' AND r.completed_at_ns <= " + n + " - " + WINDOW + "))";
+        "(r.state = 'R' OR (r.state = 'C' AND r.completed_at_ns <= {now} - :window))"
+            .replace("{now}", n);
     String takeover =
-        "(r.state = 'I' AND r.lease_expires_at_ns <= " + n + " AND r.fingerprint = s.fp)";
+        "(r.state = 'I' AND r.lease_expires_at_ns <= {now} AND r.fingerprint = s.fp)"
+            .replace("{now}", n);
     String won = "(" + absent + " OR " + takeover + ")";
     claim =
         NamedSql.parse(
-            "SELECT "
-                + Row.COLUMNS
-                + ", claim_kind, "
-                + n
-                + " AS db_now FROM FINAL TABLE ("
-                + "MERGE INTO "
-                + t
-                + " AS r USING (VALUES (CAST("
-                + SCOPE
-                + " AS VARCHAR(255)), CAST("
-                + KEY
-                + " AS VARCHAR(255)), CAST("
-                + FINGERPRINT
-                + " AS VARBINARY(64)), CAST("
-                + LEASE
-                + " AS BIGINT)))"
-                + " AS s(scope, idem_key, fp, lease)"
-                + " ON r.scope = s.scope AND r.idem_key = s.idem_key"
-                + " WHEN MATCHED THEN UPDATE SET"
-                + " claim_kind = CASE WHEN "
-                + absent
-                + " THEN 'F' WHEN "
-                + takeover
-                + " THEN 'T' ELSE 'N' END,"
-                + " fence = CASE WHEN "
-                + won
-                + " THEN GREATEST("
-                + seq
-                + ", r.fence + 1) ELSE r.fence END,"
-                + " generation_fence = CASE WHEN "
-                + takeover
-                + " THEN COALESCE(r.generation_fence, r.fence) WHEN "
-                + absent
-                + " THEN NULL ELSE r.generation_fence END,"
-                + " rp_name = CASE WHEN "
-                + absent
-                + " THEN NULL ELSE r.rp_name END,"
-                + " rp_data = CASE WHEN "
-                + absent
-                + " THEN NULL ELSE r.rp_data END,"
-                + " fingerprint = CASE WHEN "
-                + won
-                + " THEN s.fp ELSE r.fingerprint END,"
-                + " lease_expires_at_ns = CASE WHEN "
-                + won
-                + " THEN "
-                + n
-                + " + s.lease ELSE r.lease_expires_at_ns END,"
-                + " retain_from_ns = CASE WHEN "
-                + won
-                + " THEN "
-                + n
-                + " + s.lease ELSE r.retain_from_ns END,"
-                + " completed_at_ns = CASE WHEN "
-                + won
-                + " THEN NULL ELSE r.completed_at_ns END,"
-                + " response_status = CASE WHEN "
-                + won
-                + " THEN NULL ELSE r.response_status END,"
-                + " response_headers = CASE WHEN "
-                + won
-                + " THEN NULL ELSE r.response_headers END,"
-                + " response_body = CASE WHEN "
-                + won
-                + " THEN NULL ELSE r.response_body END,"
-                + " row_version = CASE WHEN "
-                + won
-                + " THEN r.row_version + 1 ELSE r.row_version END,"
-                + " state = CASE WHEN "
-                + won
-                + " THEN 'I' ELSE r.state END"
-                + " WHEN NOT MATCHED THEN INSERT (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns,"
-                + " completed_at_ns, retain_from_ns, claim_kind, row_version)"
-                + " VALUES (s.scope, s.idem_key, 'I', s.fp, "
-                + seq
-                + ", "
-                + n
-                + " + s.lease, NULL, "
-                + n
-                + " + s.lease, 'F', 1))");
-    // H2 2.5.252 miscounts a DELETE with FETCH FIRST, over-deletes with a limited IN subquery, and
-    // returns duplicate and stale rows for "state IN (…) … ORDER BY … FETCH FIRST" over the (state,
-    // retain_from_ns) index (2.3.232 does not), so the batch is chosen by a SELECT without the IN
-    // list and deleted by key, each delete re-checking that the record is still past retention.
-    expiredKeys =
-        "SELECT scope, idem_key FROM "
-            + t
-            + " WHERE retain_from_ns <= "
-            + n
-            + " - "
-            + RETENTION
-            + " AND ";
-    deleteOne =
-        NamedSql.parse(
-            "DELETE FROM "
-                + t
-                + " WHERE scope = "
-                + SCOPE
-                + " AND idem_key = "
-                + KEY
-                + " AND retain_from_ns <= "
-                + n
-                + " - "
-                + RETENTION);
+            """
+            SELECT {columns}, claim_kind, {now} AS db_now FROM FINAL TABLE (MERGE INTO {table} AS r
+              USING (VALUES (CAST(:scope AS VARCHAR(255)), CAST(:key AS VARCHAR(255)),
+                CAST(:fp AS VARBINARY(64)), CAST(:lease AS BIGINT))) AS s(scope, idem_key, fp, lease)
+              ON r.scope = s.scope AND r.idem_key = s.idem_key
+              WHEN MATCHED THEN UPDATE SET
+                claim_kind = CASE WHEN {absent} THEN 'F' WHEN {takeover} THEN 'T' ELSE 'N' END,
+                fence = CASE WHEN {won} THEN GREATEST({seq}, r.fence + 1) ELSE r.fence END,
+                generation_fence = CASE WHEN {takeover} THEN COALESCE(r.generation_fence, r.fence)
+                  WHEN {absent} THEN NULL ELSE r.generation_fence END,
+                rp_name = CASE WHEN {absent} THEN NULL ELSE r.rp_name END,
+                rp_data = CASE WHEN {absent} THEN NULL ELSE r.rp_data END,
+                fingerprint = CASE WHEN {won} THEN s.fp ELSE r.fingerprint END,
+                lease_expires_at_ns = CASE WHEN {won} THEN {now} + s.lease
+                  ELSE r.lease_expires_at_ns END,
+                retain_from_ns = CASE WHEN {won} THEN {now} + s.lease ELSE r.retain_from_ns END,
+                completed_at_ns = CASE WHEN {won} THEN NULL ELSE r.completed_at_ns END,
+                response_status = CASE WHEN {won} THEN NULL ELSE r.response_status END,
+                response_headers = CASE WHEN {won} THEN NULL ELSE r.response_headers END,
+                response_body = CASE WHEN {won} THEN NULL ELSE r.response_body END,
+                row_version = CASE WHEN {won} THEN r.row_version + 1 ELSE r.row_version END,
+                state = CASE WHEN {won} THEN 'I' ELSE r.state END
+              WHEN NOT MATCHED THEN INSERT (scope, idem_key, state, fingerprint, fence,
+                lease_expires_at_ns, completed_at_ns, retain_from_ns, claim_kind, row_version)
+              VALUES (s.scope, s.idem_key, 'I', s.fp, {seq}, {now} + s.lease, NULL,
+                {now} + s.lease, 'F', 1))"""
+                .replace("{won}", won)
+                .replace("{absent}", absent)
+                .replace("{takeover}", takeover)
+                .replace("{seq}", seq)
+                .replace("{columns}", Row.COLUMNS)
+                .replace("{table}", t)
+                .replace("{now}", n));
   }
 
   @Override
@@ -178,16 +95,10 @@ final class H2Dialect extends SqlDialect {
   @Override
   String fencedNow() {
     return serverClock
-        ? "GREATEST("
-            + clockExpression()
-            + ", CAST("
-            + PINNED
-            + " AS BIGINT) + CAST("
-            + ELAPSED
-            + " AS BIGINT),"
-            + " CAST("
-            + WALL_NOW
-            + " AS BIGINT))"
+        ? """
+            GREATEST({clock}, CAST(:pinned AS BIGINT) + CAST(:elapsed AS BIGINT),
+              CAST(:wallNow AS BIGINT))"""
+            .replace("{clock}", clockExpression())
         : now();
   }
 
@@ -209,12 +120,13 @@ final class H2Dialect extends SqlDialect {
   /**
    * No query timeout on H2: its driver runs a {@code SET QUERY_TIMEOUT} command for every statement
    * that sets one (measured: 118 µs for {@code SELECT 1} with it, 6 µs without; the claim went from
-   * 11 µs to 224 µs), and H2 bounds the one wait a statement of ours can have, a row lock, by
-   * itself ({@code LOCK_TIMEOUT}, 2 s by default, which ends as the same
-   * StoreUnavailableException). An embedded database has no network to hang on.
+   * 11 µs to 224 µs) and leaves it on the pooled session, and H2 bounds a row-lock wait by itself
+   * ({@code LOCK_TIMEOUT}, 2 s by default, which ends as the same StoreUnavailableException). The
+   * one wait it does not bound, a claim on another transaction's uncommitted record, has a deadline
+   * of its own ({@link #executeBounded}). An embedded database has no network to hang on.
    */
   @Override
-  PreparedStatement withTimeout(PreparedStatement ps) {
+  PreparedStatement withTimeout(PreparedStatement ps, int extraSeconds) {
     return ps;
   }
 
@@ -233,36 +145,20 @@ final class H2Dialect extends SqlDialect {
     return " FETCH FIRST " + limit + " ROWS ONLY";
   }
 
+  /**
+   * H2 2.5.252 miscounts a {@code DELETE} with {@code FETCH FIRST}, over-deletes with a limited
+   * {@code IN} subquery, and returns duplicate and stale rows for {@code state IN (…) … ORDER BY …
+   * FETCH FIRST} over the {@code (state, retain_from_ns)} index (2.3.232 does not), so the batch's
+   * read names the records by {@code state <> 'R'}; each delete re-checks the record by its key.
+   */
   @Override
-  NamedSql deleteExpiredSql(String stateCondition) {
-    return deleteOne;
+  String liveStates() {
+    return "state <> 'R'";
   }
 
   @Override
-  public int deleteExpired(Connection c, ParamValues p) throws SQLException {
-    deleteBatch(c, p, "state = 'R'");
-    return deleteBatch(c, p, "state <> 'R'");
-  }
-
-  private int deleteBatch(Connection c, ParamValues p, String states) throws SQLException {
-    List<String[]> keys = new ArrayList<>();
-    // parsed once per (states, limit): the limit is a literal here (see limitClause)
-    String tail = states + " ORDER BY retain_from_ns" + limitClause(p.limit());
-    NamedSql select = expiredKeysSql.computeIfAbsent(tail, k -> NamedSql.parse(expiredKeys + k));
-    try (PreparedStatement ps = prepare(select, c, p);
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        keys.add(new String[] {rs.getString(1), rs.getString(2)});
-      }
-    }
-    int deleted = 0;
-    try (PreparedStatement ps = withTimeout(c.prepareStatement(deleteOne.text()))) {
-      for (String[] k : keys) {
-        deleteOne.bind(ps, p.recordKey(k[0], k[1]));
-        deleted += ps.executeUpdate();
-      }
-    }
-    return deleted;
+  String batchOrder() {
+    return " ORDER BY retain_from_ns";
   }
 
   /**
@@ -307,21 +203,73 @@ final class H2Dialect extends SqlDialect {
   /**
    * H2 checks a unique index against another transaction's uncommitted row by looping, without its
    * {@code LOCK_TIMEOUT} (measured on 2.x: a claim spun for as long as the first one-transaction
-   * request stayed open), and only a query timeout ends that loop. Its session setting costs one
-   * command per run, where a timeout on every statement would cost one per statement.
+   * request stayed open), and only a query timeout ends that loop. Its session setting costs two
+   * commands per run (read, set) and one after it (put back), where a timeout on every statement
+   * would cost one per statement. A session whose own {@code QUERY_TIMEOUT} (the application's, on
+   * its pooled connection) is already as short is left alone; a longer one, or none, is put back
+   * afterwards.
    */
   @Override
-  public void boundLockWaits(Connection c) throws SQLException {
+  public long boundLockWaits(Connection c) throws SQLException {
+    long ours = queryTimeoutSeconds() * 1000L;
     try (Statement s = c.createStatement()) {
-      s.execute("SET QUERY_TIMEOUT " + queryTimeoutSeconds() * 1000L);
+      long previous;
+      try (ResultSet rs =
+          s.executeQuery(
+              "SELECT CAST(SETTING_VALUE AS BIGINT) FROM INFORMATION_SCHEMA.SETTINGS"
+                  + " WHERE SETTING_NAME = 'QUERY_TIMEOUT'")) {
+        previous = rs.next() ? rs.getLong(1) : 0;
+      }
+      if (previous > 0 && previous <= ours) {
+        return NOTHING_BOUND;
+      }
+      s.execute("SET QUERY_TIMEOUT " + ours);
+      return previous;
     }
   }
 
   @Override
-  public void unboundLockWaits(Connection c) throws SQLException {
-    try (Statement s = c.createStatement()) {
-      s.execute("SET QUERY_TIMEOUT 0");
+  public void unboundLockWaits(Connection c, long previous) throws SQLException {
+    if (previous == NOTHING_BOUND) {
+      return;
     }
+    try (Statement s = c.createStatement()) {
+      s.execute("SET QUERY_TIMEOUT " + previous);
+    }
+  }
+
+  /**
+   * Runs the claim within the statement timeout: H2 waits on another transaction's uncommitted
+   * entry of the key (a one-transaction run's record) in a loop that ignores {@code LOCK_TIMEOUT},
+   * as long as that transaction stays open. A claim cancelled at the timeout fails as a lock
+   * timeout (HYT00), which the store answers in flight.
+   */
+  private ResultSet executeBounded(PreparedStatement ps, Connection c) throws SQLException {
+    StatementDeadline deadline = StatementDeadline.start(ps, queryTimeoutSeconds() * 1000L);
+    ResultSet rs;
+    try {
+      rs = ps.executeQuery();
+    } catch (SQLException e) {
+      if (deadline.end()) {
+        throw new SQLTimeoutException(
+            "the claim waited "
+                + queryTimeoutSeconds()
+                + " s (the statement timeout) for another transaction's uncommitted record of the"
+                + " key",
+            "HYT00",
+            e);
+      }
+      throw e;
+    }
+    if (deadline.end()) {
+      try {
+        StatementDeadline.absorbCancel(c);
+      } catch (SQLException e) {
+        rs.close();
+        throw e;
+      }
+    }
+    return rs;
   }
 
   @Override
@@ -337,7 +285,7 @@ final class H2Dialect extends SqlDialect {
   @Nullable ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore)
       throws SQLException {
     try (PreparedStatement ps = prepare(claim, c, p);
-        ResultSet rs = ps.executeQuery()) {
+        ResultSet rs = executeBounded(ps, c)) {
       if (!rs.next()) {
         return null;
       }

@@ -1,28 +1,19 @@
 package dev.idempotency.store.jdbc.internal;
 
-import static dev.idempotency.store.jdbc.internal.Param.FINGERPRINT;
-import static dev.idempotency.store.jdbc.internal.Param.KEY;
-import static dev.idempotency.store.jdbc.internal.Param.LEASE;
-import static dev.idempotency.store.jdbc.internal.Param.LIMIT;
-import static dev.idempotency.store.jdbc.internal.Param.NONCE;
 import static dev.idempotency.store.jdbc.internal.Param.NOW;
-import static dev.idempotency.store.jdbc.internal.Param.RETENTION;
-import static dev.idempotency.store.jdbc.internal.Param.SCOPE;
-import static dev.idempotency.store.jdbc.internal.Param.WINDOW;
 
 import dev.idempotency.FenceToken;
 import dev.idempotency.KeyState;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.KeyStoreException;
+import dev.idempotency.spi.RecordSnapshot;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -70,8 +61,6 @@ final class MySqlDialect extends SqlDialect {
   /** Whether the server runs {@link #claimReturning}: learned from the first claim's connection. */
   private volatile @Nullable Boolean returning;
 
-  private final Map<String, NamedSql> deleteExpired = new ConcurrentHashMap<>();
-
   /**
    * @param returning whether to claim with {@code RETURNING}; {@code null}: as the server allows,
    *     learned from the first claim's connection
@@ -88,36 +77,26 @@ final class MySqlDialect extends SqlDialect {
     // assignment sees the old row, whose nonce is an earlier claim's, so the claimability is judged
     // again on that old row (the same cases the decision below claims).
     String claimable =
-        "(state = 'R' OR (state = 'C' AND completed_at_ns <= "
-            + n
-            + " - "
-            + WINDOW
-            + ")"
-            + " OR (state = 'I' AND fingerprint = VALUES(fingerprint) AND lease_expires_at_ns <= "
-            + n
-            + "))";
+        """
+        (state = 'R' OR (state = 'C' AND completed_at_ns <= {now} - :window)
+          OR (state = 'I' AND fingerprint = VALUES(fingerprint) AND lease_expires_at_ns <= {now}))"""
+            .replace("{now}", n);
     claim =
         NamedSql.parse(
             upsert(
                 t,
                 n,
                 "LAST_INSERT_ID(" + CLOCK_MICROS + " * 8 + 1) DIV 8",
-                "claim_nonce = IF(LAST_INSERT_ID(CASE"
-                    + "   WHEN state = 'R' OR (state = 'C' AND completed_at_ns <= "
-                    + n
-                    + " - "
-                    + WINDOW
-                    + ")"
-                    + "     THEN GREATEST(fence + 1, VALUES(fence)) * 8 + 1"
-                    + "   WHEN fingerprint <> VALUES(fingerprint) THEN IF(state = 'C', 13, 5)"
-                    + "   WHEN state = 'I' AND lease_expires_at_ns <= "
-                    + n
-                    + "     THEN GREATEST(fence + 1, VALUES(fence)) * 8 + IF(rp_name IS NULL, 2, 3)"
-                    + "   WHEN state = 'I' THEN (lease_expires_at_ns - "
-                    + n
-                    + ") * 8 + 4"
-                    + "   ELSE 6 END) MOD 8 IN (1, 2, 3), VALUES(claim_nonce),"
-                    + " -VALUES(claim_nonce))",
+                """
+                claim_nonce = IF(LAST_INSERT_ID(CASE
+                    WHEN state = 'R' OR (state = 'C' AND completed_at_ns <= {now} - :window)
+                      THEN GREATEST(fence + 1, VALUES(fence)) * 8 + 1
+                    WHEN fingerprint <> VALUES(fingerprint) THEN IF(state = 'C', 13, 5)
+                    WHEN state = 'I' AND lease_expires_at_ns <= {now}
+                      THEN GREATEST(fence + 1, VALUES(fence)) * 8 + IF(rp_name IS NULL, 2, 3)
+                    WHEN state = 'I' THEN (lease_expires_at_ns - {now}) * 8 + 4
+                    ELSE 6 END) MOD 8 IN (1, 2, 3), VALUES(claim_nonce), -VALUES(claim_nonce))"""
+                    .replace("{now}", n),
                 "(claim_nonce = VALUES(claim_nonce) OR (claim_nonce <> -VALUES(claim_nonce) AND "
                     + claimable
                     + "))"));
@@ -135,11 +114,7 @@ final class MySqlDialect extends SqlDialect {
                     CLOCK_MICROS,
                     "claim_nonce = IF(" + claimable + ", VALUES(claim_nonce), claim_nonce)",
                     "(claim_nonce = VALUES(claim_nonce) OR " + claimable + ")")
-                + " RETURNING "
-                + Row.COLUMNS
-                + ", claim_nonce, claim_kind, "
-                + n
-                + " AS db_now");
+                + " RETURNING %s, claim_nonce, claim_kind, %s AS db_now".formatted(Row.COLUMNS, n));
   }
 
   /**
@@ -149,76 +124,34 @@ final class MySqlDialect extends SqlDialect {
    */
   private static String upsert(
       String t, String n, String insertFence, String decision, String ours) {
-    return "INSERT INTO "
-        + t
-        + " (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns,"
-        + " completed_at_ns, retain_from_ns, claim_kind, claim_nonce, row_version)"
-        + " VALUES ("
-        + SCOPE
-        + ", "
-        + KEY
-        + ", 'I', "
-        + FINGERPRINT
-        + ", "
-        + insertFence
-        + ", "
-        + n
-        + " + "
-        + LEASE
-        + ", NULL, "
-        + n
-        + " + "
-        + LEASE
-        + ", 'F', "
-        + NONCE
-        + ", 1)"
-        + " ON DUPLICATE KEY UPDATE "
-        + decision
-        + ", claim_kind = IF("
-        + ours
-        + ", IF(state = 'I', 'T', 'F'), claim_kind),"
-        + " rp_name = IF("
-        + ours
-        + " AND state <> 'I', NULL, rp_name),"
-        + " rp_data = IF("
-        + ours
-        + " AND state <> 'I', NULL, rp_data),"
-        // before fence and state change: a takeover keeps the request's generation, a fresh claim
-        // begins its own
-        + " generation_fence = IF("
-        + ours
-        + ", IF(state = 'I', COALESCE(generation_fence, fence), NULL),"
-        + " generation_fence),"
-        + " fence = IF("
-        + ours
-        + ", GREATEST(fence + 1, VALUES(fence)), fence),"
-        + " fingerprint = IF("
-        + ours
-        + ", VALUES(fingerprint), fingerprint),"
-        + " lease_expires_at_ns = IF("
-        + ours
-        + ", VALUES(lease_expires_at_ns), lease_expires_at_ns),"
-        + " retain_from_ns = IF("
-        + ours
-        + ", VALUES(retain_from_ns), retain_from_ns),"
-        + " completed_at_ns = IF("
-        + ours
-        + ", NULL, completed_at_ns),"
-        + " response_status = IF("
-        + ours
-        + ", NULL, response_status),"
-        + " response_headers = IF("
-        + ours
-        + ", NULL, response_headers),"
-        + " response_body = IF("
-        + ours
-        + ", NULL, response_body),"
-        + " row_version = IF("
-        + ours
-        + ", row_version + 1, row_version),"
-        + " state = IF("
-        + ours
-        + ", 'I', state)";
+    // generation_fence is assigned before fence and state change: a takeover keeps the request's
+    // generation, a fresh claim begins its own
+    return """
+        INSERT INTO {table} (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns,
+          completed_at_ns, retain_from_ns, claim_kind, claim_nonce, row_version)
+        VALUES (:scope, :key, 'I', :fp, {insertFence}, {now} + :lease, NULL, {now} + :lease, 'F',
+          :nonce, 1)
+        ON DUPLICATE KEY UPDATE {decision},
+          claim_kind = IF({ours}, IF(state = 'I', 'T', 'F'), claim_kind),
+          rp_name = IF({ours} AND state <> 'I', NULL, rp_name),
+          rp_data = IF({ours} AND state <> 'I', NULL, rp_data),
+          generation_fence = IF({ours}, IF(state = 'I', COALESCE(generation_fence, fence), NULL),
+            generation_fence),
+          fence = IF({ours}, GREATEST(fence + 1, VALUES(fence)), fence),
+          fingerprint = IF({ours}, VALUES(fingerprint), fingerprint),
+          lease_expires_at_ns = IF({ours}, VALUES(lease_expires_at_ns), lease_expires_at_ns),
+          retain_from_ns = IF({ours}, VALUES(retain_from_ns), retain_from_ns),
+          completed_at_ns = IF({ours}, NULL, completed_at_ns),
+          response_status = IF({ours}, NULL, response_status),
+          response_headers = IF({ours}, NULL, response_headers),
+          response_body = IF({ours}, NULL, response_body),
+          row_version = IF({ours}, row_version + 1, row_version),
+          state = IF({ours}, 'I', state)"""
+        .replace("{insertFence}", insertFence)
+        .replace("{decision}", decision)
+        .replace("{ours}", ours)
+        .replace("{table}", t)
+        .replace("{now}", n);
   }
 
   @Override
@@ -236,48 +169,65 @@ final class MySqlDialect extends SqlDialect {
     return true;
   }
 
+  /**
+   * InnoDB's optimizer may read a renewal's rows through the {@code (state, retain_from_ns)} index
+   * ({@code state = 'I'} is selective where few records are in flight), which locks that index's
+   * entries before the rows' primary keys, the reverse of a claim's order, and at {@code REPEATABLE
+   * READ} every in-flight record the range passes. Seen on MariaDB 10.11 with a few hundred rows.
+   */
   @Override
-  NamedSql deleteExpiredSql(String states) {
-    return deleteExpired.computeIfAbsent(
-        states,
-        s ->
-            NamedSql.parse(
-                "DELETE FROM "
-                    + names.table()
-                    + " WHERE "
-                    + s
-                    + " AND retain_from_ns <= "
-                    + now()
-                    + " - "
-                    + RETENTION
-                    + " LIMIT "
-                    + LIMIT));
+  String byPrimaryKey() {
+    return " FORCE INDEX (PRIMARY)";
   }
 
   @Override
   public List<String> validationStatements() {
     return List.of(
-        "SELECT "
-            + Row.COLUMNS
-            + ", retain_from_ns, claim_kind, claim_nonce, row_version FROM "
-            + names.table()
-            + " WHERE 1 = 0");
+        "SELECT %s, retain_from_ns, claim_kind, claim_nonce, row_version FROM %s WHERE 1 = 0"
+            .formatted(Row.COLUMNS, names.table()));
   }
 
   /**
-   * A ranged {@code DELETE} under {@code REPEATABLE READ} (InnoDB's default) takes gap locks that
-   * would block concurrent claims; the batch needs no more than {@code READ COMMITTED}, so it runs
-   * at that level and puts the connection's level back.
+   * At {@code READ COMMITTED}, and back to the connection's level afterwards: under {@code
+   * REPEATABLE READ} (InnoDB's default) a delete of a key that is gone meanwhile, or a read the
+   * level makes locking, would take gap locks that block concurrent claims; the batch needs no
+   * more.
    */
   @Override
   public int deleteExpired(Connection c, ParamValues p) throws SQLException {
+    return atReadCommitted(c, false, () -> super.deleteExpired(c, p));
+  }
+
+  /**
+   * A plain read, except at {@code SERIALIZABLE} with auto-commit off, where InnoDB makes it a
+   * locking one that takes the index's entries before the rows' primary keys, the reverse of a
+   * claim's order: there it runs at {@code READ COMMITTED}.
+   */
+  @Override
+  public List<RecordSnapshot> findAbandoned(Connection c, ParamValues p) throws SQLException {
+    return atReadCommitted(c, true, () -> super.findAbandoned(c, p));
+  }
+
+  /** SQL run on a connection, for {@link #atReadCommitted}. */
+  @FunctionalInterface
+  private interface OnConnection<R> {
+    R run() throws SQLException;
+  }
+
+  /**
+   * Runs {@code work} at {@code READ COMMITTED} and puts the connection's level back; {@code
+   * onlyFromSerializable}: only when the connection is at {@code SERIALIZABLE}.
+   */
+  private static <R> R atReadCommitted(
+      Connection c, boolean onlyFromSerializable, OnConnection<R> work) throws SQLException {
     int previous = c.getTransactionIsolation();
-    if (previous == Connection.TRANSACTION_READ_COMMITTED) {
-      return super.deleteExpired(c, p);
+    if (previous == Connection.TRANSACTION_READ_COMMITTED
+        || (onlyFromSerializable && previous != Connection.TRANSACTION_SERIALIZABLE)) {
+      return work.run();
     }
     c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
     try {
-      return super.deleteExpired(c, p);
+      return work.run();
     } finally {
       c.setTransactionIsolation(previous);
     }

@@ -8,9 +8,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A SQL text with {@code :name} parameters (written by concatenating {@link Param}s), turned into
- * positional {@code ?}s once and bound from a call's {@link ParamValues}. A parameter may occur
- * several times; a list parameter's element is {@code :name[i]}. Immutable and thread-safe.
+ * A SQL text with {@code :name} parameters ({@link Param}s), turned into positional {@code ?}s once
+ * and bound from a call's {@link ParamValues}. A parameter may occur several times; a list
+ * parameter's element is {@code :name[i]}. Immutable and thread-safe.
  */
 final class NamedSql {
   private final String text;

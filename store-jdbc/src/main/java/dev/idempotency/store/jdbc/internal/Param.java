@@ -1,10 +1,11 @@
 package dev.idempotency.store.jdbc.internal;
 
 /**
- * The named parameters of the store's SQL. A statement's text names one by concatenating the
- * constant, which writes itself as {@code :name} ({@link #toString()}), so a misspelt parameter
- * does not compile; {@link NamedSql} turns the names into positions once, and {@link ParamValues}
- * binds each from the field its typed setter filled.
+ * The named parameters of the store's SQL, written {@code :name} in a statement's text (as the
+ * constant writes itself, {@link #toString()}, where code assembles the text). {@link NamedSql}
+ * turns the names into positions once, as the dialect is built, and rejects a name that is none of
+ * these, so a misspelt parameter fails the store's start-up; {@link ParamValues} binds each from
+ * the field its typed setter filled.
  */
 enum Param {
   /** The record's scope; UTF-8 bytes where the dialect stores it so. */

@@ -152,6 +152,11 @@ public final class ParamValues {
     return this;
   }
 
+  /** The bytes of the response set by {@link #response} (headers and body), 0 without one. */
+  long responseBytes() {
+    return (headers == null ? 0L : headers.length) + (body == null ? 0L : body.length);
+  }
+
   /**
    * The list parameters {@code RENEWED_*}: element {@code i} of each is lease {@code i} of {@code
    * leases}.

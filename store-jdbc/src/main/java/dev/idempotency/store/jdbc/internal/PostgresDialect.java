@@ -1,17 +1,5 @@
 package dev.idempotency.store.jdbc.internal;
 
-import static dev.idempotency.store.jdbc.internal.Param.BODY;
-import static dev.idempotency.store.jdbc.internal.Param.FENCE;
-import static dev.idempotency.store.jdbc.internal.Param.FINGERPRINT;
-import static dev.idempotency.store.jdbc.internal.Param.HEADERS;
-import static dev.idempotency.store.jdbc.internal.Param.KEY;
-import static dev.idempotency.store.jdbc.internal.Param.LEASE;
-import static dev.idempotency.store.jdbc.internal.Param.LIMIT;
-import static dev.idempotency.store.jdbc.internal.Param.RETENTION;
-import static dev.idempotency.store.jdbc.internal.Param.SCOPE;
-import static dev.idempotency.store.jdbc.internal.Param.STATUS;
-import static dev.idempotency.store.jdbc.internal.Param.WINDOW;
-
 import dev.idempotency.FenceToken;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.StoreUnavailableException;
@@ -38,6 +26,7 @@ final class PostgresDialect extends SqlDialect {
   private final NamedSql claimLocked;
   private final NamedSql firstLook;
   private final NamedSql awaitKeyLock;
+  private final NamedSql upsertClaim;
   private final NamedSql insertCompleted;
   private final Map<String, NamedSql> deleteExpired = new ConcurrentHashMap<>();
 
@@ -70,54 +59,99 @@ final class PostgresDialect extends SqlDialect {
     // only wait for each other. The lock is tried in the statement that reads the row, not awaited
     // there: a statement's snapshot predates any wait inside it.
     String keyLock =
-        "hashtextextended(CAST(length(CAST("
-            + SCOPE
-            + " AS text)) AS text) || ':' || CAST("
-            + SCOPE
-            + " AS text) || CAST("
-            + KEY
-            + " AS text), 0)";
+        """
+        hashtextextended(CAST(length(CAST(:scope AS text)) AS text) || ':' || CAST(:scope AS text)
+          || CAST(:key AS text), 0)""";
+    // At SERIALIZABLE the row is not read here: an index read takes a predicate lock on its leaf
+    // page, and two requests of different keys on one page, each reading its key and inserting it,
+    // form a read-write cycle that aborts one of them after its work ran. The condition on the
+    // isolation level is a one-time filter over the read (EXPLAIN: Result, One-Time Filter), so
+    // the index is not touched at all; the claim is then the upsert below.
+    String serializable = "current_setting('transaction_isolation') = 'serializable'";
     firstLook =
         NamedSql.parse(
-            "SELECT pg_try_advisory_xact_lock("
-                + keyLock
-                + ") AS locked, CASE WHEN r.scope IS NULL THEN "
-                + seq
-                + " END AS next_fence, "
-                + n
-                + " AS db_now, r.* FROM (SELECT 1) AS one LEFT JOIN "
-                + t
-                + " r ON r.scope = "
-                + SCOPE
-                + " AND r.idem_key = "
-                + KEY);
+            """
+            SELECT pg_try_advisory_xact_lock({keyLock}) AS locked, {serializable} AS serializable,
+              CASE WHEN r.scope IS NULL AND NOT {serializable} THEN {seq} END AS next_fence,
+              {now} AS db_now, r.*
+            FROM (SELECT 1) AS one LEFT JOIN (
+              SELECT * FROM {table} WHERE scope = :scope AND idem_key = :key AND NOT {serializable}
+            ) AS r ON TRUE"""
+                .replace("{keyLock}", keyLock)
+                .replace("{serializable}", serializable)
+                .replace("{seq}", seq)
+                .replace("{now}", n)
+                .replace("{table}", t));
+    // The claim at SERIALIZABLE: INSERT … ON CONFLICT checks the key through the index without a
+    // predicate lock (its arbiter reads with a dirty snapshot), and locks and updates a claimable
+    // row the same way. It returns the row only when it claimed it.
+    upsertClaim = NamedSql.parse(upsertClaimSql(t, n, seq));
     awaitKeyLock = NamedSql.parse("SELECT pg_advisory_xact_lock(" + keyLock + ")");
-    String fnow = fencedNow();
+    // The conflict is the record a claim at SERIALIZABLE wrote in flight, under this fence; a row
+    // another claim wrote meanwhile has another fence and is left alone (0 rows).
     insertCompleted =
         NamedSql.parse(
-            "INSERT INTO "
-                + t
-                + " (scope, idem_key, state, fingerprint, fence, completed_at_ns, retain_from_ns,"
-                + " claim_kind, row_version, response_status, response_headers, response_body)"
-                + " VALUES ("
-                + SCOPE
-                + ", "
-                + KEY
-                + ", 'C', "
-                + FINGERPRINT
-                + ", "
-                + FENCE
-                + ", "
-                + fnow
-                + ", "
-                + fnow
-                + ", 'F', 1, "
-                + STATUS
-                + ", "
-                + HEADERS
-                + ", "
-                + BODY
-                + ") ON CONFLICT (scope, idem_key) DO NOTHING");
+            """
+            INSERT INTO {table} AS r (scope, idem_key, state, fingerprint, fence, completed_at_ns,
+              retain_from_ns, claim_kind, row_version, response_status, response_headers,
+              response_body)
+            VALUES (:scope, :key, 'C', :fp, :fence, {now}, {now}, 'F', 1, :status, :headers, :body)
+            ON CONFLICT (scope, idem_key) DO UPDATE SET state = 'C',
+              completed_at_ns = EXCLUDED.completed_at_ns, retain_from_ns = EXCLUDED.retain_from_ns,
+              lease_expires_at_ns = NULL, row_version = r.row_version + 1,
+              response_status = EXCLUDED.response_status,
+              response_headers = EXCLUDED.response_headers, response_body = EXCLUDED.response_body
+            WHERE r.fence = EXCLUDED.fence AND r.state = 'I'"""
+                .replace("{table}", t)
+                .replace("{now}", fencedNow()));
+  }
+
+  /** The columns a fresh claim writes, in {@link #freshRow}'s order. */
+  private static final String FRESH_COLUMNS =
+      "(scope, idem_key, state, fingerprint, fence, lease_expires_at_ns, completed_at_ns,"
+          + " retain_from_ns, claim_kind, row_version)";
+
+  /**
+   * The rest of what a claim of an existing row ({@code r}) sets. A takeover continues the request:
+   * it keeps the generation and the recovery point; a fresh claim begins its own generation (NULL:
+   * = fence).
+   */
+  private static final String RECLAIMED =
+      """
+      claim_kind = CASE WHEN r.state = 'I' THEN 'T' ELSE 'F' END, row_version = r.row_version + 1,
+        generation_fence = CASE WHEN r.state = 'I' THEN COALESCE(r.generation_fence, r.fence) END,
+        rp_name = CASE WHEN r.state = 'I' THEN r.rp_name END,
+        rp_data = CASE WHEN r.state = 'I' THEN r.rp_data END,
+        response_status = NULL, response_headers = NULL, response_body = NULL""";
+
+  /** A fresh claim's row: in flight, a fence from the sequence, the lease from {@code n}. */
+  private static String freshRow(String n, String seq) {
+    return ":scope, :key, 'I', :fp, {seq}, {now} + :lease, NULL, {now} + :lease, 'F', 1"
+        .replace("{seq}", seq)
+        .replace("{now}", n);
+  }
+
+  /**
+   * The claim as an upsert: a fresh row in flight, or on a claimable row (the same cases as {@link
+   * #claimable}) the takeover or re-claim the claim statement makes; returns the row only when this
+   * statement wrote it.
+   */
+  private static String upsertClaimSql(String t, String n, String seq) {
+    return """
+        INSERT INTO {table} AS r {freshColumns} VALUES ({freshRow})
+        ON CONFLICT (scope, idem_key) DO UPDATE SET state = 'I',
+          fingerprint = EXCLUDED.fingerprint, fence = GREATEST(EXCLUDED.fence, r.fence + 1),
+          lease_expires_at_ns = EXCLUDED.lease_expires_at_ns, completed_at_ns = NULL,
+          retain_from_ns = EXCLUDED.retain_from_ns,
+          {reclaimed}
+        WHERE {claimable}
+        RETURNING {columns}, claim_kind"""
+        .replace("{table}", t)
+        .replace("{freshColumns}", FRESH_COLUMNS)
+        .replace("{freshRow}", freshRow(n, seq))
+        .replace("{claimable}", claimable("r.", n))
+        .replace("{reclaimed}", RECLAIMED)
+        .replace("{columns}", Row.COLUMNS);
   }
 
   /**
@@ -131,11 +165,13 @@ final class PostgresDialect extends SqlDialect {
   @Override
   public TransactionClaim claimInTransaction(Connection c, ParamValues p) throws SQLException {
     boolean locked;
+    boolean serializable;
     try (PreparedStatement ps = prepare(firstLook, c, p);
         ResultSet rs = ps.executeQuery()) {
       rs.next();
       locked = rs.getBoolean("locked");
-      if (locked) {
+      serializable = rs.getBoolean("serializable");
+      if (locked && !serializable) {
         if (rs.getString("state") == null) {
           return new TransactionClaim(
               ClaimOutcome.Claimed.fresh(FenceToken.of(rs.getLong("next_fence"))), true);
@@ -152,6 +188,9 @@ final class PostgresDialect extends SqlDialect {
         ps.execute();
       }
     }
+    if (serializable) {
+      return claimBySerializableUpsert(c, p);
+    }
     // The claim statement's attempts, without SqlDialect.claim's rollback between them: a rollback
     // here would drop the advisory lock. PostgreSQL's claim statement raises no duplicate key; a
     // serialization failure or deadlock propagates, and the whole transaction runs again, taking
@@ -166,10 +205,31 @@ final class PostgresDialect extends SqlDialect {
         return new TransactionClaim(o, false);
       }
     }
-    throw new StoreUnavailableException(
-        "claim did not settle after "
-            + MAX_CLAIM_ATTEMPTS
-            + " attempts: the record kept changing under contention");
+    throw new StoreUnavailableException(CLAIM_DID_NOT_SETTLE);
+  }
+
+  /**
+   * The claim at {@code SERIALIZABLE}: the upsert, and only when it did not claim (a replay, a
+   * mismatch, a live lease) a read of the row, which this transaction then only rolls back. The
+   * completion updates the row it wrote through the same upsert's conflict ({@link
+   * #completeInTransaction} with {@code insert}), not through an index read.
+   */
+  private TransactionClaim claimBySerializableUpsert(Connection c, ParamValues p)
+      throws SQLException {
+    for (int attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
+      try (PreparedStatement ps = prepare(upsertClaim, c, p);
+          ResultSet rs = ps.executeQuery()) {
+        if (rs.next()) {
+          return new TransactionClaim(
+              Row.read(rs, false).claimedOutcome("T".equals(rs.getString("claim_kind"))), true);
+        }
+      }
+      ClaimOutcome o = readOutcome(c, p);
+      if (o != null) {
+        return new TransactionClaim(o, false);
+      }
+    }
+    throw new StoreUnavailableException(CLAIM_DID_NOT_SETTLE);
   }
 
   @Override
@@ -200,99 +260,44 @@ final class PostgresDialect extends SqlDialect {
    * version {@code existing} locked; the re-check on the newest version then finds exactly it.
    */
   private static String claimSql(String t, String n, String seq, boolean locked) {
-    String claimable = claimable("r.", n);
-    return "WITH existing AS ("
-        + "SELECT "
-        + Row.COLUMNS
-        + ", claim_kind, row_version, ("
-        + claimable("", n)
-        + ") AS claimable FROM "
-        + t
-        + " WHERE scope = "
-        + SCOPE
-        + " AND idem_key = "
-        + KEY
-        + (locked ? " FOR UPDATE" : "")
-        + "),"
-        + " inserted AS ("
-        + "INSERT INTO "
-        + t
-        + " (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns, completed_at_ns,"
-        + " retain_from_ns, claim_kind, row_version)"
-        + " SELECT "
-        + SCOPE
-        + ", "
-        + KEY
-        + ", 'I', "
-        + FINGERPRINT
-        + ", "
-        + seq
-        + ", "
-        + n
-        + " + "
-        + LEASE
-        + ", NULL, "
-        + n
-        + " + "
-        + LEASE
-        + ", 'F', 1"
-        + " WHERE NOT EXISTS (SELECT 1 FROM existing)"
-        + " ON CONFLICT (scope, idem_key) DO NOTHING"
-        + " RETURNING "
-        + Row.COLUMNS
-        + ", claim_kind),"
-        + " updated AS ("
-        + "UPDATE "
-        + t
-        + " AS r SET state = 'I', fingerprint = "
-        + FINGERPRINT
-        + ","
-        // nextval is drawn under the row lock, so it is greater than every fence issued before;
-        // GREATEST guards against a sequence that was reset by hand
-        + " fence = GREATEST("
-        + seq
-        + ", r.fence + 1),"
-        + " lease_expires_at_ns = "
-        + n
-        + " + "
-        + LEASE
-        + ", completed_at_ns = NULL, retain_from_ns = "
-        + n
-        + " + "
-        + LEASE
-        + ","
-        + " claim_kind = CASE WHEN r.state = 'I' THEN 'T' ELSE 'F' END, row_version = r.row_version + 1,"
-        // a takeover continues the request: it keeps the generation; a fresh claim begins its own
-        // (NULL: = fence)
-        + " generation_fence = CASE WHEN r.state = 'I' THEN COALESCE(r.generation_fence, r.fence) END,"
-        + " rp_name = CASE WHEN r.state = 'I' THEN r.rp_name END, rp_data = CASE WHEN r.state = 'I' THEN r.rp_data END,"
-        + " response_status = NULL, response_headers = NULL, response_body = NULL"
-        + " WHERE r.scope = "
-        + SCOPE
-        + " AND r.idem_key = "
-        + KEY
-        + " AND EXISTS (SELECT 1 FROM existing WHERE claimable)"
-        + " AND "
-        + (locked ? "r.row_version <= (SELECT row_version FROM existing)" : "(" + claimable + ")")
-        + " RETURNING "
-        + Row.COLUMNS
-        + ", claim_kind)"
-        + " SELECT "
-        + Row.COLUMNS
-        + ", claim_kind, TRUE AS won, "
-        + n
-        + " AS db_now FROM inserted"
-        + " UNION ALL SELECT "
-        + Row.COLUMNS
-        + ", claim_kind, TRUE, "
-        + n
-        + " FROM updated"
-        + " UNION ALL SELECT "
-        + Row.COLUMNS
-        + ", claim_kind, FALSE, "
-        + n
-        + " FROM existing"
-        + " WHERE NOT EXISTS (SELECT 1 FROM inserted) AND NOT EXISTS (SELECT 1 FROM updated)";
+    // In updated: nextval is drawn under the row lock, so it is greater than every fence issued
+    // before; GREATEST guards against a sequence that was reset by hand.
+    return """
+        WITH existing AS (
+          SELECT {columns}, claim_kind, row_version, ({claimableHere}) AS claimable FROM {table}
+          WHERE scope = :scope AND idem_key = :key{forUpdate}),
+        inserted AS (
+          INSERT INTO {table} {freshColumns} SELECT {freshRow}
+          WHERE NOT EXISTS (SELECT 1 FROM existing)
+          ON CONFLICT (scope, idem_key) DO NOTHING
+          RETURNING {columns}, claim_kind),
+        updated AS (
+          UPDATE {table} AS r SET state = 'I', fingerprint = :fp,
+            fence = GREATEST({seq}, r.fence + 1),
+            lease_expires_at_ns = {now} + :lease, completed_at_ns = NULL,
+            retain_from_ns = {now} + :lease,
+            {reclaimed}
+          WHERE r.scope = :scope AND r.idem_key = :key
+            AND EXISTS (SELECT 1 FROM existing WHERE claimable) AND {guard}
+          RETURNING {columns}, claim_kind)
+        SELECT {columns}, claim_kind, TRUE AS won, {now} AS db_now FROM inserted
+        UNION ALL SELECT {columns}, claim_kind, TRUE, {now} FROM updated
+        UNION ALL SELECT {columns}, claim_kind, FALSE, {now} FROM existing
+        WHERE NOT EXISTS (SELECT 1 FROM inserted) AND NOT EXISTS (SELECT 1 FROM updated)"""
+        .replace("{claimableHere}", claimable("", n))
+        .replace("{forUpdate}", locked ? " FOR UPDATE" : "")
+        .replace(
+            "{guard}",
+            locked
+                ? "r.row_version <= (SELECT row_version FROM existing)"
+                : "(" + claimable("r.", n) + ")")
+        .replace("{reclaimed}", RECLAIMED)
+        .replace("{freshColumns}", FRESH_COLUMNS)
+        .replace("{freshRow}", freshRow(n, seq))
+        .replace("{seq}", seq)
+        .replace("{table}", t)
+        .replace("{columns}", Row.COLUMNS)
+        .replace("{now}", n);
   }
 
   /**
@@ -300,26 +305,11 @@ final class PostgresDialect extends SqlDialect {
    * expired.
    */
   private static String claimable(String alias, String now) {
-    return alias
-        + "state = 'R' OR ("
-        + alias
-        + "state = 'C' AND "
-        + alias
-        + "completed_at_ns <= "
-        + now
-        + " - "
-        + WINDOW
-        + ") OR ("
-        + alias
-        + "state = 'I' AND "
-        + alias
-        + "lease_expires_at_ns <= "
-        + now
-        + " AND "
-        + alias
-        + "fingerprint = "
-        + FINGERPRINT
-        + ")";
+    return """
+        {a}state = 'R' OR ({a}state = 'C' AND {a}completed_at_ns <= {now} - :window)
+          OR ({a}state = 'I' AND {a}lease_expires_at_ns <= {now} AND {a}fingerprint = :fp)"""
+        .replace("{a}", alias)
+        .replace("{now}", now);
   }
 
   @Override
@@ -327,32 +317,39 @@ final class PostgresDialect extends SqlDialect {
     return "CAST(EXTRACT(EPOCH FROM statement_timestamp()) * 1000000000 AS BIGINT)";
   }
 
+  /**
+   * One statement, whose batch is locked {@code SKIP LOCKED}: it never waits for, nor blocks, a
+   * claim of a row it chose, so it takes no part in a lock-order cycle.
+   */
   @Override
-  NamedSql deleteExpiredSql(String states) {
+  int deleteBatch(Connection c, ParamValues p, String states) throws SQLException {
+    return update(deleteExpiredSql(states), c, p);
+  }
+
+  private NamedSql deleteExpiredSql(String states) {
     String t = names.table();
     String n = now();
     // key-based and SKIP LOCKED: the batch never waits for, nor blocks, a claim of a row it
-    // selected
+    // selected. The batch is chosen once, in a MATERIALIZED CTE: as an IN (subquery) the planner
+    // may
+    // put it on the inner side of a nested loop and run it again for each outer row, and a rerun's
+    // FOR UPDATE skips the rows this statement already deleted, so its LIMIT reached past them and
+    // the batch grew beyond the limit (seen: limit 2, 3 deleted).
     return deleteExpired.computeIfAbsent(
         states,
         s ->
             NamedSql.parse(
-                "DELETE FROM "
-                    + t
-                    + " WHERE (scope, idem_key) IN (SELECT scope, idem_key FROM "
-                    + t
-                    + " WHERE "
-                    + s
-                    + " AND retain_from_ns <= "
-                    + n
-                    + " - "
-                    + RETENTION
-                    + " LIMIT "
-                    + LIMIT
-                    + " FOR UPDATE SKIP LOCKED) AND retain_from_ns <= "
-                    + n
-                    + " - "
-                    + RETENTION));
+                """
+                WITH batch AS MATERIALIZED (
+                  SELECT scope, idem_key FROM {table}
+                  WHERE {states} AND retain_from_ns <= {now} - :retention
+                  LIMIT :limit FOR UPDATE SKIP LOCKED)
+                DELETE FROM {table} d USING batch
+                WHERE d.scope = batch.scope AND d.idem_key = batch.idem_key
+                  AND d.retain_from_ns <= {now} - :retention"""
+                    .replace("{table}", t)
+                    .replace("{states}", s)
+                    .replace("{now}", n)));
   }
 
   @Override

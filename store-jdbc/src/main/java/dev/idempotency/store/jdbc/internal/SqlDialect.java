@@ -1,39 +1,22 @@
 package dev.idempotency.store.jdbc.internal;
 
-import static dev.idempotency.store.jdbc.internal.Param.BODY;
-import static dev.idempotency.store.jdbc.internal.Param.FENCE;
-import static dev.idempotency.store.jdbc.internal.Param.HEADERS;
-import static dev.idempotency.store.jdbc.internal.Param.KEY;
-import static dev.idempotency.store.jdbc.internal.Param.LEASE;
 import static dev.idempotency.store.jdbc.internal.Param.LIMIT;
 import static dev.idempotency.store.jdbc.internal.Param.NOW;
-import static dev.idempotency.store.jdbc.internal.Param.RENEWED_FENCE;
-import static dev.idempotency.store.jdbc.internal.Param.RENEWED_KEY;
-import static dev.idempotency.store.jdbc.internal.Param.RENEWED_SCOPE;
-import static dev.idempotency.store.jdbc.internal.Param.RP_DATA;
-import static dev.idempotency.store.jdbc.internal.Param.RP_NAME;
-import static dev.idempotency.store.jdbc.internal.Param.SCOPE;
-import static dev.idempotency.store.jdbc.internal.Param.STATUS;
 
 import dev.idempotency.spi.ClaimOutcome;
-import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreUnavailableException;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -46,11 +29,10 @@ import org.jspecify.annotations.Nullable;
  * engine's time in epoch nanoseconds (absent from the SQL with the database clock), {@code :lease
  * :window :retention} are nanoseconds, {@code :fence} the owner's token.
  *
- * <p>One class of about 630 lines (google-java-format's 100 columns; about 480 at 120): the
- * statements every dialect shares, the claim's decision loop and the one-transaction claim and
- * completion that PostgreSQL overrides, which read best beside the SQL they run; each dialect adds
- * its own statements in its subclass. Where it would split: the batched renewal (its statements and
- * the refused-lease read) into a class of its own.
+ * <p>The statements every dialect shares, the claim's decision loop and the one-transaction claim
+ * and completion that PostgreSQL overrides, which read best beside the SQL they run; each dialect
+ * adds its own statements in its subclass. The owner's writes to its record are {@link
+ * FencedWrites}', the statements over many records {@link Batches}'.
  */
 public abstract class SqlDialect {
   /**
@@ -61,11 +43,8 @@ public abstract class SqlDialect {
    */
   static final int MAX_CLAIM_ATTEMPTS = 16;
 
-  /**
-   * The most leases one renewal statement names: {@code 3 * 256} parameters stay far below every
-   * driver's limit, and a statement that size still takes well under a millisecond of parsing.
-   */
-  static final int RENEWALS_PER_STATEMENT = 256;
+  static final String CLAIM_DID_NOT_SETTLE =
+      "claim did not settle after " + MAX_CLAIM_ATTEMPTS + " attempts: the record kept changing";
 
   final Names names;
   final boolean serverClock;
@@ -74,99 +53,22 @@ public abstract class SqlDialect {
   private final int queryTimeoutSeconds;
 
   private final NamedSql select;
-  private final NamedSql heartbeat;
-  private final NamedSql checkpoint;
-  private final NamedSql complete;
-  private final NamedSql release;
-  private final Map<String, NamedSql> findAbandonedSql = new ConcurrentHashMap<>();
-  private final Map<Integer, NamedSql[]> renewalSql = new ConcurrentHashMap<>();
+  private final FencedWrites fencedWrites;
+  private final Batches batches = new Batches(this);
 
   SqlDialect(Names names, boolean serverClock, int queryTimeoutSeconds) {
     this.names = names;
     this.serverClock = serverClock;
     this.queryTimeoutSeconds = queryTimeoutSeconds;
-    String t = names.table();
-    String now = now();
     this.select =
         NamedSql.parse(
-            "SELECT "
-                + Row.COLUMNS
-                + ", "
-                + now
-                + " AS db_now FROM "
-                + t
-                + " WHERE scope = "
-                + SCOPE
-                + " AND idem_key = "
-                + KEY);
-    // Every fenced write bumps row_version, so that it always changes the row: MySQL drivers that
-    // report found rows and those that report changed rows then agree on the update count (1 =
-    // written, 0 = fence refused).
-    String fenced =
-        " WHERE scope = "
-            + SCOPE
-            + " AND idem_key = "
-            + KEY
-            + " AND fence = "
-            + FENCE
-            + " AND state = 'I'";
-    String fnow = fencedNow();
-    this.heartbeat =
-        NamedSql.parse(
-            "UPDATE "
-                + t
-                + " SET lease_expires_at_ns = "
-                + fnow
-                + " + "
-                + LEASE
-                + ", retain_from_ns = "
-                + fnow
-                + " + "
-                + LEASE
-                + ", row_version = row_version + 1"
-                + fenced);
-    this.checkpoint =
-        NamedSql.parse(
-            "UPDATE "
-                + t
-                + " SET rp_name = "
-                + RP_NAME
-                + ", rp_data = "
-                + RP_DATA
-                + ", lease_expires_at_ns = "
-                + fnow
-                + " + "
-                + LEASE
-                + ", retain_from_ns = "
-                + fnow
-                + " + "
-                + LEASE
-                + ", row_version = row_version + 1"
-                + fenced);
-    this.complete =
-        NamedSql.parse(
-            "UPDATE "
-                + t
-                + " SET state = 'C', completed_at_ns = "
-                + fnow
-                + ", retain_from_ns = "
-                + fnow
-                + ", lease_expires_at_ns = NULL, response_status = "
-                + STATUS
-                + ", response_headers = "
-                + HEADERS
-                + ", response_body = "
-                + BODY
-                + ", row_version = row_version + 1"
-                + fenced);
-    this.release =
-        NamedSql.parse(
-            "UPDATE "
-                + t
-                + " SET state = 'R', retain_from_ns = "
-                + fnow
-                + ", lease_expires_at_ns = NULL, rp_name = NULL, rp_data = NULL, row_version = row_version + 1"
-                + fenced);
+            """
+            SELECT {columns}, {now} AS db_now FROM {table}
+            WHERE scope = :scope AND idem_key = :key"""
+                .replace("{columns}", Row.COLUMNS)
+                .replace("{now}", now())
+                .replace("{table}", names.table()));
+    this.fencedWrites = new FencedWrites(this);
   }
 
   /**
@@ -209,21 +111,25 @@ public abstract class SqlDialect {
    * Prepares {@code sql} with {@code p} bound and the store's query timeout set: a statement that
    * waits on a lock held by a stalled transaction, or on a database that stopped answering, ends
    * with a timeout (mapped to StoreUnavailableException) instead of holding the caller, for example
-   * the engine's one heartbeat thread.
+   * the engine's one heartbeat thread. A statement that carries a response is given its {@link
+   * TransferAllowance} too.
    */
   PreparedStatement prepare(NamedSql sql, Connection c, ParamValues p) throws SQLException {
-    return withTimeout(sql.prepare(c, p));
+    return withTimeout(sql.prepare(c, p), TransferAllowance.seconds(p, queryTimeoutSeconds));
   }
 
   /** {@link #prepare}, asking for generated keys. */
   PreparedStatement prepareWithKeys(NamedSql sql, Connection c, ParamValues p) throws SQLException {
-    return withTimeout(sql.prepareWithKeys(c, p));
+    return withTimeout(
+        sql.prepareWithKeys(c, p), TransferAllowance.seconds(p, queryTimeoutSeconds));
   }
 
-  /** Sets the query timeout on {@code ps}; closes it if that fails. */
-  PreparedStatement withTimeout(PreparedStatement ps) throws SQLException {
+  /**
+   * Sets the store's query timeout plus {@code extraSeconds} on {@code ps}; closes it on failure.
+   */
+  PreparedStatement withTimeout(PreparedStatement ps, int extraSeconds) throws SQLException {
     try {
-      ps.setQueryTimeout(queryTimeoutSeconds);
+      ps.setQueryTimeout(queryTimeoutSeconds + extraSeconds);
       return ps;
     } catch (SQLException | RuntimeException e) {
       try {
@@ -251,11 +157,22 @@ public abstract class SqlDialect {
    * connection's session end at the store's query timeout, for a dialect whose own statements do
    * not carry one (H2); others do nothing. {@link #unboundLockWaits} undoes it before the
    * connection goes back to the pool.
+   *
+   * @return what {@link #unboundLockWaits} puts back, or {@link #NOTHING_BOUND}
    */
-  public void boundLockWaits(Connection c) throws SQLException {}
+  public long boundLockWaits(Connection c) throws SQLException {
+    return NOTHING_BOUND;
+  }
 
-  /** Undoes {@link #boundLockWaits}. */
-  public void unboundLockWaits(Connection c) throws SQLException {}
+  /** {@link #boundLockWaits} changed nothing. */
+  public static final long NOTHING_BOUND = -1;
+
+  /**
+   * Undoes {@link #boundLockWaits}.
+   *
+   * @param previous what it returned
+   */
+  public void unboundLockWaits(Connection c, long previous) throws SQLException {}
 
   /** The query timeout of the store's statements, in seconds. */
   int queryTimeoutSeconds() {
@@ -321,22 +238,34 @@ public abstract class SqlDialect {
     return false;
   }
 
-  /** The batch delete of rows past retention matching {@code stateCondition}. */
-  abstract NamedSql deleteExpiredSql(String stateCondition);
+  /**
+   * A table hint that makes a statement reach rows through the primary key, where the optimizer
+   * might otherwise pick the {@code (state, retain_from_ns)} index for a condition on {@code state}
+   * and lock in that index's order (see {@link Batches}); none by default.
+   */
+  String byPrimaryKey() {
+    return "";
+  }
+
+  /** The condition on {@code state} of the records (not the released rows) past retention. */
+  String liveStates() {
+    return "state IN ('C', 'I')";
+  }
+
+  /** How the read that chooses a reaper's batch orders it, if at all; none by default. */
+  String batchOrder() {
+    return "";
+  }
 
   /**
    * Statements that fail, with a schema SQLState, when the table, a column or the sequence is
    * missing.
    */
   public List<String> validationStatements() {
-    List<String> l = new ArrayList<>();
-    l.add(
-        "SELECT "
-            + Row.COLUMNS
-            + ", retain_from_ns, claim_kind, row_version FROM "
-            + names.table()
-            + " WHERE 1 = 0");
-    return l;
+    return new ArrayList<>(
+        List.of(
+            "SELECT %s, retain_from_ns, claim_kind, row_version FROM %s WHERE 1 = 0"
+                .formatted(Row.COLUMNS, names.table())));
   }
 
   /**
@@ -380,19 +309,17 @@ public abstract class SqlDialect {
         }
       }
     }
-    throw new StoreUnavailableException(
-        "claim did not settle after "
-            + MAX_CLAIM_ATTEMPTS
-            + " attempts: the record kept changing under contention");
+    throw new StoreUnavailableException(CLAIM_DID_NOT_SETTLE);
   }
 
   /**
    * The claim of a one-transaction request, on its open transaction.
    *
    * @param outcome the claim's outcome
-   * @param insertAtCompletion whether the record is not written yet and the completion inserts it
-   *     ({@link #completeInTransaction}); otherwise the claim wrote it in flight and the completion
-   *     updates it
+   * @param insertAtCompletion whether the completion writes the record with an insert ({@link
+   *     #completeInTransaction}; PostgreSQL: an insert of the complete record that, at {@code
+   *     SERIALIZABLE}, updates the row the claim wrote in flight through its conflict); otherwise
+   *     the claim wrote it in flight and the completion is the fenced update
    */
   public record TransactionClaim(ClaimOutcome outcome, boolean insertAtCompletion) {}
 
@@ -448,48 +375,30 @@ public abstract class SqlDialect {
   }
 
   /**
-   * The fenced writes, each {@code UPDATE … WHERE fence = :fence AND state = 'I'}, and each of
-   * them:
+   * The fenced writes ({@link FencedWrites}), each {@code UPDATE … WHERE fence = :fence AND state =
+   * 'I'}, and each of them:
    *
    * @param p the record and {@code :fence}, and the write's own values
    * @throws LeaseLostException if the fence no longer holds (the exception says what the record
    *     looks like now)
    */
   public void heartbeat(Connection c, ParamValues p) throws SQLException {
-    fencedWrite(heartbeat, c, p);
+    fencedWrites.heartbeat(c, p);
   }
 
   /** See {@link #heartbeat}; {@code p} also holds the lease and the recovery point. */
   public void checkpoint(Connection c, ParamValues p) throws SQLException {
-    fencedWrite(checkpoint, c, p);
+    fencedWrites.checkpoint(c, p);
   }
 
   /** See {@link #heartbeat}; {@code p} also holds the response. */
   public void complete(Connection c, ParamValues p) throws SQLException {
-    fencedWrite(complete, c, p);
+    fencedWrites.complete(c, p);
   }
 
   /** See {@link #heartbeat}. */
   public void release(Connection c, ParamValues p) throws SQLException {
-    fencedWrite(release, c, p);
-  }
-
-  private void fencedWrite(NamedSql sql, Connection c, ParamValues p) throws SQLException {
-    int count = update(sql, c, p);
-    if (count == 0) {
-      String found = read(c, p).map(Row::describe).orElse("record is absent (purged)");
-      throw new LeaseLostException(p.recordId(), p.fenceToken(), found);
-    }
-    if (count != 1) {
-      throw new KeyStoreException(
-          "a fenced write on "
-              + p.recordId()
-              + " changed "
-              + count
-              + " rows of "
-              + names.table()
-              + "; is its primary key (scope, idem_key)?");
-    }
+    fencedWrites.release(c, p);
   }
 
   int update(NamedSql sql, Connection c, ParamValues p) throws SQLException {
@@ -503,87 +412,14 @@ public abstract class SqlDialect {
 
   /**
    * Renews every lease in {@code owned} whose fence is still current and whose record is in flight,
-   * in one statement per {@link #RENEWALS_PER_STATEMENT} leases, and returns the positions in
-   * {@code owned} of those it did not renew. When a statement renews all it names (the normal case)
-   * that is its one round trip; otherwise one read of the renewed rows tells which were refused.
+   * and returns the positions in {@code owned} of those it did not renew (see {@link
+   * Batches#renewAll}).
    *
    * @param p {@code :now} and {@code :lease}
    */
   public Set<Integer> renewAll(Connection c, List<OwnedLease> owned, ParamValues p)
       throws SQLException {
-    Set<Integer> refused = new HashSet<>();
-    for (int from = 0; from < owned.size(); from += RENEWALS_PER_STATEMENT) {
-      List<OwnedLease> chunk =
-          owned.subList(from, Math.min(owned.size(), from + RENEWALS_PER_STATEMENT));
-      // statements come in a few sizes (powers of two), padded with the last lease, so that the
-      // renewal adds nine texts at most to the driver's and the database's statement caches, where
-      // the claim's must stay
-      int size =
-          Integer.highestOneBit(chunk.size()) == chunk.size()
-              ? chunk.size()
-              : Integer.highestOneBit(chunk.size()) << 1;
-      NamedSql[] sql = renewalSql.computeIfAbsent(size, this::renewalStatements);
-      List<OwnedLease> padded = new ArrayList<>(size);
-      for (int i = 0; i < size; i++) {
-        padded.add(chunk.get(Math.min(i, chunk.size() - 1)));
-      }
-      p.renewed(padded);
-      if (update(sql[0], c, p) == chunk.size()) {
-        continue;
-      }
-      Set<String> renewed = new HashSet<>();
-      try (PreparedStatement ps = prepare(sql[1], c, p);
-          ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          String scope =
-              scopeAsBytes() ? new String(rs.getBytes(1), StandardCharsets.UTF_8) : rs.getString(1);
-          renewed.add(scope + "\u0000" + rs.getString(2) + "\u0000" + rs.getLong(3));
-        }
-      }
-      for (int i = 0; i < chunk.size(); i++) {
-        OwnedLease o = chunk.get(i);
-        if (!renewed.contains(o.scope() + "\u0000" + o.key() + "\u0000" + o.fence())) {
-          refused.add(from + i);
-        }
-      }
-    }
-    return refused;
-  }
-
-  /**
-   * The renewal of {@code n} leases, and the read of those of them that are in flight under the
-   * given fences. The primary key's pairs come first: H2 uses only the first column of the key for
-   * a three-column row-value list (measured: 256 renewals in a scope of 200,000 rows took 216 to
-   * 324 ms against 16 ms with the pairs).
-   */
-  private NamedSql[] renewalStatements(int n) {
-    StringBuilder pairs = new StringBuilder(" WHERE state = 'I' AND (scope, idem_key) IN (");
-    StringBuilder triples = new StringBuilder(" AND (scope, idem_key, fence) IN (");
-    for (int i = 0; i < n; i++) {
-      String sep = i == 0 ? "" : ", ";
-      String scopeAndKey = "(" + RENEWED_SCOPE.at(i) + ", " + RENEWED_KEY.at(i);
-      pairs.append(sep).append(scopeAndKey).append(')');
-      triples.append(sep).append(scopeAndKey).append(", ").append(RENEWED_FENCE.at(i)).append(')');
-    }
-    String where = pairs.append(')').toString() + triples.append(')');
-    String t = names.table();
-    String n0 = now();
-    return new NamedSql[] {
-      NamedSql.parse(
-          "UPDATE "
-              + t
-              + " SET lease_expires_at_ns = "
-              + n0
-              + " + "
-              + LEASE
-              + ", retain_from_ns = "
-              + n0
-              + " + "
-              + LEASE
-              + ", row_version = row_version + 1"
-              + where),
-      NamedSql.parse("SELECT scope, idem_key, fence FROM " + t + where)
-    };
+    return batches.renewAll(c, owned, p);
   }
 
   /**
@@ -592,29 +428,7 @@ public abstract class SqlDialect {
    * @param p {@code :now} and {@code :limit}
    */
   public List<RecordSnapshot> findAbandoned(Connection c, ParamValues p) throws SQLException {
-    // parsed once per limit clause (a constant, except where a dialect writes the limit as a
-    // literal)
-    NamedSql findAbandoned =
-        findAbandonedSql.computeIfAbsent(
-            limitClause(p.limit()),
-            limit ->
-                NamedSql.parse(
-                    "SELECT "
-                        + Row.COLUMNS
-                        + " FROM "
-                        + names.table()
-                        + " WHERE state = 'I' AND retain_from_ns <= "
-                        + now()
-                        + " ORDER BY retain_from_ns"
-                        + limit));
-    List<RecordSnapshot> out = new ArrayList<>();
-    try (PreparedStatement ps = prepare(findAbandoned, c, p);
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        out.add(Row.read(rs, scopeAsBytes()).toSnapshot());
-      }
-    }
-    return out;
+    return batches.findAbandoned(c, p);
   }
 
   /**
@@ -625,7 +439,15 @@ public abstract class SqlDialect {
    * @param p {@code :now}, {@code :retention} and {@code :limit}
    */
   public int deleteExpired(Connection c, ParamValues p) throws SQLException {
-    update(deleteExpiredSql("state = 'R'"), c, p);
-    return update(deleteExpiredSql("state IN ('C', 'I')"), c, p);
+    deleteBatch(c, p, "state = 'R'");
+    return deleteBatch(c, p, liveStates());
+  }
+
+  /**
+   * Deletes one batch of rows in {@code states} past retention: by default read, then deleted key
+   * by key ({@link Batches#deleteKeyByKey}).
+   */
+  int deleteBatch(Connection c, ParamValues p, String states) throws SQLException {
+    return batches.deleteKeyByKey(c, p, states);
   }
 }

@@ -8,6 +8,7 @@ import java.sql.SQLRecoverableException;
 import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /** Sorts {@link SQLException}s into the SPI's exceptions. Stateless. */
 public final class SqlErrors {
@@ -32,9 +33,12 @@ public final class SqlErrors {
   /** MySQL/MariaDB error codes of the same: lock wait timeout, statement time exceeded. */
   private static final Set<Integer> LOCK_WAIT_MYSQL_CODES = Set.of(1205, 1969, 3024);
 
-  /** SQLStates of a missing table, column or sequence. */
+  /**
+   * SQLStates of a missing table, column or sequence; H2 2 has three for a missing table: none like
+   * it (42S02), similar names exist (42S03), the database is empty (42S04).
+   */
   private static final Set<String> SCHEMA_STATES =
-      Set.of("42P01", "42703", "42S02", "42S22", "42102", "42122");
+      Set.of("42P01", "42703", "42S02", "42S03", "42S04", "42S22", "42102", "42122");
 
   private SqlErrors() {}
 
@@ -106,6 +110,53 @@ public final class SqlErrors {
       }
     }
     return false;
+  }
+
+  /**
+   * Whether a claim statement ended because it waited too long for another transaction's lock, so
+   * that the record is held (in flight), not the database down: a lock timeout (PostgreSQL's {@code
+   * lock_timeout}, 55P03; H2's, HYT00; InnoDB's {@code innodb_lock_wait_timeout}, error 1205), or
+   * the store's statement timeout (PostgreSQL 57014) cancelling a statement that was waiting for
+   * another transaction, which the server says in the error's context ("while updating tuple (0,2)
+   * in relation …"; read through the PostgreSQL driver's {@code
+   * getServerErrorMessage().getWhere()}: a statement cancelled for any other reason, a slow or
+   * stopped database, has none). A connection that failed (class 08) is not one.
+   */
+  public static boolean isClaimLockWait(SQLException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException s) {
+        String state = s.getSQLState();
+        if (state != null && state.startsWith("08")) {
+          return false;
+        }
+        if ("55P03".equals(state) || "HYT00".equals(state) || s.getErrorCode() == 1205) {
+          return true;
+        }
+        if ("57014".equals(state) && serverErrorContext(s) != null) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** The context PostgreSQL's driver reports with a server error ({@code Where:}), if any. */
+  private static @Nullable Object serverErrorContext(SQLException e) {
+    try {
+      Object server = e.getClass().getMethod("getServerErrorMessage").invoke(e);
+      return server == null ? null : server.getClass().getMethod("getWhere").invoke(server);
+    } catch (ReflectiveOperationException | RuntimeException notPgJdbc) {
+      return null;
+    }
+  }
+
+  /**
+   * Whether the database refused a write for an integrity constraint (SQLState class 23): at a
+   * commit, a deferred constraint of the application's tables.
+   */
+  public static boolean isIntegrityViolation(SQLException e) {
+    String state = e.getSQLState();
+    return state != null && state.startsWith("23");
   }
 
   /** Whether the exception says a table, column or sequence of the schema is missing. */

@@ -8,6 +8,8 @@ import dev.idempotency.spi.TransactionalWork;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import javax.sql.DataSource;
@@ -17,10 +19,16 @@ import javax.sql.DataSource;
  * in which the caller's work and the fenced write commit together ({@link #inTransaction}), and a
  * one-transaction request's, in which the claim commits with them too ({@link #claimAndComplete}).
  * Each takes a connection from a {@code DataSource}, gives it back, and runs a transaction that
- * failed with a serialization failure or deadlock (SQLState 40001, 40P01) again, up to the store's
- * {@code maxTransactionAttempts}. Immutable and thread-safe.
+ * failed with a serialization failure or deadlock (SQLState 40001, 40P01) again after a short
+ * random pause, up to the store's {@code maxTransactionAttempts}. Immutable and thread-safe.
  */
 public final class Transactions {
+  /** The longest pause before a transaction's second attempt (see {@link #pause}). */
+  static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+  /** The longest pause before any attempt. */
+  static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
   private final SqlDialect sql;
   private final String table;
   private final int maxAttempts;
@@ -85,7 +93,7 @@ public final class Transactions {
           throw e;
         }
       } catch (SQLException e) {
-        if (SqlErrors.isRetryable(e) && attempt < maxAttempts) {
+        if (SqlErrors.isRetryable(e) && attempt < maxAttempts && pause(attempt)) {
           continue;
         }
         throw SqlErrors.map(what + " on " + table, table, e);
@@ -96,12 +104,33 @@ public final class Transactions {
   }
 
   /**
+   * Waits before attempt {@code attempt + 1} of a transaction that failed with a serialization
+   * failure or deadlock: a random time up to {@link #FIRST_PAUSE_NANOS} doubled per attempt, at
+   * most {@link #MAX_PAUSE_NANOS} (full jitter), so that the transactions that just collided
+   * (claims of the records a reaper's batch is deleting, say) are not met again at once. Returns
+   * false, the interrupt kept, if the thread is interrupted: the caller then reports the failure
+   * instead.
+   */
+  static boolean pause(int attempt) {
+    long bound = Math.min(MAX_PAUSE_NANOS, FIRST_PAUSE_NANOS << Math.min(attempt - 1, 16));
+    try {
+      TimeUnit.NANOSECONDS.sleep(ThreadLocalRandom.current().nextLong(bound + 1));
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /**
    * A phase: {@code work} and then the fenced write with {@code valuesFor(result)}, in one
    * transaction on one connection, auto-commit switched off for it and back on afterwards. The
    * connection's isolation level is left as the pool configured it. The work sees the connection
    * through {@link SqlDialect#withStatementTimeout}. A retryable failure of the work or of the
    * write rolls back and runs both again, so the work must touch only this connection; any other
-   * failure rolls back and propagates, the work's own exceptions unchanged.
+   * failure rolls back and propagates, the work's own exceptions unchanged, and so is an integrity
+   * violation at the commit (SQLState class 23: a {@code DEFERRABLE INITIALLY DEFERRED} constraint
+   * of the work's tables), which is the work's failure, not the store's.
    *
    * @param label what the phase is, for messages
    */
@@ -266,6 +295,7 @@ public final class Transactions {
       Connection c = connect(from, label);
       boolean restoreAutoCommit = false;
       boolean unbindWaits = false;
+      long unbound = SqlDialect.NOTHING_BOUND;
       try {
         SqlDialect.PinnedClock pinned;
         try {
@@ -274,7 +304,7 @@ public final class Transactions {
             restoreAutoCommit = true;
           }
           if (boundWaits) {
-            sql.boundLockWaits(c);
+            unbound = sql.boundLockWaits(c);
             unbindWaits = true;
           }
           pinned = sql.pinTransactionClock(c);
@@ -287,7 +317,10 @@ public final class Transactions {
           result = body.run(c, sql.withStatementTimeout(c));
         } catch (Exception e) {
           rollbackQuietly(c, e);
-          if (e instanceof SQLException s && SqlErrors.isRetryable(s) && attempt < maxAttempts) {
+          if (e instanceof SQLException s
+              && SqlErrors.isRetryable(s)
+              && attempt < maxAttempts
+              && pause(attempt)) {
             continue;
           }
           throw e;
@@ -297,18 +330,25 @@ public final class Transactions {
           rollbackQuietly(c, e);
           throw e;
         }
+        boolean committing = false;
         try {
           ParamValues values = valuesFor.apply(result);
           if (pinned != null) {
             values.phaseClock(pinned);
           }
           write.run(c, result, values);
+          committing = true;
           c.commit();
           return result;
         } catch (SQLException e) {
           rollbackQuietly(c, e);
-          if (SqlErrors.isRetryable(e) && attempt < maxAttempts) {
+          if (SqlErrors.isRetryable(e) && attempt < maxAttempts && pause(attempt)) {
             continue;
+          }
+          if (committing && SqlErrors.isIntegrityViolation(e)) {
+            // a deferred constraint of the work's writes (the store's table has none): the work's
+            // failure, which comes out as the work's own exceptions do
+            throw e;
           }
           throw SqlErrors.map(label + " on " + table, table, e);
         } catch (RuntimeException | Error e) {
@@ -318,7 +358,7 @@ public final class Transactions {
       } finally {
         if (unbindWaits) {
           try {
-            sql.unboundLockWaits(c);
+            sql.unboundLockWaits(c, unbound);
           } catch (SQLException ignored) {
             // the connection is broken; the pool discards it
           }

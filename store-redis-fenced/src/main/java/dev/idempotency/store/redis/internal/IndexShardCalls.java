@@ -1,16 +1,19 @@
 package dev.idempotency.store.redis.internal;
 
+import static dev.idempotency.store.redis.internal.RedisCalls.ascii;
+import static dev.idempotency.store.redis.internal.RedisCalls.number;
+
 import dev.idempotency.FenceToken;
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
 import dev.idempotency.spi.RecordSnapshot;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -43,12 +46,24 @@ public final class IndexShardCalls {
   }
 
   /**
+   * What a renewal found, per lease: refused (with what was found instead), unknown (its script
+   * failed: a node down or silent, a reply past the deadline), or renewed (every other).
+   *
+   * @param refused the refused leases, each with what the store found
+   * @param unknown the leases whose script failed
+   * @param failures what each failed script threw, in the order awaited
+   */
+  public record Renewals(
+      Map<RecordId, String> refused, Set<RecordId> unknown, List<RuntimeException> failures) {}
+
+  /**
    * Renews {@code leases}: one script per shard and 256 leases, all sent before the first reply is
-   * awaited. Returns the refused leases, each with what was found instead.
+   * awaited, every reply awaited within one command timeout. A script that fails leaves its leases
+   * unknown and the others stand: one shard down does not hide what the others did.
    *
    * @param at the scripts' {@code now} argument
    */
-  public Map<RecordId, String> renew(
+  public Renewals renew(
       Map<RecordId, FenceToken> leases,
       byte[] at,
       long leaseMicros,
@@ -83,18 +98,27 @@ public final class IndexShardCalls {
             pending.add(calls.send(Script.RENEW, keys, args));
           }
         });
-    long deadline = calls.deadline();
+    List<RedisCalls.Reply> replies =
+        calls.awaitEach("renewal of " + leases.size() + " leases", pending, calls.deadline());
     Map<RecordId, String> refused = new HashMap<>();
+    Set<RecordId> unknown = new HashSet<>();
+    List<RuntimeException> failures = new ArrayList<>();
     for (int b = 0; b < pending.size(); b++) {
-      List<Object> reply =
-          calls.awaitScript("renewal of " + leases.size() + " leases", pending.get(b), deadline);
+      List<Map.Entry<RecordId, FenceToken>> batch = batches.get(b);
+      RuntimeException failure = replies.get(b).failure();
+      if (failure != null) {
+        batch.forEach(lease -> unknown.add(lease.getKey()));
+        failures.add(failure);
+        continue;
+      }
+      List<Object> reply = Objects.requireNonNull(replies.get(b).value());
       for (int i = 0; i + 1 < reply.size(); i += 2) {
         refused.put(
-            batches.get(b).get((int) RedisCalls.number(reply, i) - 1).getKey(),
+            batch.get((int) RedisCalls.number(reply, i) - 1).getKey(),
             RedisCalls.text(reply, i + 1));
       }
     }
-    return refused;
+    return new Renewals(refused, unknown, failures);
   }
 
   /**
@@ -267,13 +291,5 @@ public final class IndexShardCalls {
 
   private static byte[][] keys(byte[]... keys) {
     return keys;
-  }
-
-  static byte[] number(long n) {
-    return ascii(Long.toString(n));
-  }
-
-  static byte[] ascii(String s) {
-    return s.getBytes(StandardCharsets.US_ASCII);
   }
 }

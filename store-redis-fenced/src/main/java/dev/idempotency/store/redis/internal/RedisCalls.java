@@ -9,12 +9,16 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -112,6 +116,82 @@ public final class RedisCalls {
       return await(what, eval, deadline);
     }
   }
+
+  /**
+   * The replies of scripts sent together ({@link #send}), each taken as it arrives, all by {@code
+   * deadline}: a script that does not answer (its node down) delays no other, and one answered
+   * {@code NOSCRIPT} is sent again as {@code EVAL} at once, within the same deadline. Each element
+   * is the script's reply, or what {@link #awaitScript} would have thrown for it.
+   */
+  public List<Reply> awaitEach(String what, List<PendingScript> pending, long deadline) {
+    int n = pending.size();
+    BlockingQueue<Integer> arrived = new LinkedBlockingQueue<>();
+    List<RedisFuture<List<Object>>> futures = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      futures.add(pending.get(i).future());
+      notifyOnArrival(futures.get(i), i, arrived);
+    }
+    Reply[] replies = new Reply[n];
+    int open = n;
+    try {
+      while (open > 0) {
+        Integer i = arrived.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (i == null) {
+          break; // the deadline: whatever has not answered stays open
+        }
+        try {
+          replies[i] = new Reply(await(what, futures.get(i), deadline), null);
+          open--;
+        } catch (NoScript e) {
+          PendingScript p = pending.get(i);
+          RedisFuture<List<Object>> eval =
+              dispatch(
+                  () ->
+                      commands.eval(p.script().body(), ScriptOutputType.MULTI, p.keys(), p.args()));
+          futures.set(i, eval);
+          notifyOnArrival(eval, i, arrived);
+        } catch (RuntimeException e) {
+          replies[i] = new Reply(null, e);
+          open--;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    List<Reply> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      Reply r = replies[i];
+      if (r == null) {
+        futures.get(i).cancel(false);
+        r =
+            new Reply(
+                null,
+                new StoreUnavailableException(
+                    Thread.currentThread().isInterrupted()
+                        ? "interrupted while waiting for Redis: " + what
+                        : "Redis did not answer "
+                            + what
+                            + " within "
+                            + timeoutText
+                            + " (the command timeout)"));
+      }
+      out.add(r);
+    }
+    return out;
+  }
+
+  private static void notifyOnArrival(
+      RedisFuture<List<Object>> future, int index, BlockingQueue<Integer> arrived) {
+    future.whenComplete((reply, failure) -> arrived.add(index));
+  }
+
+  /**
+   * A script's reply, or why there is none: exactly one of the two is set.
+   *
+   * @param value the reply, an array; null when it failed
+   * @param failure what the script's call threw; null when it answered
+   */
+  public record Reply(@Nullable List<Object> value, @Nullable RuntimeException failure) {}
 
   /**
    * Writes {@code marker} on the replica-acknowledgement connection, then {@code WAIT replicas
@@ -241,6 +321,16 @@ public final class RedisCalls {
     }
   }
 
+  /** A number as a script's argument: its decimal digits. */
+  public static byte[] number(long n) {
+    return ascii(Long.toString(n));
+  }
+
+  /** Text of the scripts' alphabet (members, numbers, names) as a script's argument. */
+  public static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+
   /** The reply's element {@code i} as a number. */
   public static long number(List<Object> reply, int i) {
     Object o = reply.get(i);
@@ -261,7 +351,7 @@ public final class RedisCalls {
 
   /** The reply's element {@code i} as ASCII text. */
   public static String text(List<Object> reply, int i) {
-    return new String(bytes(reply, i), java.nio.charset.StandardCharsets.UTF_8);
+    return new String(bytes(reply, i), StandardCharsets.UTF_8);
   }
 
   /** An element of a reply that must be an array. */
