@@ -5,6 +5,8 @@
 module dev.idempotency.servlet {
   requires transitive dev.idempotency.http;
   requires transitive jakarta.servlet;
+  // IdempotencyFilter.transactionAware(DataSource)
+  requires transitive java.sql;
   requires static org.jspecify;
 
   exports dev.idempotency.servlet;

@@ -18,15 +18,26 @@ public enum IdempotencyErrorReason {
   IDEMPOTENCY_KEY_REUSED(Status.Code.FAILED_PRECONDITION, false),
   /** The first call with this key is still running; retry after the RetryInfo's delay. */
   IDEMPOTENCY_REQUEST_IN_FLIGHT(Status.Code.ABORTED, true),
-  /** The key store could not be reached; the handler did not run; retry after the delay. */
+  /**
+   * The key store could not be reached: the handler did not run, or it stopped at a store call it
+   * could not finish (a checkpoint), and the key stays in flight for a retry to resume; retry after
+   * the delay.
+   */
   IDEMPOTENCY_STORE_UNAVAILABLE(Status.Code.UNAVAILABLE, true),
+  /**
+   * The key store failed with an error a retry does not change (a misconfigured store, a record of
+   * a type it cannot read, a bug in the store), or the engine refused the call (it was closed): a
+   * fault of the server. The handler did not run, or it stopped at the store call that failed.
+   */
+  IDEMPOTENCY_STORE_ERROR(Status.Code.INTERNAL, false),
   /** No caller identity in the call's context to scope the key to. */
   IDEMPOTENCY_SCOPE_UNRESOLVED(Status.Code.UNAUTHENTICATED, false),
   /** The call's deadline had passed before its work could start; nothing was claimed or run. */
   IDEMPOTENCY_DEADLINE_PASSED(Status.Code.DEADLINE_EXCEEDED, false),
   /**
-   * The call was processed earlier, but its response was too large to store: it cannot be replayed
-   * and retrying never processes it again.
+   * The call was processed earlier, but its response could not be stored (larger than {@code
+   * maxStoredResponseBytes} or than the store keeps, or refused by the store): it cannot be
+   * replayed and retrying never processes it again.
    */
   IDEMPOTENCY_RESPONSE_NOT_STORED(Status.Code.INTERNAL, false),
   /**

@@ -10,6 +10,7 @@ import dev.idempotency.grpc.internal.DeclaredLevels;
 import dev.idempotency.grpc.internal.GuardSettings;
 import dev.idempotency.grpc.internal.GuardedUnaryCall;
 import dev.idempotency.grpc.internal.Refusals;
+import dev.idempotency.spi.KeyStore;
 import io.grpc.Context;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
@@ -222,6 +223,7 @@ public final class IdempotencyServerInterceptor implements ServerInterceptor {
     private final Set<String> storedMetadata = new TreeSet<>();
     private Set<Status.Code> storedCodes = EnumSet.allOf(Status.Code.class);
     private int maxStoredResponseBytes = 1024 * 1024;
+    private boolean maxStoredResponseBytesSet;
     private Duration storeUnavailableRetryAfter = Duration.ofSeconds(5);
 
     private Builder(IdempotencyEngine engine, GrpcScopeResolver scopeResolver) {
@@ -306,9 +308,12 @@ public final class IdempotencyServerInterceptor implements ServerInterceptor {
 
     /**
      * Sets the largest response message stored. A larger one reaches its first caller whole, and a
-     * retry gets {@code INTERNAL IDEMPOTENCY_RESPONSE_NOT_STORED}: processed, not replayable.
+     * retry gets {@code INTERNAL IDEMPOTENCY_RESPONSE_NOT_STORED}: processed, not replayable. No
+     * more than the engine's store keeps ({@link KeyStore#maxResponseBytes()}, which {@link
+     * #build()} checks); the store counts the message and the stored status and metadata, so an
+     * answer within this limit and over the store's is answered the same way on a retry.
      *
-     * @param bytes at least 1 (default 1 MiB)
+     * @param bytes at least 1 (default 1 MiB, or the store's limit when that is smaller)
      * @return this builder
      */
     public Builder maxStoredResponseBytes(int bytes) {
@@ -316,6 +321,7 @@ public final class IdempotencyServerInterceptor implements ServerInterceptor {
         throw new IllegalArgumentException("maxStoredResponseBytes must be >= 1, but was " + bytes);
       }
       this.maxStoredResponseBytes = bytes;
+      this.maxStoredResponseBytesSet = true;
       return this;
     }
 
@@ -339,8 +345,40 @@ public final class IdempotencyServerInterceptor implements ServerInterceptor {
      * Builds the interceptor.
      *
      * @return the interceptor
+     * @throws IllegalArgumentException if {@link #maxStoredResponseBytes} was set above what the
+     *     engine's store keeps ({@link KeyStore#maxResponseBytes()}), or the store keeps less than
+     *     the binding's not-stored marker needs; the message names both settings
      */
     public IdempotencyServerInterceptor build() {
+      KeyStore store = engine.store();
+      long storeLimit = store.maxResponseBytes();
+      long markerBytes = Refusals.notStoredMarker().size();
+      if (storeLimit < markerBytes) {
+        throw new IllegalArgumentException(
+            "the store "
+                + store
+                + " keeps responses of at most "
+                + storeLimit
+                + " bytes (its maxResponseBytes()): less than the "
+                + markerBytes
+                + " bytes the gRPC binding's not-stored marker needs; configure the store to keep"
+                + " larger responses");
+      }
+      if (maxStoredResponseBytes > storeLimit) {
+        if (maxStoredResponseBytesSet) {
+          throw new IllegalArgumentException(
+              "maxStoredResponseBytes is "
+                  + maxStoredResponseBytes
+                  + " bytes, but the store "
+                  + store
+                  + " keeps responses of at most "
+                  + storeLimit
+                  + " bytes (its maxResponseBytes()): set maxStoredResponseBytes to "
+                  + storeLimit
+                  + " or less, or raise what the store keeps");
+        }
+        maxStoredResponseBytes = (int) storeLimit; // the default follows a smaller store
+      }
       return new IdempotencyServerInterceptor(this);
     }
   }

@@ -44,10 +44,10 @@ import org.postgresql.ds.PGSimpleDataSource;
  * The gRPC contract, row by row, over a real Netty server on loopback: each test names the row of
  * docs/grpc.md's status table it proves.
  *
- * <p>One class of about 700 lines: the table's rows in its order, each test a screenful over the
- * one fixture ({@link GrpcFixture}); split by row groups, the table's proof would be scattered over
- * files that share everything but their names. The seams, should it grow: refusals before the
- * engine, the engine's answers, and time (deadlines, leases).
+ * <p>One class: the table's rows in its order, each test a screenful over the one fixture ({@link
+ * GrpcFixture}); split by row groups, the table's proof would be scattered over files that share
+ * everything but their names. The seams, should it grow: refusals before the engine, the engine's
+ * answers, and time (deadlines, leases).
  */
 class GrpcContractTest {
   private static final ChargeRequest CHARGE =
@@ -387,6 +387,14 @@ class GrpcContractTest {
           public void heartbeat(
               RecordId id,
               dev.idempotency.FenceToken fence,
+              java.time.Instant now,
+              Duration lease) {
+            throw new dev.idempotency.spi.StoreUnavailableException("heartbeats are lost");
+          }
+
+          @Override
+          public java.util.Set<RecordId> heartbeatAll(
+              java.util.Map<RecordId, dev.idempotency.FenceToken> leases,
               java.time.Instant now,
               Duration lease) {
             throw new dev.idempotency.spi.StoreUnavailableException("heartbeats are lost");

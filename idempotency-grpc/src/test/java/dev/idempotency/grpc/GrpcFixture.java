@@ -1,14 +1,20 @@
 package dev.idempotency.grpc;
 
+import dev.idempotency.FenceToken;
+import dev.idempotency.RecordId;
+import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.grpc.test.PaymentServiceGrpc;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.KeyStoreException;
+import dev.idempotency.testing.DelegatingStore;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.stub.MetadataUtils;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.UnaryOperator;
@@ -48,6 +54,16 @@ final class GrpcFixture implements AutoCloseable {
   static GrpcFixture start(UnaryOperator<IdempotencyServerInterceptor.Builder> config)
       throws IOException {
     return new GrpcFixture(new InMemoryKeyStore(), 8, e -> e, config);
+  }
+
+  /** An in-memory store whose every completion fails with a {@link KeyStoreException}. */
+  static KeyStore refusingCompletions() {
+    return new DelegatingStore(new InMemoryKeyStore()) {
+      @Override
+      public void complete(RecordId id, FenceToken fence, StoredResponse response, Instant now) {
+        throw new KeyStoreException("the store refused the completion");
+      }
+    };
   }
 
   /** A blocking stub that sends {@code headers}. */

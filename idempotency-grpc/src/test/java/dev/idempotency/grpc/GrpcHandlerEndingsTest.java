@@ -14,7 +14,6 @@ import dev.idempotency.grpc.test.ChargeReply;
 import dev.idempotency.grpc.test.ChargeRequest;
 import dev.idempotency.grpc.test.Misbehaviour;
 import dev.idempotency.spi.KeyStore;
-import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.testing.DelegatingStore;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -54,14 +53,7 @@ class GrpcHandlerEndingsTest {
   void anOversizedAnswerWhoseMarkerTheStoreRefusesStillReachesItsCaller() throws Exception {
     // the handler charged and answered; a store error while committing the not-stored marker must
     // not turn that answer into UNKNOWN (a caller would retry a charge that happened)
-    KeyStore refusingCompletions =
-        new DelegatingStore(new InMemoryKeyStore()) {
-          @Override
-          public void complete(
-              RecordId id, FenceToken fence, StoredResponse response, Instant now) {
-            throw new KeyStoreException("the store refused the completion");
-          }
-        };
+    KeyStore refusingCompletions = GrpcFixture.refusingCompletions();
     try (GrpcFixture f =
         new GrpcFixture(refusingCompletions, 4, e -> e, c -> c.maxStoredResponseBytes(8))) {
       ChargeReply first = f.stub(callerAndKey("acct-1", "k-refused")).charge(CHARGE);

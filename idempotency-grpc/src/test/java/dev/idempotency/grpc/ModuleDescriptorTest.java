@@ -1,12 +1,6 @@
 package dev.idempotency.grpc;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import java.io.IOException;
-import java.io.InputStream;
-import java.lang.module.ModuleDescriptor;
-import java.lang.module.ModuleDescriptor.Requires.Modifier;
-import java.nio.file.Files;
+import dev.idempotency.testing.ModuleDescriptorAssert;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -15,31 +9,13 @@ import org.junit.jupiter.api.Test;
  */
 class ModuleDescriptorTest {
   @Test
-  void exportsTheApiOnlyAndRequiresCoreClientAndGrpcTransitively() throws IOException {
-    ModuleDescriptor d;
-    try (InputStream in = Files.newInputStream(Path.of("target", "classes", "module-info.class"))) {
-      d = ModuleDescriptor.read(in);
-    }
-
-    assertThat(d.name()).isEqualTo("dev.idempotency.grpc");
-    assertThat(d.exports())
-        .singleElement()
-        .satisfies(
-            e -> {
-              assertThat(e.source()).isEqualTo("dev.idempotency.grpc");
-              assertThat(e.isQualified()).isFalse();
-            });
-    assertThat(d.opens()).isEmpty();
-    assertThat(d.requires())
-        .filteredOn(r -> r.modifiers().contains(Modifier.TRANSITIVE))
-        .extracting(ModuleDescriptor.Requires::name)
-        .containsExactlyInAnyOrder("dev.idempotency.core", "dev.idempotency.client", "io.grpc");
-    assertThat(d.requires())
-        .filteredOn(r -> r.modifiers().contains(Modifier.STATIC))
-        .extracting(ModuleDescriptor.Requires::name)
-        .containsExactly("org.jspecify");
-    assertThat(d.requires())
-        .extracting(ModuleDescriptor.Requires::name)
-        .doesNotContain("dev.idempotency.http");
+  void exportsTheApiOnlyAndRequiresCoreClientAndGrpcTransitively() {
+    ModuleDescriptorAssert.of(Path.of("target", "classes"), "dev.idempotency.grpc")
+        .exportsExactly("dev.idempotency.grpc")
+        .exportsNothingQualified()
+        .opensNothing()
+        .requiresTransitivelyExactly("dev.idempotency.core", "dev.idempotency.client", "io.grpc")
+        .requiresStaticallyExactly("org.jspecify")
+        .doesNotRequire("dev.idempotency.http");
   }
 }

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * The binding over Netty with the JDBC store on the PostgreSQL test server ({@code
  * IDEMPOTENCY_TEST_PG_*}: skipped locally, failed in CI, when unset): the concurrency gate, and a
  * replay read back from the database (the stored status and metadata go through the store's own
- * encoding, not the in-memory store's objects). A table of its own per test, dropped afterwards.
+ * encoding, not the in-memory store's objects), and a store whose table is gone. A table of its own
+ * per test, dropped afterwards.
  */
 class PostgresGrpcIT {
   private final String table =
@@ -50,6 +51,9 @@ class PostgresGrpcIT {
         JdbcKeyStore.builder(pool).tableName(table).createSchemaIfMissing().build();
     return new GrpcFixture(store, GrpcConcurrencyGateTest.N, e -> e, config);
   }
+
+  private static final ChargeRequest CHARGE =
+      ChargeRequest.newBuilder().setOrderId("pg-2").setAmountCents(4200).build();
 
   @Test
   void thirtyTwoCallsWithOneKeyRunTheHandlerOnceOnPostgres() throws Exception {
@@ -84,6 +88,23 @@ class PostgresGrpcIT {
       // the stored header and trailer came back through the JDBC store's header encoding
       assertThat(retry.headers().get(GrpcServers.SERVED_BY_HEADER)).isEqualTo("node-1");
       assertThat(retry.trailers().get(GrpcServers.REGION_TRAILER)).isEqualTo("eu-1");
+    }
+  }
+
+  @Test
+  void aClaimOnATableThatIsGoneIsInternalStoreErrorAndTheHandlerDoesNotRun() throws Exception {
+    try (GrpcFixture f = fixture(c -> c)) {
+      try (Connection c = pool.getConnection();
+          Statement s = c.createStatement()) {
+        s.execute("DROP TABLE " + table); // a misconfiguration: the store's table is not there
+      }
+      GrpcTestCalls.Refused r =
+          GrpcTestCalls.assertRefusal(
+              () -> f.stub(callerAndKey("acct-1", "k-no-table")).charge(CHARGE),
+              IdempotencyErrorReason.IDEMPOTENCY_STORE_ERROR);
+
+      assertThat(r.status().getDescription()).doesNotContain(table);
+      assertThat(f.payments.totalRuns()).isZero();
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.idempotency.grpc;
 
 import dev.idempotency.Execution;
+import dev.idempotency.RecoveryPoint;
 import dev.idempotency.grpc.test.ChargeReply;
 import dev.idempotency.grpc.test.ChargeRequest;
 import dev.idempotency.grpc.test.GetChargeRequest;
@@ -90,6 +91,10 @@ final class TestPayments extends PaymentServiceGrpc.PaymentServiceImplBase
         out.onNext(reply);
         out.onCompleted();
         return true;
+      }
+      case CHECKPOINT_AFTER_CHARGING -> {
+        IdempotencyServerInterceptor.EXECUTION.get().checkpoint(RecoveryPoint.of("charged"));
+        return false;
       }
       case FAIL_ASYNCHRONOUSLY -> {
         answering.execute(

@@ -28,9 +28,4 @@ public interface Downstream {
    *     rethrows it wrapped in {@link ApplicationFailedException}
    */
   StoredResponse run(byte[] body, Execution execution) throws Exception;
-
-  /** A downstream that always returns {@code response}; for tests. */
-  static Downstream returning(StoredResponse response) {
-    return (body, execution) -> response;
-  }
 }

@@ -8,12 +8,9 @@ import dev.idempotency.RecordId;
 import dev.idempotency.Scope;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyEngine;
-import dev.idempotency.core.OperationFailedException;
-import dev.idempotency.core.Outcome;
 import dev.idempotency.http.internal.Problems;
 import dev.idempotency.http.internal.StatusEndpoint;
 import dev.idempotency.http.internal.StoringRules;
-import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.TransactionalKeyStore;
 import dev.idempotency.spi.TransactionalWork;
 import java.io.IOException;
@@ -24,6 +21,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -48,11 +46,6 @@ import org.jspecify.annotations.Nullable;
  * IdempotencyHttpBuilder}.
  *
  * <p>Immutable and thread-safe.
- *
- * <p>One class of about 530 lines (about 410 before formatting to 100 columns): the request
- * pipeline and {@code completeWith}, read top to bottom as the contract runs; the builder, the
- * problem mapping, the status endpoint, the storing rules and the run of a request in one
- * transaction live in their own classes.
  */
 public final class IdempotencyHttp {
   private static final System.Logger LOG = System.getLogger(IdempotencyHttp.class.getName());
@@ -86,6 +79,7 @@ public final class IdempotencyHttp {
   private final String headerName;
   private final List<EndpointRule> endpoints;
   private final ScopeResolver callerScope; // the resolver, then the anonymous scope
+  private final AtomicBoolean filterOrderReported = new AtomicBoolean();
   private final Optional<Scope> anonymousScope;
   private final FingerprintStrategy fingerprint;
   private final MismatchStatus mismatchStatus;
@@ -99,15 +93,17 @@ public final class IdempotencyHttp {
   private final Problems problems;
   private final StoringRules storingRules;
   private final StatusEndpoint statusEndpoint;
+  private final OutcomeResponses outcomes;
 
   IdempotencyHttp(IdempotencyHttpBuilder b) {
     this.engine = b.engine;
     this.headerName = b.headerName;
+    boolean storeRunsOneTransaction = IdempotencyHttpBuilder.runsOneTransaction(engine.store());
     this.endpoints =
-        List.copyOf(
-            b.endpoints.isEmpty()
+        (b.endpoints.isEmpty()
                 ? List.of(EndpointRule.of(KeyRequirement.REQUIRED, "/**", "POST", "PATCH"))
-                : b.endpoints);
+                : b.endpoints)
+            .stream().map(rule -> rule.decided(storeRunsOneTransaction)).toList();
     this.anonymousScope = Optional.ofNullable(b.anonymousScope);
     ScopeResolver resolver = b.scopeResolver;
     this.callerScope =
@@ -135,6 +131,16 @@ public final class IdempotencyHttp {
         new StoringRules(
             Collections.unmodifiableSet(names), b.bodyRedactor, maxStoredResponseBytes, problems);
     this.statusEndpoint = new StatusEndpoint(engine, statusPath, callerScope, problems);
+    this.outcomes =
+        new OutcomeResponses(
+            engine,
+            storingRules,
+            oversizedResponse,
+            maxStoredResponseBytes,
+            problems,
+            inFlightResponse,
+            statusEndpoint,
+            mismatchStatus);
   }
 
   /** Starts building a handler over {@code engine}, with every setting at its default. */
@@ -148,15 +154,16 @@ public final class IdempotencyHttp {
    * @param request the request
    * @param downstream the application, run at most once, only when this request wins the key (more
    *     than once only in one transaction, after a serialization failure or deadlock rolled the
-   *     previous run back); a {@link TransactionalDownstream} where a rule runs {@link
-   *     EndpointRule#inOneTransaction() in one transaction}
+   *     previous run back); a {@link TransactionalDownstream} where a rule runs in one transaction
+   *     (a plain {@code Downstream} runs a rule that chose no lifecycle stepped)
    * @return pass through, or the response to write
    * @throws ApplicationFailedException if the application threw; the adapter rethrows its cause
    * @throws IOException if the request body cannot be read
    * @throws InterruptedException if interrupted while waiting on an in-flight key (bounded-wait
    *     policy)
-   * @throws IllegalStateException if the rule that matches runs in one transaction and {@code
-   *     downstream} is not a {@link TransactionalDownstream}; nothing was read or claimed
+   * @throws IllegalStateException if the rule that matches chose {@link
+   *     EndpointRule#inOneTransaction()} and {@code downstream} is not a {@link
+   *     TransactionalDownstream}; nothing was read or claimed
    */
   public HttpResult handle(HttpRequestView request, Downstream downstream)
       throws ApplicationFailedException, IOException, InterruptedException {
@@ -178,12 +185,18 @@ public final class IdempotencyHttp {
       return new HttpResult.PassThrough("no endpoint rule matches " + method + " " + path);
     }
     if (rule.runsInOneTransaction() && !(downstream instanceof TransactionalDownstream)) {
-      throw new IllegalStateException(
-          "endpoint "
-              + rule
-              + " runs its requests in one transaction (EndpointRule.inOneTransaction()), but the"
-              + " adapter's Downstream cannot hand the application the transaction: it must be a"
-              + " TransactionalDownstream");
+      if (rule.inOneTransactionByDefault()) {
+        // the rule chose no lifecycle: one transaction is only the default where the adapter can
+        // hand the application the transaction
+        rule = rule.stepped();
+      } else {
+        throw new IllegalStateException(
+            "endpoint "
+                + rule
+                + " runs its requests in one transaction (EndpointRule.inOneTransaction()), but the"
+                + " adapter's Downstream cannot hand the application the transaction: it must be a"
+                + " TransactionalDownstream");
+      }
     }
 
     List<String> keyHeaders = request.headers(headerName);
@@ -219,7 +232,18 @@ public final class IdempotencyHttp {
 
     Optional<Scope> scope = callerScope.resolve(request);
     if (scope.isEmpty()) {
-      return reject(problems.unresolvedScope());
+      boolean credentialsSent = !request.headers("Authorization").isEmpty();
+      if (credentialsSent && !filterOrderReported.getAndSet(true)) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "A request to "
+                + request.path()
+                + " sent an Authorization header, yet no authenticated caller reached the idempotency"
+                + " filter: it most likely runs before authentication. Map it after the authentication"
+                + " filter (Spring Boot's auto-configuration orders it after Spring Security). Until"
+                + " then every keyed request is answered 401 idempotency_scope_unresolved. (Said once.)");
+      }
+      return reject(problems.unresolvedScope(credentialsSent));
     }
 
     OptionalLong declared = request.contentLength();
@@ -233,156 +257,7 @@ public final class IdempotencyHttp {
     }
 
     Fingerprint fp = fingerprint.fingerprint(request, body.get());
-    RecordId id = new RecordId(scope.get(), key);
-    if (downstream instanceof TransactionalDownstream transactional
-        && rule.runsInOneTransaction()) {
-      TransactionalApplicationRun run =
-          new TransactionalApplicationRun(
-              storingRules, engine.config().storedResponsePolicy(), body.get(), transactional);
-      Outcome outcome = run.execute(engine, id, fp);
-      // the first caller gets what the application answered, every header included, as in the
-      // default lifecycle; after a rollback the policy asked for, too
-      return outcome instanceof Outcome.Executed executed
-          ? new HttpResult.Respond(
-              run.live().orElse(executed.response()), HttpResult.Disposition.EXECUTED)
-          : answer(request, id, outcome);
-    }
-    return execute(
-        request,
-        id,
-        fp,
-        new ApplicationRun(engine, storingRules, oversizedResponse, body.get(), downstream));
-  }
-
-  private HttpResult execute(
-      HttpRequestView request, RecordId id, Fingerprint fp, ApplicationRun run)
-      throws ApplicationFailedException, InterruptedException {
-    Outcome outcome;
-    try {
-      outcome = engine.execute(id, fp, run);
-    } catch (OperationFailedException e) {
-      if (run.live().isEmpty()) {
-        throw new ApplicationFailedException(
-            Objects.requireNonNull(
-                e.getCause(), "an OperationFailedException carries what the operation threw"),
-            e.keyReleased());
-      }
-      // the application returned; what failed is storing its response, and the caller still gets
-      // that response
-      logNotStored(id, run.notStoredReason(), e);
-      return new HttpResult.Respond(run.live().get(), HttpResult.Disposition.EXECUTED);
-    } catch (LeaseLostException e) {
-      if (run.live().isEmpty()) {
-        throw e;
-      }
-      // The work is done, but another owner took the key over (this owner was paused past its
-      // lease) and the result could not be stored. The caller still gets what the application
-      // answered.
-      LOG.log(System.Logger.Level.WARNING, "result of " + id + " not stored: " + e.getMessage());
-      return new HttpResult.Respond(run.live().get(), HttpResult.Disposition.EXECUTED);
-    }
-    if (outcome instanceof Outcome.Executed executed) {
-      Optional<HandlerExecution> handed = run.execution();
-      Optional<StoredResponse> committed = handed.flatMap(HandlerExecution::committed);
-      StoredResponse answer =
-          committed.isPresent()
-              ? committedAnswer(id, committed.get(), handed.get())
-              : run.live().orElse(executed.response());
-      return new HttpResult.Respond(answer, HttpResult.Disposition.EXECUTED);
-    }
-    return answer(request, id, outcome);
-  }
-
-  /**
-   * The answer to a request the application did not run for: a replay, or a refusal (in flight,
-   * mismatch, store unavailable).
-   */
-  private HttpResult answer(HttpRequestView request, RecordId id, Outcome outcome) {
-    if (outcome instanceof Outcome.Replayed replayed) {
-      return new HttpResult.Respond(
-          StoringRules.replayed(replayed.response()), HttpResult.Disposition.REPLAYED);
-    }
-    if (outcome instanceof Outcome.InFlightConflict conflict) {
-      return reject(
-          inFlightResponse == InFlightResponse.ACCEPTED
-              ? statusEndpoint.accepted(request, id.key(), conflict.retryAfter())
-              : problems.inFlight(conflict.retryAfter()));
-    }
-    if (outcome instanceof Outcome.Mismatch mismatch) {
-      return reject(problems.keyReused(mismatchStatus.status(), mismatch.existingState()));
-    }
-    Outcome.StoreUnavailable down = (Outcome.StoreUnavailable) outcome;
-    LOG.log(
-        System.Logger.Level.WARNING,
-        "idempotency store unavailable for " + id + "; answered 503",
-        down.cause());
-    return reject(problems.storeUnavailable());
-  }
-
-  /** Says why the live response of {@code id} is not stored, and what became of its key. */
-  private void logNotStored(RecordId id, Optional<String> reason, OperationFailedException e) {
-    if (reason.isEmpty()) {
-      LOG.log(
-          System.Logger.Level.WARNING,
-          "could not store the response of "
-              + id
-              + " or its not-stored marker; "
-              + (e.keyReleased()
-                  ? "the key was released and a retry runs the request anew"
-                  : "the key stays in flight"
-                      + " and a retry after the lease expires may run the request again"),
-          e.getCause());
-    } else if (e.keyReleased()) {
-      LOG.log(
-          System.Logger.Level.INFO,
-          () ->
-              "response of "
-                  + id
-                  + " exceeds maxStoredResponseBytes ("
-                  + maxStoredResponseBytes
-                  + ") and is not stored ("
-                  + reason.get()
-                  + "); key released, a retry runs anew");
-    } else {
-      LOG.log(
-          System.Logger.Level.WARNING,
-          () ->
-              "response of "
-                  + id
-                  + " exceeds maxStoredResponseBytes ("
-                  + maxStoredResponseBytes
-                  + ") and is not stored ("
-                  + reason.get()
-                  + "), but the key could not be"
-                  + " released: it stays in flight, retries get 409 until its lease expires, then run anew");
-    }
-  }
-
-  /**
-   * What the first caller gets when the application committed its completion through a
-   * transactional store: the response its work returned when it went through {@link #completeWith}
-   * (whose stored form a replay returns, as for every first response), else the committed response
-   * itself, so that the first answer is the replay's. A response committed around this handler's
-   * rules is stored as it is; the log says which rule it breaks.
-   */
-  private StoredResponse committedAnswer(
-      RecordId id, StoredResponse committed, HandlerExecution execution) {
-    if (execution.answer().isPresent()) {
-      return execution.answer().get();
-    }
-    List<String> broken = storingRules.brokenBy(committed);
-    if (!broken.isEmpty()) {
-      LOG.log(
-          System.Logger.Level.ERROR,
-          () ->
-              "the response committed for "
-                  + id
-                  + " bypassed the HTTP rules ("
-                  + String.join("; ", broken)
-                  + ") and is stored and replayed as committed; commit the completion through"
-                  + " IdempotencyHttp.completeWith, which applies storedHeaders, bodyRedactor and maxStoredResponseBytes");
-    }
-    return committed;
+    return outcomes.run(request, rule, new RecordId(scope.get(), key), fp, body.get(), downstream);
   }
 
   /**
@@ -425,7 +300,10 @@ public final class IdempotencyHttp {
     return returned[0];
   }
 
-  private static HttpResult reject(StoredResponse response) {
+  /**
+   * A refusal: {@code response}, sent as it is, run nothing (here and in {@link OutcomeResponses}).
+   */
+  static HttpResult reject(StoredResponse response) {
     return new HttpResult.Respond(response, HttpResult.Disposition.REJECTED);
   }
 
@@ -454,13 +332,16 @@ public final class IdempotencyHttp {
     return Problems.applicationError(status, message);
   }
 
+  // The settings below are read by this package's tests, which check the documented defaults; an
+  // application configures them through the builder and has no use for reading them back.
+
   /** The engine the handler runs requests through. */
-  public IdempotencyEngine engine() {
+  IdempotencyEngine engine() {
     return engine;
   }
 
   /** The key header's name. */
-  public String headerName() {
+  String headerName() {
     return headerName;
   }
 
@@ -470,32 +351,32 @@ public final class IdempotencyHttp {
   }
 
   /** The mismatch status. */
-  public MismatchStatus mismatchStatus() {
+  MismatchStatus mismatchStatus() {
     return mismatchStatus;
   }
 
   /** What a request gets while its key is in flight under another request. */
-  public InFlightResponse inFlightResponse() {
+  InFlightResponse inFlightResponse() {
     return inFlightResponse;
   }
 
   /** The status endpoint's path (used with {@link InFlightResponse#ACCEPTED}). */
-  public String statusPath() {
+  String statusPath() {
     return statusPath;
   }
 
   /** The response headers stored for replay (Set-Cookie only if {@link #storesSetCookie()}). */
-  public List<String> storedHeaders() {
+  List<String> storedHeaders() {
     return storedHeaderNames;
   }
 
   /** Whether Set-Cookie headers are stored and replayed. */
-  public boolean storesSetCookie() {
+  boolean storesSetCookie() {
     return storeSetCookie;
   }
 
   /** The request body limit. */
-  public long maxRequestBodyBytes() {
+  long maxRequestBodyBytes() {
     return maxRequestBodyBytes;
   }
 
@@ -505,12 +386,12 @@ public final class IdempotencyHttp {
   }
 
   /** What happens to a response over the storable limit. */
-  public OversizedResponse oversizedResponse() {
+  OversizedResponse oversizedResponse() {
     return oversizedResponse;
   }
 
   /** The anonymous scope, when configured. */
-  public Optional<Scope> anonymousScope() {
+  Optional<Scope> anonymousScope() {
     return anonymousScope;
   }
 

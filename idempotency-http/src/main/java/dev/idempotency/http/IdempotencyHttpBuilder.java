@@ -22,8 +22,8 @@ import org.jspecify.annotations.Nullable;
  *   <caption>Settings and defaults</caption>
  *   <tr><th>setting</th><th>default</th></tr>
  *   <tr><td>{@code headerName}</td><td>{@code Idempotency-Key}</td></tr>
- *   <tr><td>{@code endpoint}</td><td>POST and PATCH on every path, key required, a claim and a
- *       completion of their own (not {@link EndpointRule#inOneTransaction()})</td></tr>
+ *   <tr><td>{@code endpoint}</td><td>POST and PATCH on every path, key required; a rule that chose
+ *       no lifecycle runs in one transaction where the store can ({@link EndpointRule})</td></tr>
  *   <tr><td>{@code scopeResolver}</td><td>{@link ScopeResolver#principal()}</td></tr>
  *   <tr><td>{@code anonymousScope}</td><td>none: an unauthenticated guarded request gets 401</td></tr>
  *   <tr><td>{@code fingerprint}</td><td>{@link FingerprintStrategy#methodPathBody()}</td></tr>
@@ -35,7 +35,8 @@ import org.jspecify.annotations.Nullable;
  *       opted in</td></tr>
  *   <tr><td>{@code bodyRedactor}</td><td>{@link BodyRedactor#NONE}</td></tr>
  *   <tr><td>{@code maxRequestBodyBytes}</td><td>1 MiB</td></tr>
- *   <tr><td>{@code maxStoredResponseBytes}</td><td>1 MiB</td></tr>
+ *   <tr><td>{@code maxStoredResponseBytes}</td><td>1 MiB, or the store's {@code
+ *       maxResponseBytes()} when that is smaller</td></tr>
  *   <tr><td>{@code oversizedResponse}</td><td>{@link OversizedResponse#STORE_MARKER}</td></tr>
  *   <tr><td>{@code storeUnavailableRetryAfter}</td><td>5 s</td></tr>
  *   <tr><td>{@code problemTypeBase}</td><td>{@code https://idempotency.dev/problems/}</td></tr>
@@ -62,6 +63,7 @@ public final class IdempotencyHttpBuilder {
   BodyRedactor bodyRedactor = BodyRedactor.NONE;
   long maxRequestBodyBytes = IdempotencyHttp.DEFAULT_MAX_BODY_BYTES;
   int maxStoredResponseBytes = IdempotencyHttp.DEFAULT_MAX_BODY_BYTES;
+  private boolean maxStoredResponseBytesSet;
   OversizedResponse oversizedResponse = OversizedResponse.STORE_MARKER;
   Duration storeUnavailableRetryAfter = Duration.ofSeconds(5);
   String problemTypeBase = "https://idempotency.dev/problems/";
@@ -84,7 +86,9 @@ public final class IdempotencyHttpBuilder {
   /**
    * Adds an endpoint rule; rules are tried in the order added, the first match wins, and a request
    * no rule matches passes through. Adding any rule replaces the default (POST and PATCH on every
-   * path, required).
+   * path, required). A rule that chose neither {@link EndpointRule#inOneTransaction()} nor {@link
+   * EndpointRule#stepped()} runs in one transaction when the store declares {@link
+   * StoreCapability#ONE_TRANSACTION}, else stepped.
    *
    * @throws IllegalArgumentException if the rule runs {@link EndpointRule#inOneTransaction() in one
    *     transaction} and the engine's store does not declare {@link
@@ -93,9 +97,7 @@ public final class IdempotencyHttpBuilder {
   public IdempotencyHttpBuilder endpoint(EndpointRule rule) {
     Objects.requireNonNull(rule, "endpoint");
     KeyStore store = engine.store();
-    if (rule.runsInOneTransaction()
-        && !(store instanceof TransactionalKeyStore<?>
-            && store.capabilities().contains(StoreCapability.ONE_TRANSACTION))) {
+    if (rule.runsInOneTransaction() && !runsOneTransaction(store)) {
       throw new IllegalArgumentException(
           "endpoint "
               + rule
@@ -107,6 +109,12 @@ public final class IdempotencyHttpBuilder {
     }
     endpoints.add(rule);
     return this;
+  }
+
+  /** Whether {@code store} can run a request in one transaction. */
+  static boolean runsOneTransaction(KeyStore store) {
+    return store instanceof TransactionalKeyStore<?>
+        && store.capabilities().contains(StoreCapability.ONE_TRANSACTION);
   }
 
   /** Sets where the scope comes from (default {@link ScopeResolver#principal()}). */
@@ -228,7 +236,11 @@ public final class IdempotencyHttpBuilder {
     return this;
   }
 
-  /** Sets the storable response body limit in bytes (default 1 MiB); must be at least 1024. */
+  /**
+   * Sets the storable response body limit in bytes (default 1 MiB, or the store's {@link
+   * KeyStore#maxResponseBytes()} when that is smaller); must be at least 1024, and no more than the
+   * store keeps ({@link #build()} checks).
+   */
   public IdempotencyHttpBuilder maxStoredResponseBytes(int maxStoredResponseBytes) {
     if (maxStoredResponseBytes < 1024) {
       throw new IllegalArgumentException(
@@ -237,6 +249,7 @@ public final class IdempotencyHttpBuilder {
               + maxStoredResponseBytes);
     }
     this.maxStoredResponseBytes = maxStoredResponseBytes;
+    this.maxStoredResponseBytesSet = true;
     return this;
   }
 
@@ -282,8 +295,40 @@ public final class IdempotencyHttpBuilder {
     return this;
   }
 
-  /** Builds the handler. */
+  /**
+   * Builds the handler.
+   *
+   * @throws IllegalArgumentException if {@code maxStoredResponseBytes} was set above what the
+   *     engine's store keeps ({@link KeyStore#maxResponseBytes()}), or the store keeps less than
+   *     the 1024 bytes the not-stored marker needs; the message names both settings
+   */
   public IdempotencyHttp build() {
+    KeyStore store = engine.store();
+    long storeLimit = store.maxResponseBytes();
+    if (storeLimit < 1024) {
+      throw new IllegalArgumentException(
+          "the store "
+              + store
+              + " keeps responses of at most "
+              + storeLimit
+              + " bytes (its maxResponseBytes()): less than the 1024 bytes the HTTP binding's"
+              + " not-stored marker needs; configure the store to keep larger responses");
+    }
+    if (maxStoredResponseBytes > storeLimit) {
+      if (maxStoredResponseBytesSet) {
+        throw new IllegalArgumentException(
+            "maxStoredResponseBytes is "
+                + maxStoredResponseBytes
+                + " bytes, but the store "
+                + store
+                + " keeps responses of at most "
+                + storeLimit
+                + " bytes (its maxResponseBytes()): set maxStoredResponseBytes to "
+                + storeLimit
+                + " or less, or raise what the store keeps");
+      }
+      maxStoredResponseBytes = (int) storeLimit; // the default follows a smaller store
+    }
     return new IdempotencyHttp(this);
   }
 

@@ -23,6 +23,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Handler;
+import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
@@ -144,6 +145,57 @@ class IdempotencyHttpTest {
     assertThat(((HttpResult.Respond) r).disposition()).isEqualTo(HttpResult.Disposition.EXECUTED);
   }
 
+  /**
+   * A request that sent credentials yet reached the handler with no caller met a filter mapped
+   * before authentication: the 401 says so first, and the log says it once, however many such
+   * requests arrive. A request without credentials is told to authenticate.
+   */
+  @Test
+  void credentialsWithoutACallerPointAtTheFilterOrderOnce() throws Exception {
+    Logger log = Logger.getLogger(IdempotencyHttp.class.getName());
+    List<LogRecord> warnings = new CopyOnWriteArrayList<>();
+    Handler handler =
+        new Handler() {
+          @Override
+          public void publish(LogRecord r) {
+            if (r.getLevel() == Level.WARNING) {
+              warnings.add(r);
+            }
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    log.addHandler(handler);
+    try {
+      IdempotencyHttp http = IdempotencyHttp.builder(engine).build();
+      for (int i = 0; i < 3; i++) {
+        FakeRequest early =
+            FakeRequest.post("/payments", "k" + i, "{}").header("Authorization", "Basic YTpi");
+        early.principal = null;
+        assertThat(body(http.handle(early, app)))
+            .contains("idempotency_scope_unresolved")
+            .contains("the filter runs before authentication");
+      }
+      assertThat(warnings).hasSize(1);
+      assertThat(warnings.get(0).getMessage())
+          .contains("/payments")
+          .contains("before authentication");
+
+      FakeRequest anonymous = FakeRequest.post("/payments", "k", "{}");
+      anonymous.principal = null;
+      assertThat(body(http.handle(anonymous, app)))
+          .contains("has no authenticated caller: authenticate")
+          .doesNotContain("before authentication");
+      assertThat(runs).hasValue(0);
+    } finally {
+      log.removeHandler(handler);
+    }
+  }
+
   /** A trusted-header scope resolver reads only the named header. */
   @Test
   void trustedHeaderScope() throws Exception {
@@ -225,6 +277,9 @@ class IdempotencyHttpTest {
                 (proxy, method, args) -> {
                   if (method.getName().equals("capabilities")) {
                     return Set.of();
+                  }
+                  if (method.getName().equals("maxResponseBytes")) {
+                    return Long.MAX_VALUE; // a property of the store, read without a server
                   }
                   throw new StoreUnavailableException("down");
                 });
@@ -348,6 +403,27 @@ class IdempotencyHttpTest {
         .hasValue(0);
     assertThat(http.handle(FakeRequest.post("/payments/1", null, "{}"), app))
         .isInstanceOf(HttpResult.PassThrough.class);
+  }
+
+  /**
+   * A rule's methods are upper-cased when it is built ({@code "post"} means POST), and a request's
+   * method matches them ignoring case; a method named twice in two cases is one method.
+   */
+  @Test
+  void aRuleMethodInLowerCaseMeansTheUpperCaseMethod() throws Exception {
+    EndpointRule rule =
+        EndpointRule.of(KeyRequirement.REQUIRED, "/payments", "post", "Patch", "PATCH");
+    assertThat(rule.methods()).containsExactlyInAnyOrder("POST", "PATCH");
+    assertThat(rule.matches("POST", "/payments")).isTrue();
+    assertThat(rule.matches("post", "/payments")).isTrue();
+    assertThat(rule.matches("PUT", "/payments")).isFalse();
+    assertThatThrownBy(() -> EndpointRule.of(KeyRequirement.REQUIRED, "/a", "get"))
+        .hasMessageContaining("safe");
+
+    IdempotencyHttp http = IdempotencyHttp.builder(engine).endpoint(rule).build();
+    assertThat(body(http.handle(FakeRequest.post("/payments", null, "{}"), app)))
+        .contains("\"code\":\"idempotency_key_missing\"");
+    assertThat(runs).hasValue(0);
   }
 
   /**

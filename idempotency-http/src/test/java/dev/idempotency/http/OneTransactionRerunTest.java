@@ -81,6 +81,7 @@ class OneTransactionRerunTest {
                   switch (method.getName()) {
                     case "capabilities" -> Set.of(StoreCapability.ONE_TRANSACTION);
                     case "toString" -> "a store that aborts the first run";
+                    case "maxResponseBytes" -> Long.MAX_VALUE;
                     case "claimAndComplete" ->
                         claimAndComplete((OneTransactionWork<Object>) args[1]);
                     default -> throw new AssertionError("the store was called: " + method);

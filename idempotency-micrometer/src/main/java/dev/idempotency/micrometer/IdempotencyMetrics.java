@@ -56,8 +56,11 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@value #LEASE_LOST}</td><td>counter</td><td>none</td></tr>
  *   <tr><td>{@value #RELEASED}</td><td>counter</td><td>none: keys given up so a retry runs
  *       anew</td></tr>
- *   <tr><td>{@value #UNSTORED}</td><td>counter</td><td>none: executed, but the store failed
- *       while storing the result</td></tr>
+ *   <tr><td>{@value #UNSTORED}</td><td>counter</td><td>{@code kept}: {@code marker} (the result
+ *       was too large for the store or refused by it, and the not-stored marker stands in for it:
+ *       a retry gets the marker, nothing runs twice), {@code nothing} (the store could not be
+ *       reached before the lease ran short: the record stays in flight and a retry after the lease
+ *       runs the operation again unless it left a recovery point; the rate to alarm on)</td></tr>
  * </table>
  *
  * <p>No tag ever carries a key, a scope or a message: every tag value is one of the fixed names
@@ -114,7 +117,8 @@ public final class IdempotencyMetrics implements IdempotencyListener {
   private final Counter reaperUnfinished;
   private final Counter leaseLost;
   private final Counter released;
-  private final Counter unstored;
+  private final Counter unstoredMarker;
+  private final Counter unstoredNothing;
   private final AtomicLong abandoned = new AtomicLong();
 
   /**
@@ -173,7 +177,18 @@ public final class IdempotencyMetrics implements IdempotencyListener {
         counter(REAPER_UNFINISHED, "in-flight records the reaper deleted: never completed");
     leaseLost = counter(LEASE_LOST, "leases this instance lost to another owner");
     released = counter(RELEASED, "keys released so that a retry runs anew");
-    unstored = counter(UNSTORED, "executed requests whose result the store failed to store");
+    unstoredMarker =
+        Counter.builder(UNSTORED)
+            .description("executed requests whose result the store could not keep")
+            .tags(tags)
+            .tag("kept", "marker")
+            .register(registry);
+    unstoredNothing =
+        Counter.builder(UNSTORED)
+            .description("executed requests whose result the store could not keep")
+            .tags(tags)
+            .tag("kept", "nothing")
+            .register(registry);
     Gauge.builder(IN_FLIGHT, this, IdempotencyMetrics::runningNow)
         .description("operations this instance runs under a claim")
         .tags(tags)
@@ -298,8 +313,8 @@ public final class IdempotencyMetrics implements IdempotencyListener {
     } else if (event instanceof IdempotencyEvent.StoreUnavailable e) {
       Run ownRun = ownedHere(e.id());
       if (ownRun != null) {
-        // this thread ran the operation under its claim: the store failed while storing the result
-        unstored.increment();
+        // this thread ran the operation under its claim (one transaction): its commit failed, and
+        // the work's writes rolled back with the record
         ended(ownRun);
       } else {
         decided("store_unavailable");
@@ -308,6 +323,12 @@ public final class IdempotencyMetrics implements IdempotencyListener {
       ended(new Run(e.id(), e.fence()));
     } else if (event instanceof IdempotencyEvent.Released e) {
       released.increment();
+      ended(new Run(e.id(), e.fence()));
+    } else if (event instanceof IdempotencyEvent.ResponseNotStored e) {
+      unstoredMarker.increment();
+      ended(new Run(e.id(), e.fence()));
+    } else if (event instanceof IdempotencyEvent.CompletionFailed e) {
+      unstoredNothing.increment();
       ended(new Run(e.id(), e.fence()));
     } else if (event instanceof IdempotencyEvent.LeftInFlight e) {
       ended(new Run(e.id(), e.fence()));

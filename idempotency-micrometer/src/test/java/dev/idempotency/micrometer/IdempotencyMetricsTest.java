@@ -140,31 +140,66 @@ class IdempotencyMetricsTest {
     assertThat(ran[0]).isFalse();
     assertThat(outcomes("store_unavailable")).isEqualTo(1);
     assertThat(claims("unavailable")).isEqualTo(1);
-    assertThat(registry.get(IdempotencyMetrics.UNSTORED).counter().count()).isZero();
+    assertThat(unstored("nothing") + unstored("marker")).isZero();
   }
 
+  /**
+   * A store that stays down while the result is stored (past the lease the completion is retried
+   * within) is an executed request whose result was kept nowhere, not a refused claim.
+   */
   @Test
   void aStoreThatFailsWhileStoringTheResultIsAnUnstoredExecutionNotARefusedClaim()
       throws Exception {
+    engine.close();
+    KeyStore down =
+        new DelegatingStore(new InMemoryKeyStore()) {
+          @Override
+          public void complete(
+              RecordId id,
+              dev.idempotency.FenceToken fence,
+              StoredResponse response,
+              java.time.Instant now) {
+            throw new StoreUnavailableException("down while completing", null);
+          }
+        };
+    engine =
+        IdempotencyEngine.builder(metrics.timed(down))
+            .clock(clock)
+            .lease(Duration.ofMillis(300))
+            .heartbeatInterval(Duration.ofMillis(100))
+            .listener(metrics)
+            .build();
+    engine.execute(RecordId.of("acct", "k4"), FP, e -> OK);
+
+    assertThat(outcomes("executed")).isEqualTo(1);
+    assertThat(outcomes("store_unavailable")).isZero();
+    assertThat(unstored("nothing")).isEqualTo(1);
+    assertThat(unstored("marker")).isZero();
+    assertThat(gauge(IdempotencyMetrics.IN_FLIGHT)).isZero();
+  }
+
+  /** A result too large for the store is kept as the not-stored marker, and counted so. */
+  @Test
+  void aResultTooLargeForTheStoreIsCountedAsKeptByItsMarker() throws Exception {
     engine.close();
     engine =
         engineOver(
             new DelegatingStore(new InMemoryKeyStore()) {
               @Override
-              public void complete(
-                  RecordId id,
-                  dev.idempotency.FenceToken fence,
-                  StoredResponse response,
-                  java.time.Instant now) {
-                throw new StoreUnavailableException("down while completing", null);
+              public long maxResponseBytes() {
+                return 1;
               }
             });
-    engine.execute(RecordId.of("acct", "k4"), FP, e -> OK);
+    engine.execute(RecordId.of("acct", "k6"), FP, e -> OK);
 
     assertThat(outcomes("executed")).isEqualTo(1);
-    assertThat(outcomes("store_unavailable")).isZero();
-    assertThat(registry.get(IdempotencyMetrics.UNSTORED).counter().count()).isEqualTo(1);
+    assertThat(unstored("marker")).isEqualTo(1);
+    assertThat(unstored("nothing")).isZero();
     assertThat(gauge(IdempotencyMetrics.IN_FLIGHT)).isZero();
+  }
+
+  private double unstored(String kept) {
+    return registry.get(IdempotencyMetrics.UNSTORED).tag("kept", kept).counter().count();
   }
 
   @Test

@@ -3,14 +3,9 @@ package dev.idempotency.servlet;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.http.IdempotencyHttp;
 import jakarta.servlet.ServletOutputStream;
-import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.Cookie;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.io.UnsupportedEncodingException;
 import java.nio.charset.Charset;
@@ -29,10 +24,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Captures everything the application writes, and sends nothing: the filter writes the response
  * only after the engine stored it. {@code sendError} becomes a small RFC 9457 problem body, so the
- * bytes stored are the bytes sent.
- *
- * <p>One class of about 470 lines after formatting to 100 columns: most of it the servlet response
- * methods it must override, each a few lines.
+ * bytes stored are the bytes sent. This class keeps the status and the headers; the body is a
+ * {@link CapturedBody}.
  */
 final class CapturingResponse extends HttpServletResponseWrapper {
   private static final DateTimeFormatter HTTP_DATE =
@@ -46,32 +39,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
   private @Nullable String contentType;
   private @Nullable String characterEncoding;
   private @Nullable Locale locale;
-  private final ByteArrayOutputStream body = new ByteArrayOutputStream();
-
-  /**
-   * What the application writes to; discards everything once sendError or sendRedirect closed the
-   * response.
-   */
-  private final OutputStream sink =
-      new OutputStream() {
-        @Override
-        public void write(int b) {
-          if (!closed) {
-            body.write(b);
-          }
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) {
-          if (!closed) {
-            body.write(b, off, len);
-          }
-        }
-      };
-
-  private boolean closed;
-  private @Nullable ServletOutputStream stream;
-  private @Nullable PrintWriter writer;
+  private final CapturedBody body = new CapturedBody();
   private boolean committed;
 
   CapturingResponse(HttpServletResponse response) {
@@ -80,9 +48,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
 
   /** The complete response the application produced. */
   StoredResponse toStoredResponse() {
-    if (writer != null) {
-      writer.flush();
-    }
+    byte[] bytes = body.toByteArray();
     Map<String, List<String>> out = new LinkedHashMap<>();
     String type = effectiveContentType();
     if (type != null) {
@@ -92,7 +58,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
       out.put("Content-Language", List.of(locale.toLanguageTag()));
     }
     headers.values().forEach(e -> out.put(e.getKey(), List.copyOf(e.getValue())));
-    return StoredResponse.of(status, out, body.toByteArray());
+    return StoredResponse.of(status, out, bytes);
   }
 
   private @Nullable String effectiveContentType() {
@@ -254,7 +220,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
 
   @Override
   public void setCharacterEncoding(@Nullable String charset) {
-    if (!committed && writer == null) {
+    if (!committed && !body.writerTaken()) {
       characterEncoding = charset;
     }
   }
@@ -322,63 +288,33 @@ final class CapturingResponse extends HttpServletResponseWrapper {
 
   @Override
   public ServletOutputStream getOutputStream() {
-    if (writer != null) {
-      throw new IllegalStateException("getWriter() was already called");
-    }
-    if (stream == null) {
-      stream =
-          new ServletOutputStream() {
-            @Override
-            public void write(int b) throws IOException {
-              sink.write(b);
-            }
-
-            @Override
-            public void write(byte[] b, int off, int len) throws IOException {
-              sink.write(b, off, len);
-            }
-
-            @Override
-            public boolean isReady() {
-              return true;
-            }
-
-            @Override
-            public void setWriteListener(WriteListener listener) {
-              throw new IllegalStateException(BufferedBodyRequest.ASYNC_REFUSED);
-            }
-          };
-    }
-    return stream;
+    return body.outputStream();
   }
 
   @Override
   public PrintWriter getWriter() throws UnsupportedEncodingException {
-    if (stream != null) {
-      throw new IllegalStateException("getOutputStream() was already called");
+    return body.writer(this::writerCharset);
+  }
+
+  /** The charset of the writer, asked once, when the application first takes it. */
+  private Charset writerCharset() throws UnsupportedEncodingException {
+    Charset charset;
+    try {
+      charset = Charset.forName(getCharacterEncoding());
+    } catch (IllegalArgumentException e) {
+      throw new UnsupportedEncodingException(getCharacterEncoding());
     }
-    if (writer == null) {
-      Charset charset;
-      try {
-        charset = Charset.forName(getCharacterEncoding());
-      } catch (IllegalArgumentException e) {
-        throw new UnsupportedEncodingException(getCharacterEncoding());
-      }
-      if (characterEncoding == null && (contentType == null || !isJson(contentType))) {
-        // as the container does: the writer's charset goes into Content-Type (JSON's implied UTF-8
-        // does not)
-        characterEncoding = charset.name();
-      }
-      writer = new PrintWriter(new OutputStreamWriter(sink, charset));
+    if (characterEncoding == null && (contentType == null || !isJson(contentType))) {
+      // as the container does: the writer's charset goes into Content-Type (JSON's implied UTF-8
+      // does not)
+      characterEncoding = charset.name();
     }
-    return writer;
+    return charset;
   }
 
   @Override
   public void flushBuffer() {
-    if (writer != null) {
-      writer.flush();
-    }
+    body.flush();
     committed = true;
   }
 
@@ -392,10 +328,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     if (committed) {
       throw new IllegalStateException("the response is committed");
     }
-    if (writer != null) {
-      writer.flush();
-    }
-    body.reset();
+    body.clear();
   }
 
   @Override
@@ -434,8 +367,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     reset();
     status = sc;
     contentType = error.firstHeader("Content-Type").orElse(IdempotencyHttp.PROBLEM_JSON);
-    body.writeBytes(error.body());
-    closed = true;
+    body.closeWith(error.body());
     committed = true;
   }
 
@@ -467,7 +399,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     }
     status = sc;
     setHeader("Location", location);
-    closed = true;
+    body.close();
     committed = true;
   }
 }

@@ -17,9 +17,11 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.sql.Connection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -88,6 +90,24 @@ public final class IdempotencyFilter implements Filter {
   public static final String HANDLER_ATTRIBUTE = IdempotencyHttp.class.getName();
 
   private volatile @Nullable IdempotencyHttp http;
+
+  /**
+   * A view of {@code dataSource} for code written against a {@code DataSource} (a pool handed to a
+   * DAO, jOOQ, MyBatis): on a thread that runs a request in one transaction, {@code
+   * getConnection()} returns that request's connection, the one that holds its key, so that the
+   * code's writes commit with the key and the stored response, or roll back with them; anywhere
+   * else, a connection of {@code dataSource}. Closing the request's connection only ends that use
+   * of it; {@code commit()}, {@code rollback()} and {@code setAutoCommit(true)} on it throw an
+   * {@code SQLException}, since the transaction ends with the request. Give the application this
+   * view of the pool the JDBC store uses: a connection of another database must not receive writes
+   * meant for it.
+   *
+   * @param dataSource the pool the application's code uses outside such requests
+   * @return the view; thread-safe
+   */
+  public static DataSource transactionAware(DataSource dataSource) {
+    return RequestTransaction.view(dataSource);
+  }
 
   /**
    * A filter that takes its handler from the context attribute {@link #HANDLER_ATTRIBUTE} at {@link
@@ -188,12 +208,19 @@ public final class IdempotencyFilter implements Filter {
     CapturingResponse captured = new CapturingResponse(response);
     BufferedBodyRequest buffered = new BufferedBodyRequest(request, body);
     buffered.setAttribute(attribute, handle);
+    boolean transaction = handle instanceof Connection;
+    if (transaction) {
+      RequestTransaction.begin((Connection) handle);
+    }
     try {
       chain.doFilter(buffered, captured);
     } finally {
       // the execution and the transaction are the claim's: neither may outlive the run, in the
       // request or anywhere else
       buffered.removeAttribute(attribute);
+      if (transaction) {
+        RequestTransaction.end();
+      }
     }
     return captured.toStoredResponse();
   }

@@ -3,7 +3,9 @@ package dev.idempotency.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.http.EndpointRule;
 import dev.idempotency.http.IdempotencyHttp;
+import dev.idempotency.http.KeyRequirement;
 import dev.idempotency.spi.KeyStore;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -43,7 +45,15 @@ abstract class ConcurrencyGateContract {
   @BeforeAll
   void startServer() throws Exception {
     engine = IdempotencyEngine.builder(newStore()).build();
-    server = new FilteredTestApp(IdempotencyHttp.builder(engine).build());
+    // the gate holds the winner inside the application while the duplicates arrive: the stepped
+    // lifecycle, whose duplicates get 409 at once (OneTransactionOverHttpContract covers the
+    // duplicates that wait on one transaction's lock)
+    server =
+        new FilteredTestApp(
+            IdempotencyHttp.builder(engine)
+                .endpoint(
+                    EndpointRule.of(KeyRequirement.REQUIRED, "/**", "POST", "PATCH").stepped())
+                .build());
     clients = Executors.newFixedThreadPool(64);
   }
 

@@ -24,6 +24,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -529,6 +530,36 @@ class ContractOverHttpTest {
       assertThat(s.app.effects("GET /payments/a")).isEqualTo(2);
       s.post("/other", null, BODY);
       assertThat(s.app.effects("POST /other")).isEqualTo(1);
+    }
+
+    /**
+     * A rule whose method is written in lower case ({@code "post"}, as a hand-written property may
+     * say) guards POST; and a request that spells its method in another case ({@code post}, which
+     * Jetty hands the application as sent, and a server routing methods ignoring case would run as
+     * a POST) is guarded by a rule for POST.
+     */
+    @Test
+    void aRuleWrittenInLowerCaseGuardsPostHoweverTheRequestSpellsIt() throws Exception {
+      FilteredTestApp s =
+          start(
+              e -> e,
+              h ->
+                  h.endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/payments", "post"))
+                      .endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/orders", "POST")));
+      assertProblem(s.post("/payments", null, BODY), 400, "idempotency_key_missing", false);
+      for (String path : List.of("/payments", "/orders")) {
+        for (String spelling : List.of("post", "Post")) {
+          assertThat(s.rawWithoutKey(spelling, path))
+              .as(spelling + " " + path)
+              .startsWith("HTTP/1.1 400 ")
+              .contains("\"code\":\"idempotency_key_missing\"");
+        }
+      }
+      assertThat(s.app.totalEffects()).isZero();
+      assertThat(s.post("/payments", "key-lc", BODY).statusCode()).isEqualTo(200);
+      assertThat(s.post("/payments", "key-lc", BODY).headers().firstValue("Idempotent-Replayed"))
+          .hasValue("true");
+      assertThat(s.app.effects("POST /payments")).isEqualTo(1);
     }
 
     /**

@@ -83,6 +83,24 @@ final class FilteredTestApp implements AutoCloseable {
     return jetty.raw(req.toByteArray());
   }
 
+  /**
+   * A raw request of {@code method} (sent as written, in any case) without an Idempotency-Key,
+   * closing the connection after; returns the raw response.
+   */
+  String rawWithoutKey(String method, String path) throws IOException {
+    String body = "{}";
+    return jetty.raw(
+        (method
+                + " "
+                + path
+                + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Test-User: alice\r\nConnection: close\r\n"
+                + "Content-Type: application/json\r\nContent-Length: "
+                + body.length()
+                + "\r\n\r\n"
+                + body)
+            .getBytes(StandardCharsets.US_ASCII));
+  }
+
   @Override
   public void close() {
     jetty.close();

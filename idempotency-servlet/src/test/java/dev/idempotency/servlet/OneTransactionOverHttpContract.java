@@ -13,10 +13,10 @@ import dev.idempotency.core.StoredResponsePolicy;
 import dev.idempotency.http.EndpointRule;
 import dev.idempotency.http.IdempotencyHttp;
 import dev.idempotency.http.IdempotencyHttpBuilder;
-import dev.idempotency.http.KeyRequirement;
 import dev.idempotency.http.OversizedResponse;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
+import dev.idempotency.store.jdbc.JdbcKeyStoreBuilder;
 import dev.idempotency.testing.TestDatabases;
 import jakarta.servlet.Filter;
 import java.net.http.HttpResponse;
@@ -40,11 +40,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * An endpoint rule in one transaction ({@link EndpointRule#inOneTransaction()}), over the filter in
- * a real Jetty and the JDBC store on a real database: the application's order row, the claim and
- * the stored response commit together, once; a replay, a mismatch, a duplicate while the first is
- * open, a handler that throws and the storing rules give the HTTP answers of the default lifecycle.
- * Each test has its own tables and its own server. One subclass per database, each a few lines.
+ * Requests in one transaction ({@link EndpointRule#inOneTransaction()}), as the handler's default
+ * rule runs them on the JDBC store, over the filter in a real Jetty on a real database: the
+ * application's order row, the claim and the stored response commit together, once; a replay, a
+ * mismatch, a duplicate while the first is open, a handler that throws and the storing rules give
+ * the HTTP answers of the stepped lifecycle. Each test has its own tables and its own server. One
+ * subclass per database, each a few lines.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 abstract class OneTransactionOverHttpContract {
@@ -75,7 +76,7 @@ abstract class OneTransactionOverHttpContract {
 
   /** What a test changes of the store, the engine and the handler. */
   private record Settings(
-      UnaryOperator<JdbcKeyStore.Builder> store,
+      UnaryOperator<JdbcKeyStoreBuilder> store,
       UnaryOperator<IdempotencyEngine.Builder> engine,
       UnaryOperator<IdempotencyHttpBuilder> http) {
     static Settings defaults() {
@@ -99,15 +100,9 @@ abstract class OneTransactionOverHttpContract {
     outsideStore = JdbcKeyStore.builder(outside).tableName(recordsTable).build();
     OneTransactionOrdersApp.createOrders(outside, ordersTable);
     engine = settings.engine().apply(IdempotencyEngine.builder(store)).build();
-    IdempotencyHttp http =
-        settings
-            .http()
-            .apply(
-                IdempotencyHttp.builder(engine)
-                    .endpoint(
-                        EndpointRule.of(KeyRequirement.REQUIRED, "/orders", "POST")
-                            .inOneTransaction()))
-            .build();
+    // the handler's default rule (POST and PATCH on every path), which chose no lifecycle: on the
+    // JDBC store it runs in one transaction, and these tests fail if it does not
+    IdempotencyHttp http = settings.http().apply(IdempotencyHttp.builder(engine)).build();
     app = new OneTransactionOrdersApp(ordersTable, outside, outsideStore);
     Filter countArrivals =
         (req, res, chain) -> {

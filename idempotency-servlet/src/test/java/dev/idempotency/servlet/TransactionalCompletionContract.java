@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.http.EndpointRule;
 import dev.idempotency.http.IdempotencyHttp;
 import dev.idempotency.http.IdempotencyHttpBuilder;
+import dev.idempotency.http.KeyRequirement;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
 import dev.idempotency.testing.TestDatabases;
 import java.net.http.HttpResponse;
@@ -54,7 +56,12 @@ abstract class TransactionalCompletionContract {
     JdbcKeyStore jdbc =
         JdbcKeyStore.builder(ds).tableName("servlet_tx_records").createSchemaIfMissing().build();
     engine = IdempotencyEngine.builder(jdbc).build();
-    server = new FilteredTestApp(settings.apply(IdempotencyHttp.builder(engine)).build());
+    // the application commits the completion itself, between the claim and the filter's completion:
+    // the stepped lifecycle, chosen by name (the JDBC store would run the rule in one transaction)
+    IdempotencyHttpBuilder http =
+        IdempotencyHttp.builder(engine)
+            .endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/**", "POST", "PATCH").stepped());
+    server = new FilteredTestApp(settings.apply(http).build());
     server.app.jdbc = jdbc;
     return server;
   }

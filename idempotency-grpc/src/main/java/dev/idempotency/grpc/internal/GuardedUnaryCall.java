@@ -7,6 +7,7 @@ import dev.idempotency.core.FingerprintBuilder;
 import dev.idempotency.core.OperationFailedException;
 import dev.idempotency.core.Outcome;
 import dev.idempotency.grpc.IdempotencyErrorReason;
+import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.TransactionCallbacks;
 import io.grpc.Context;
@@ -18,6 +19,7 @@ import io.grpc.ServerCallHandler;
 import io.grpc.Status;
 import java.io.ByteArrayInputStream;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 
@@ -142,26 +144,23 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
     } catch (OperationFailedException e) {
       answerFailed(e, context);
       return;
-    } catch (LeaseLostException e) {
-      // this owner was paused or cut off past its lease, and another took the key over
-      if (answer == null) {
-        // a fenced write inside the handler (a checkpoint) was refused: it did not finish
-        refuse(
-            Refusals.of(
-                IdempotencyErrorReason.IDEMPOTENCY_REQUEST_IN_FLIGHT,
-                "another owner took this idempotency key over while the request ran",
-                Map.of(),
-                settings.engine().config().inFlightRetryAfter()));
-        return;
+    } catch (RuntimeException e) {
+      // the store, or the engine over it, failed outside the handler: before it ran (the claim), at
+      // a fenced write it made (another owner took the key over), or after it answered (the
+      // completion: the key stays in flight, or another owner's answer is the stored one)
+      if (answer != null) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "the handler of "
+                + id
+                + " ran, but its answer could not be stored"
+                + (e instanceof LeaseLostException ? ": another owner took the key over" : "")
+                + "; the caller gets the live answer",
+            e);
+        sendLive();
+      } else {
+        refuse(StoreErrorAnswers.answer("the call of " + id, e, false, settings));
       }
-      LOG.log(
-          System.Logger.Level.WARNING,
-          "the handler of "
-              + id
-              + " ran, but another owner took the key over before its answer could be stored;"
-              + " the caller gets the live answer",
-          e);
-      sendLive();
       return;
     } finally {
       context.removeListener(bound);
@@ -176,7 +175,19 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
     if (outcome instanceof Outcome.Executed) {
       sendLive();
     } else if (outcome instanceof Outcome.Replayed replayed) {
-      replay(replayed.response());
+      Optional<String> notStored = replayed.response().notStoredReason();
+      if (notStored.isPresent()) {
+        // the engine's marker: the handler ran, but the store could not keep its answer (too
+        // large for the store, or refused by it); the reason may hold the store's own words
+        LOG.log(
+            System.Logger.Level.DEBUG,
+            "replaying the not-stored marker of {0}: {1}",
+            id,
+            notStored.get());
+        refuse(Refusals.notStored());
+      } else {
+        replay(replayed.response());
+      }
     } else if (outcome instanceof Outcome.Mismatch) {
       refuse(
           Refusals.of(
@@ -269,16 +280,7 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
     if (!settings.engine().config().storedResponsePolicy().shouldStore(tooLarge)) {
       throw new NotStoredException();
     }
-    Refusals.Refusal refusal =
-        Refusals.of(
-            IdempotencyErrorReason.IDEMPOTENCY_RESPONSE_NOT_STORED,
-            "the request was processed, but its response was too large to store for replay",
-            Map.of(),
-            null);
-    StoredResponse marker =
-        StoredCallCodec.encode(
-            new CapturedCall(null, null, refusal.status(), refusal.trailers()),
-            Refusals.STORED_MARKER_KEYS);
+    StoredResponse marker = Refusals.notStoredMarker();
     settings
         .engine()
         .store()
@@ -289,6 +291,7 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
 
   private void answerFailed(OperationFailedException e, Context context) {
     Throwable cause = e.getCause();
+    KeyStoreException storeError = StoreErrorAnswers.inCauses(cause);
     if (cause instanceof NotStoredException) {
       sendLive(); // an answer whose code is not stored: the key was released, the caller gets it
     } else if (cause instanceof DeadlinePassedException) {
@@ -307,6 +310,9 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
               + " again",
           cause);
       sendLive();
+    } else if (storeError != null) {
+      // the handler let out the error of a store call it made (a checkpoint)
+      refuse(StoreErrorAnswers.answer("the handler of " + id, storeError, true, settings));
     } else if (cause instanceof RuntimeException runtime) {
       throw runtime; // as without the binding: gRPC answers UNKNOWN; the key was released
     } else if (cause instanceof Error error) {

@@ -3,6 +3,7 @@ package dev.idempotency.grpc.internal;
 import com.google.protobuf.Any;
 import com.google.rpc.ErrorInfo;
 import com.google.rpc.RetryInfo;
+import dev.idempotency.StoredResponse;
 import dev.idempotency.grpc.GrpcIdempotencyMetadata;
 import dev.idempotency.grpc.IdempotencyErrorReason;
 import io.grpc.Metadata;
@@ -29,6 +30,30 @@ public final class Refusals {
       java.util.Set.of(dev.idempotency.grpc.GrpcIdempotencyMetadata.ERROR_REASON);
 
   private Refusals() {}
+
+  /**
+   * The answer to a retry of a call that was processed but whose answer could not be stored: the
+   * binding's own marker replays it, and so does the engine's ({@code
+   * StoredResponse.notStoredMarker}).
+   */
+  public static Refusal notStored() {
+    return of(
+        IdempotencyErrorReason.IDEMPOTENCY_RESPONSE_NOT_STORED,
+        "the request was processed, but its response could not be stored for replay; retrying"
+            + " will not process it again",
+        Map.of(),
+        null);
+  }
+
+  /**
+   * The binding's not-stored marker, as it is stored in place of an answer larger than {@code
+   * maxStoredResponseBytes}: {@link #notStored()} with its plain reason trailer.
+   */
+  public static StoredResponse notStoredMarker() {
+    Refusal refusal = notStored();
+    return StoredCallCodec.encode(
+        new CapturedCall(null, null, refusal.status(), refusal.trailers()), STORED_MARKER_KEYS);
+  }
 
   /** A refusal as a status and its trailers. */
   public record Refusal(Status status, Metadata trailers) {}

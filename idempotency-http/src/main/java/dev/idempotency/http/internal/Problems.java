@@ -74,13 +74,25 @@ public final class Problems {
             e.getMessage(), "an InvalidIdempotencyKeyException always says what is wrong"));
   }
 
-  /** {@code 401 idempotency_scope_unresolved}. */
-  public StoredResponse unresolvedScope() {
+  /**
+   * {@code 401 idempotency_scope_unresolved}. The detail puts the likely fix first: a request that
+   * sent credentials and still has no caller met a filter mapped before authentication; one without
+   * credentials must authenticate. An anonymous scope comes last, since every caller without an
+   * identity then shares its keys.
+   *
+   * @param credentialsSent whether the request carried an {@code Authorization} header
+   */
+  public StoredResponse unresolvedScope(boolean credentialsSent) {
     return problem(
         ProblemCode.IDEMPOTENCY_SCOPE_UNRESOLVED,
         ProblemCode.IDEMPOTENCY_SCOPE_UNRESOLVED.defaultStatus(),
-        "idempotency keys are scoped per caller, and this request has no authenticated caller; authenticate, or"
-            + " configure an anonymous scope for this endpoint",
+        credentialsSent
+            ? "idempotency keys are scoped per caller, and this request sent credentials but reached the"
+                + " idempotency filter with no authenticated caller: the filter runs before"
+                + " authentication; map it after the authentication filter"
+            : "idempotency keys are scoped per caller, and this request has no authenticated caller:"
+                + " authenticate; an endpoint meant for callers without an identity can be given an"
+                + " anonymous scope, whose keys all such callers then share",
         null);
   }
 
@@ -146,6 +158,28 @@ public final class Problems {
             + limit
             + " bytes) and cannot be replayed; retrying"
             + " will not process it again",
+        null);
+  }
+
+  /**
+   * {@code 500 idempotency_response_not_stored} for a replayed engine marker ({@link
+   * StoredResponse#notStoredMarker}): the engine stored it when the store could not keep the
+   * response (too large for it, or refused by it).
+   *
+   * @param markerReason what the marker says: the original status and the reason
+   */
+  public StoredResponse notStored(String markerReason) {
+    int cut = markerReason.indexOf("; ");
+    String status = cut < 0 ? "unknown" : markerReason.substring(0, cut);
+    String reason = cut < 0 ? markerReason : markerReason.substring(cut + 2);
+    return problem(
+        ProblemCode.IDEMPOTENCY_RESPONSE_NOT_STORED,
+        ProblemCode.IDEMPOTENCY_RESPONSE_NOT_STORED.defaultStatus(),
+        "the request with this idempotency key was processed (status "
+            + status
+            + "), but its response could not be stored ("
+            + reason
+            + ") and cannot be replayed; retrying will not process it again",
         null);
   }
 

@@ -85,7 +85,7 @@ public final class StatusEndpoint {
     }
     Optional<Scope> scope = callerScope.resolve(request);
     if (scope.isEmpty()) {
-      return reject(problems.unresolvedScope());
+      return reject(problems.unresolvedScope(!request.headers("Authorization").isEmpty()));
     }
     Optional<RecordSnapshot> record;
     try {

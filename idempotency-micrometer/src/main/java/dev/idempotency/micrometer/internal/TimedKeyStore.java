@@ -123,6 +123,11 @@ public class TimedKeyStore implements KeyStore {
   }
 
   @Override
+  public long maxResponseBytes() {
+    return delegate.maxResponseBytes();
+  }
+
+  @Override
   public Set<StoreCapability> capabilities() {
     return delegate.capabilities();
   }
