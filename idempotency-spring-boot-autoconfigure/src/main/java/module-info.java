@@ -23,6 +23,9 @@ module dev.idempotency.spring.boot.autoconfigure {
   requires static transitive micrometer.core;
   requires static transitive spring.boot.health;
   requires static spring.boot.sql;
+  // the application's JPA EntityManagerFactory, which joins the store's transaction when present
+  requires static jakarta.persistence;
+  requires static spring.orm;
 
   exports dev.idempotency.spring.boot.autoconfigure;
 

@@ -4,7 +4,8 @@
  */
 // Spring's jars are automatic modules (spring.aop, …); the advisor and the interceptor are Spring
 // types, so those are required transitively, which javac warns about for any automatic module.
-@SuppressWarnings({"requires-transitive-automatic", "requires-automatic"})
+// "module": the qualified export names the Spring Boot module, which this build does not see.
+@SuppressWarnings({"requires-transitive-automatic", "requires-automatic", "module"})
 module dev.idempotency.spring {
   requires static org.jspecify;
   requires transitive dev.idempotency.core;
@@ -24,6 +25,15 @@ module dev.idempotency.spring {
   requires static spring.jdbc;
   requires static spring.tx;
   requires static transitive spring.web;
+  // optional at run time: transactional methods in JPA's transaction (the builder takes a JPA
+  // EntityManagerFactory; a Hibernate Session bound through spring-orm)
+  requires static transitive jakarta.persistence;
+  requires static org.hibernate.orm.core;
+  requires static spring.orm;
 
   exports dev.idempotency.spring;
+  // the binding of the store's transaction as Spring's, which the Spring Boot filter applies to
+  // requests run in one transaction; not API
+  exports dev.idempotency.spring.internal to
+      dev.idempotency.spring.boot.autoconfigure;
 }

@@ -22,7 +22,9 @@ import java.lang.annotation.Target;
  *
  * <ul>
  *   <li>run now: the method's return value (stored as JSON);
- *   <li>run before: the stored value, decoded into the method's generic return type;
+ *   <li>run before: the stored value, decoded as the class the method returned (its generic return
+ *       type resolved against the bean's class; a subclass of it kept by name, and trusted only as
+ *       a subclass);
  *   <li>the same key with other arguments: {@link
  *       dev.idempotency.core.IdempotencyKeyReusedException};
  *   <li>the same key still running elsewhere, after the engine's {@link

@@ -1,9 +1,12 @@
 package dev.idempotency.spring;
 
+import dev.idempotency.Execution;
 import dev.idempotency.Scope;
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.spring.internal.CurrentExecution;
 import dev.idempotency.spring.internal.IdempotentMethodInterceptor;
 import dev.idempotency.spring.internal.MethodPlans;
+import jakarta.persistence.EntityManagerFactory;
 import java.lang.reflect.Method;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -54,7 +57,9 @@ public final class IdempotentMethods implements PointcutAdvisor, Ordered {
   private final String description;
 
   private IdempotentMethods(Builder b) {
-    MethodPlans plans = new MethodPlans(b.engine, b.jsonMapper, b.defaultScope, b.dataSource::get);
+    MethodPlans plans =
+        new MethodPlans(
+            b.engine, b.jsonMapper, b.defaultScope, b.dataSource, b.entityManagerFactory);
     this.pointcut = new GuardedMethods(plans);
     this.advice = new IdempotentMethodInterceptor(plans, b.allowSurroundingTransactions);
     this.order = b.order;
@@ -84,6 +89,27 @@ public final class IdempotentMethods implements PointcutAdvisor, Ordered {
    */
   public static Builder builder(Supplier<IdempotencyEngine> engine) {
     return new Builder(Objects.requireNonNull(engine, "engine"));
+  }
+
+  /**
+   * The claim of the {@code @Idempotent} method whose body runs on the calling thread (the
+   * innermost one, when guarded methods call each other). A method that may run long checks {@link
+   * Execution#leaseLost()} before each side effect outside the store (a payment, a message) and
+   * stops, by throwing, when it is {@code true}: it ran past the engine's {@code maxOperationTime},
+   * or its lease could not be renewed, and once the lease ends a redelivery takes the key over and
+   * runs the method again. It also gives {@link Execution#downstreamKey(String)}, the same for
+   * every run of one request, to pass to the systems the method calls.
+   *
+   * <p>Bound to the thread that called the method, for as long as its body runs: work the body
+   * hands to other threads takes the {@code Execution} along as an argument.
+   *
+   * @return the claim the method runs under
+   * @throws IllegalStateException if no guarded method's body runs on this thread, or the innermost
+   *     one is {@code transactional} (its writes commit only with its result, under the claim, so
+   *     it has no lease to lose)
+   */
+  public static Execution currentExecution() {
+    return CurrentExecution.get();
   }
 
   @Override
@@ -123,9 +149,12 @@ public final class IdempotentMethods implements PointcutAdvisor, Ordered {
   /** Builds {@link IdempotentMethods}. Not thread-safe. */
   public static final class Builder {
     private final Supplier<IdempotencyEngine> engine;
-    private JsonMapper jsonMapper = JsonMapper.shared();
+    private Supplier<JsonMapper> jsonMapper = JsonMapper::shared;
     private String defaultScope = DEFAULT_SCOPE;
     private Supplier<@Nullable DataSource> dataSource = () -> null;
+    // not a Supplier<EntityManagerFactory>: its default, a lambda of that type, would load JPA's
+    // classes, which an application without JPA does not have
+    private Supplier<? extends @Nullable Object> entityManagerFactory = () -> null;
     private boolean allowSurroundingTransactions;
     private int order = DEFAULT_ORDER;
 
@@ -142,6 +171,20 @@ public final class IdempotentMethods implements PointcutAdvisor, Ordered {
      * @return this builder
      */
     public Builder jsonMapper(JsonMapper jsonMapper) {
+      Objects.requireNonNull(jsonMapper, "jsonMapper");
+      this.jsonMapper = () -> jsonMapper;
+      return this;
+    }
+
+    /**
+     * {@link #jsonMapper(JsonMapper)} from a supplier, asked once when the first
+     * {@code @Idempotent} method is planned: a container can build the advisor before the mapper
+     * and everything the mapper is built from.
+     *
+     * @param jsonMapper supplies the JSON mapper
+     * @return this builder
+     */
+    public Builder jsonMapper(Supplier<JsonMapper> jsonMapper) {
       this.jsonMapper = Objects.requireNonNull(jsonMapper, "jsonMapper");
       return this;
     }
@@ -182,6 +225,40 @@ public final class IdempotentMethods implements PointcutAdvisor, Ordered {
      */
     public Builder transactionalDataSource(Supplier<@Nullable DataSource> dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+      return this;
+    }
+
+    /**
+     * Sets the JPA EntityManagerFactory that {@code @Idempotent(transactional = true)} methods join
+     * the store's transaction with: a Hibernate one built on the {@link
+     * #transactionalDataSource(DataSource) transactional DataSource}. While such a method runs, a
+     * Hibernate {@code Session} on the store's {@code Connection} is bound as Spring's {@code
+     * EntityManager} for it, so the shared {@code EntityManager} ({@code @PersistenceContext},
+     * Spring Data repositories) writes in the store's transaction and a {@code
+     * JpaTransactionManager} {@code @Transactional} joins it; the session is flushed before the
+     * result is stored. Needs Hibernate and spring-orm.
+     *
+     * @param entityManagerFactory the EntityManagerFactory (the very object: Spring finds the bound
+     *     EntityManager by it)
+     * @return this builder
+     */
+    public Builder transactionalEntityManagerFactory(EntityManagerFactory entityManagerFactory) {
+      Objects.requireNonNull(entityManagerFactory, "entityManagerFactory");
+      this.entityManagerFactory = () -> entityManagerFactory;
+      return this;
+    }
+
+    /**
+     * {@link #transactionalEntityManagerFactory(EntityManagerFactory)} from a supplier, asked once
+     * when a transactional method first runs; it may answer null when the application has none.
+     *
+     * @param entityManagerFactory supplies the EntityManagerFactory, or null
+     * @return this builder
+     */
+    public Builder transactionalEntityManagerFactory(
+        Supplier<? extends @Nullable EntityManagerFactory> entityManagerFactory) {
+      this.entityManagerFactory =
+          Objects.requireNonNull(entityManagerFactory, "entityManagerFactory");
       return this;
     }
 

@@ -5,12 +5,16 @@ import dev.idempotency.client.RetriesExhaustedException;
 import dev.idempotency.client.RetryLoop;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.spring.internal.BufferedResponse;
+import dev.idempotency.spring.internal.TransportRetries;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;
+import org.springframework.http.client.ClientHttpRequestFactory;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
 
@@ -23,6 +27,7 @@ import org.springframework.http.client.ClientHttpResponse;
  * <pre>{@code
  * RestClient payments = RestClient.builder()
  *     .baseUrl("https://api.example.com")
+ *     .requestFactory(new JdkClientHttpRequestFactory(HttpClient.newHttpClient()))
  *     .requestInterceptor(IdempotentRestClient.create())
  *     .build();
  * Confirmation c = payments.post().uri("/orders/4711/confirm")
@@ -35,6 +40,17 @@ import org.springframework.http.client.ClientHttpResponse;
  * a POST or PATCH when the call enters the interceptor, before its first attempt; every attempt
  * carries it. A call without a key (a GET, a PUT) is retried only where the allowlist allows it
  * without one.
+ *
+ * <p><b>The transport's own retries must be off.</b> They would run below the interceptor, where no
+ * attempt count, log or budget sees them, and re-send what the policy would not (HttpClient 5 as it
+ * ships re-sends a PUT whose answer was lost, and any request answered 429 or 503). Before its
+ * first request over a request factory, the interceptor checks the transport and refuses, with an
+ * {@link IllegalStateException} that says what to do and before anything is sent: HttpClient 5 with
+ * its retries on (which {@code RestClient.builder()} picks by itself when it is on the class path:
+ * build its client with {@code disableAutomaticRetries()}), Reactor Netty without {@code
+ * disableRetry(true)}, the JDK client under {@code jdk.httpclient.enableAllMethodRetry}, and any
+ * factory it does not know, unless declared with {@link Builder#trustRequestFactory(Class)}. Jetty
+ * and HttpURLConnection have no retries that re-send a request the server may have processed.
  *
  * <p><b>Time.</b> The interceptor bounds the number of attempts, the waits between them and the
  * deadline at which no further attempt starts. It cannot shorten one attempt: that attempt's
@@ -59,10 +75,12 @@ public final class IdempotentRestClient implements ClientHttpRequestInterceptor 
 
   private final RetryPolicy policy;
   private final Supplier<OperationKey> keyMinter;
+  private final TransportRetries transportRetries;
 
   private IdempotentRestClient(Builder b) {
     this.policy = b.policy;
     this.keyMinter = b.keyMinter;
+    this.transportRetries = new TransportRetries(b.trusted);
   }
 
   /**
@@ -91,6 +109,7 @@ public final class IdempotentRestClient implements ClientHttpRequestInterceptor 
   @Override
   public ClientHttpResponse intercept(
       HttpRequest request, byte[] body, ClientHttpRequestExecution execution) throws IOException {
+    transportRetries.requireNoneUnder(request);
     String method = request.getMethod().name();
     OperationKey key = keyOf(request);
     if (key != null) {
@@ -167,8 +186,23 @@ public final class IdempotentRestClient implements ClientHttpRequestInterceptor 
   public static final class Builder {
     private RetryPolicy policy = RetryPolicy.ofDefaults();
     private Supplier<OperationKey> keyMinter = OperationKey::random;
+    private final List<Class<?>> trusted = new ArrayList<>();
 
     private Builder() {}
+
+    /**
+     * Declares a request factory type that re-sends nothing on its own, so that the interceptor
+     * runs over it unchecked. Needed only for a factory other than Spring's over the JDK client,
+     * HttpClient 5, Jetty, Reactor Netty and HttpURLConnection, which the interceptor checks
+     * itself; {@code ClientHttpRequestFactory.class} trusts every factory.
+     *
+     * @param type the factory type (its subtypes too)
+     * @return this builder
+     */
+    public Builder trustRequestFactory(Class<? extends ClientHttpRequestFactory> type) {
+      trusted.add(Objects.requireNonNull(type, "type"));
+      return this;
+    }
 
     /**
      * Sets the policy; its budget is shared by every call through the interceptor.

@@ -32,11 +32,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.aop.framework.autoproxy.DefaultAdvisorAutoProxyCreator;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 
 /**
  * {@code @Idempotent} methods in a plain Spring context over the in-memory store: replay, the
@@ -61,23 +61,14 @@ class IdempotentMethodsTest {
   final ExecutorService pool = Executors.newCachedThreadPool();
 
   @Configuration(proxyBeanMethods = false)
+  @Import(SpringContexts.Advised.class)
   static class App {
-    @Bean
-    static DefaultAdvisorAutoProxyCreator autoProxy() {
-      return new DefaultAdvisorAutoProxyCreator();
-    }
-
     @Bean
     IdempotencyEngine engine() {
       return IdempotencyEngine.builder(store)
           .inFlightPolicy(inFlight)
           .inFlightRetryAfter(Duration.ofSeconds(1))
           .build();
-    }
-
-    @Bean
-    IdempotentMethods idempotentMethods(IdempotencyEngine engine) {
-      return IdempotentMethods.builder(engine).build();
     }
 
     @Bean
@@ -137,7 +128,8 @@ class IdempotentMethodsTest {
             .response()
             .orElseThrow();
     assertThat(new String(stored.body(), StandardCharsets.UTF_8))
-        .isEqualTo("{\"number\":\"INV-1\",\"orderId\":\"order-4711\",\"amountCents\":4200}");
+        .isEqualTo(
+            "{\"value\":{\"number\":\"INV-1\",\"orderId\":\"order-4711\",\"amountCents\":4200}}");
   }
 
   @Test
@@ -315,20 +307,11 @@ class IdempotentMethodsTest {
   }
 
   @Configuration(proxyBeanMethods = false)
+  @Import(SpringContexts.Advised.class)
   static class BadApp {
-    @Bean
-    static DefaultAdvisorAutoProxyCreator autoProxy() {
-      return new DefaultAdvisorAutoProxyCreator();
-    }
-
     @Bean
     IdempotencyEngine engine() {
       return IdempotencyEngine.builder(new InMemoryKeyStore()).build();
-    }
-
-    @Bean
-    IdempotentMethods idempotentMethods(IdempotencyEngine engine) {
-      return IdempotentMethods.builder(engine).build();
     }
 
     @Bean

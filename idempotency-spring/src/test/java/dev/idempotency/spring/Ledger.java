@@ -59,6 +59,16 @@ public class Ledger {
     return "audited " + id;
   }
 
+  /** What {@link IdempotentMethods#currentExecution()} answers inside a transactional method. */
+  @Idempotent(key = "'asks-' + #id", transactional = true)
+  public String asksForItsExecution(String id) {
+    try {
+      return "an execution of " + IdempotentMethods.currentExecution().recordId();
+    } catch (IllegalStateException e) {
+      return e.getMessage();
+    }
+  }
+
   @Idempotent(key = "'plain-' + #id")
   public String plainCharge(String id) {
     jdbc.update("insert into charges(id) values (?)", id);

@@ -131,6 +131,17 @@ class TransactionalMethodsTest {
     assertThat(rows("charges")).isEqualTo(1);
   }
 
+  /**
+   * Its writes commit only with its result, under the claim: it has no lease of its own to check.
+   */
+  @Test
+  void aTransactionalMethodHasNoExecution() {
+    Ledger ledger = start();
+
+    assertThat(ledger.asksForItsExecution("a1"))
+        .startsWith("a transactional @Idempotent method has no Execution");
+  }
+
   @Test
   void aMethodThatThrowsLeavesNeitherItsRowNorTheKey() throws Exception {
     Ledger ledger = start();

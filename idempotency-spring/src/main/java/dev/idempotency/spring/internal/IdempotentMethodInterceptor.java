@@ -59,14 +59,23 @@ public final class IdempotentMethodInterceptor implements MethodInterceptor {
       Object result;
       if (plan.transactional) {
         Object bindFor = Objects.requireNonNull(dataSource, "checked when the plan was made");
+        Object entityManagerFactory = plans.transactionalEntityManagerFactory();
         result =
             plan.call.runInTransaction(
                 id,
                 fingerprint,
                 (Connection tx) ->
-                    StoreConnectionBinding.run(bindFor, tx, () -> proceed(invocation)));
+                    StoreConnectionBinding.run(
+                        bindFor,
+                        entityManagerFactory,
+                        tx,
+                        () -> CurrentExecution.inOneTransaction(() -> proceed(invocation))));
       } else {
-        result = plan.call.run(id, fingerprint, execution -> proceed(invocation));
+        result =
+            plan.call.run(
+                id,
+                fingerprint,
+                execution -> CurrentExecution.with(execution, () -> proceed(invocation)));
       }
       return JsonResultCodec.unwrap(result);
     } catch (IdempotentWorkFailedException e) {

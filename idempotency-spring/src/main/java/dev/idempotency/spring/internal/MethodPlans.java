@@ -26,7 +26,6 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.ParameterNameDiscoverer;
-import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
@@ -50,12 +49,11 @@ public final class MethodPlans {
 
   private final Supplier<IdempotencyEngine> engineSupplier;
   private volatile @Nullable IdempotencyEngine engine;
-  private final JsonMapper resultMapper;
-  private final JsonMapper fingerprintMapper;
+  private final Supplier<JsonMapper> mapperSupplier;
+  private volatile @Nullable Mappers mappers;
   private final String defaultScope;
-  private final Supplier<@Nullable Object> dataSourceSupplier;
-  private volatile boolean dataSourceAsked;
-  private volatile @Nullable Object transactionalDataSource;
+  private final AskedOnce transactionalDataSource;
+  private final AskedOnce transactionalEntityManagerFactory;
   private final SpelExpressionParser parser = new SpelExpressionParser();
   private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
   private final ConcurrentMap<MethodClassKey, Optional<MethodPlan>> plans =
@@ -66,28 +64,31 @@ public final class MethodPlans {
    *
    * @param engine the engine every method runs through, asked for (once) when the first guarded
    *     method is planned, so that a container may build the advisor before the engine
-   * @param mapper the results' JSON mapper; the fingerprints use a copy that sorts map entries and
-   *     properties, so that two equal arguments always give one fingerprint
+   * @param mapper the results' JSON mapper, asked for (once) when the first guarded method is
+   *     planned; the fingerprints use a copy that sorts map entries and properties, so that two
+   *     equal arguments always give one fingerprint
    * @param defaultScope the scope of a method whose annotation names none
    * @param transactionalDataSource the {@code javax.sql.DataSource} of {@code transactional}
    *     methods, or null when none is configured; asked for (once) when first needed
+   * @param transactionalEntityManagerFactory the {@code jakarta.persistence.EntityManagerFactory}
+   *     of {@code transactional} methods, or null when none is configured; asked for (once) when a
+   *     transactional method first runs
    */
   public MethodPlans(
       Supplier<IdempotencyEngine> engine,
-      JsonMapper mapper,
+      Supplier<JsonMapper> mapper,
       String defaultScope,
-      Supplier<@Nullable Object> transactionalDataSource) {
+      Supplier<? extends @Nullable Object> transactionalDataSource,
+      Supplier<? extends @Nullable Object> transactionalEntityManagerFactory) {
     this.engineSupplier = Objects.requireNonNull(engine, "engine");
-    this.resultMapper = mapper;
-    this.fingerprintMapper =
-        mapper
-            .rebuild()
-            .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
-            .enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
-            .build();
+    this.mapperSupplier = Objects.requireNonNull(mapper, "mapper");
     this.defaultScope = defaultScope;
-    this.dataSourceSupplier =
-        Objects.requireNonNull(transactionalDataSource, "transactionalDataSource");
+    this.transactionalDataSource =
+        new AskedOnce(Objects.requireNonNull(transactionalDataSource, "transactionalDataSource"));
+    this.transactionalEntityManagerFactory =
+        new AskedOnce(
+            Objects.requireNonNull(
+                transactionalEntityManagerFactory, "transactionalEntityManagerFactory"));
   }
 
   /** The engine, asked of its supplier the first time. */
@@ -105,17 +106,68 @@ public final class MethodPlans {
     return e;
   }
 
-  /** The DataSource {@code transactional} methods bind the store's connection for, or null. */
-  @Nullable Object transactionalDataSource() {
-    if (!dataSourceAsked) {
+  /** The results' mapper and the fingerprints' sorting copy of it. */
+  private record Mappers(JsonMapper result, JsonMapper fingerprint) {}
+
+  /** The mappers, made from the supplier's mapper the first time. */
+  private Mappers mappers() {
+    Mappers m = mappers;
+    if (m == null) {
       synchronized (this) {
-        if (!dataSourceAsked) {
-          transactionalDataSource = dataSourceSupplier.get();
-          dataSourceAsked = true;
+        m = mappers;
+        if (m == null) {
+          JsonMapper mapper =
+              Objects.requireNonNull(
+                  mapperSupplier.get(), "the JSON mapper supplier returned null");
+          m =
+              new Mappers(
+                  mapper,
+                  mapper
+                      .rebuild()
+                      .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+                      .enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
+                      .build());
+          mappers = m;
         }
       }
     }
-    return transactionalDataSource;
+    return m;
+  }
+
+  /** The DataSource {@code transactional} methods bind the store's connection for, or null. */
+  @Nullable Object transactionalDataSource() {
+    return transactionalDataSource.get();
+  }
+
+  /**
+   * The EntityManagerFactory {@code transactional} methods bind a session on the store's connection
+   * for, or null.
+   */
+  @Nullable Object transactionalEntityManagerFactory() {
+    return transactionalEntityManagerFactory.get();
+  }
+
+  /** A value that may be null, asked of its supplier the first time it is needed. */
+  private static final class AskedOnce {
+    private final Supplier<? extends @Nullable Object> supplier;
+    private volatile boolean asked;
+    private volatile @Nullable Object value;
+
+    AskedOnce(Supplier<? extends @Nullable Object> supplier) {
+      this.supplier = supplier;
+    }
+
+    @Nullable Object get() {
+      if (!asked) {
+        synchronized (this) {
+          if (!asked) {
+            value = supplier.get();
+            asked = true;
+          }
+        }
+      }
+      return value;
+    }
   }
 
   /**
@@ -164,14 +216,14 @@ public final class MethodPlans {
     if (annotation.transactional()) {
       refuseUntransactional(specific);
     }
-    ResolvableType result =
-        targetClass == null
-            ? ResolvableType.forMethodReturnType(specific)
-            : ResolvableType.forMethodReturnType(specific, targetClass);
+    ResultType result;
+    try {
+      result = ResultType.of(specific, targetClass, mappers().result().getTypeFactory());
+    } catch (IllegalArgumentException e) {
+      throw refused(specific, String.valueOf(e.getMessage()));
+    }
     IdempotentCall<Object> call =
-        IdempotentCall.of(
-            engine(),
-            new JsonResultCodec(resultMapper, resultMapper.constructType(result.getType())));
+        IdempotentCall.of(engine(), new JsonResultCodec(mappers().result(), result));
     String purpose = annotation.purpose().isEmpty() ? signature(specific) : annotation.purpose();
     if (purpose.isBlank()) {
       throw refused(specific, "its purpose is blank");
@@ -185,7 +237,7 @@ public final class MethodPlans {
         defaultScope,
         fingerprint,
         purpose,
-        fingerprintMapper);
+        mappers().fingerprint());
   }
 
   /**

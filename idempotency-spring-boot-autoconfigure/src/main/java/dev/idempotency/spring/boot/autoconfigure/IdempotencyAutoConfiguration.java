@@ -119,7 +119,7 @@ public final class IdempotencyAutoConfiguration {
     scopeResolver.ifUnique(b::scopeResolver);
     fingerprint.ifUnique(b::fingerprint);
     bodyRedactor.ifUnique(b::bodyRedactor);
-    return b.build();
+    return PropertyMapping.build(b, properties);
   }
 
   /**
@@ -136,7 +136,7 @@ public final class IdempotencyAutoConfiguration {
       ObjectProvider<EngineExtension> extensions) {
     List<ScheduledMaintenance.Task> tasks = new ArrayList<>();
     List<EngineExtension> extended = extensions.orderedStream().toList();
-    IdempotencyProperties.Reaper r = properties.getReaper();
+    IdempotencyReaperProperties r = properties.getReaper();
     if (r.isEnabled()) {
       Reaper[] reaper = new Reaper[1];
       PropertyChecks.set(
@@ -157,7 +157,7 @@ public final class IdempotencyAutoConfiguration {
     }
     Completer.Resumer resumes = resumer.getIfUnique();
     if (resumes != null) {
-      IdempotencyProperties.Completer c = properties.getCompleter();
+      IdempotencyCompleterProperties c = properties.getCompleter();
       Completer completer = new Completer(engine, resumes);
       int limit = PropertyChecks.positive("idempotency.completer.limit", c.getLimit());
       tasks.add(

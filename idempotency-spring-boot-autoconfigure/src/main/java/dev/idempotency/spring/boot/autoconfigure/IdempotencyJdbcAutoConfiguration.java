@@ -1,8 +1,10 @@
 package dev.idempotency.spring.boot.autoconfigure;
 
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.spring.boot.autoconfigure.internal.PropertyChecks;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
+import dev.idempotency.store.jdbc.JdbcKeyStoreBuilder;
 import javax.sql.DataSource;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -10,6 +12,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 
@@ -35,13 +38,16 @@ public final class IdempotencyJdbcAutoConfiguration {
   /** Instantiated by Spring Boot's auto-configuration. */
   public IdempotencyJdbcAutoConfiguration() {}
 
+  /** The bean name of the JDBC store this configuration builds. */
+  public static final String STORE = "idempotencyKeyStore";
+
   /** The JDBC store; a {@link KeyStore} bean of the application's wins. */
-  @Bean
+  @Bean(STORE)
   @ConditionalOnMissingBean(KeyStore.class)
   @DependsOnDatabaseInitialization
   JdbcKeyStore idempotencyKeyStore(DataSource dataSource, IdempotencyProperties properties) {
-    IdempotencyProperties.Jdbc jdbc = properties.getJdbc();
-    JdbcKeyStore.Builder b = JdbcKeyStore.builder(dataSource);
+    IdempotencyJdbcProperties jdbc = properties.getJdbc();
+    JdbcKeyStoreBuilder b = JdbcKeyStore.builder(dataSource);
     PropertyChecks.set(
         "idempotency.jdbc.table-name", jdbc.getTableName(), () -> b.tableName(jdbc.getTableName()));
     PropertyChecks.set(
@@ -51,6 +57,45 @@ public final class IdempotencyJdbcAutoConfiguration {
     if (jdbc.isCreateSchemaIfMissing()) {
       b.createSchemaIfMissing();
     }
-    return b.build();
+    try {
+      return b.build();
+    } catch (KeyStoreException e) {
+      // the store's start-up check of its schema (a missing table, sequence or column) says so
+      // first
+      if (String.valueOf(e.getMessage()).startsWith("The idempotency table")) {
+        throw missingTable(jdbc.getTableName(), e);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * The start-up failure of a missing table, as one line that names the property and the fix: the
+   * migrations the starter ships create the default table only, so a table of another name is the
+   * application's own migration to write.
+   */
+  private static InvalidConfigurationPropertyValueException missingTable(
+      String table, KeyStoreException e) {
+    boolean ownName = !IdempotencyJdbcProperties.DEFAULT_TABLE_NAME.equals(table);
+    String fix =
+        ownName
+            ? "the migrations the starter ships (classpath:db/idempotency/{vendor}) create \""
+                + IdempotencyJdbcProperties.DEFAULT_TABLE_NAME
+                + "\" only: add a migration of your own that creates \""
+                + table
+                + "\" (JdbcKeyStore.schemaDdl(dialect, \""
+                + table
+                + "\") prints its DDL), or remove idempotency.jdbc.table-name"
+            : "add classpath:db/idempotency/{vendor} to spring.flyway.locations (Flyway) so that the"
+                + " starter's migration creates it, or create it with your own migration"
+                + " (JdbcKeyStore.schemaDdl(dialect, table) prints its DDL); for development"
+                + " only, idempotency.jdbc.create-schema-if-missing=true";
+    InvalidConfigurationPropertyValueException failure =
+        new InvalidConfigurationPropertyValueException(
+            "idempotency.jdbc.table-name",
+            table,
+            "no table \"" + table + "\" (or it lacks the store's columns): " + fix);
+    failure.addSuppressed(e);
+    return failure;
   }
 }

@@ -52,7 +52,7 @@ public final class IdempotencyMetricsAutoConfiguration {
   @Bean
   EngineExtension idempotencyMetricsExtension(
       IdempotencyMetrics metrics, IdempotencyProperties properties) {
-    IdempotencyProperties.Metrics m = properties.getMetrics();
+    IdempotencyMetricsProperties m = properties.getMetrics();
     Duration interval =
         PropertyChecks.positive(
             "idempotency.metrics.abandoned-sample-interval", m.getAbandonedSampleInterval());

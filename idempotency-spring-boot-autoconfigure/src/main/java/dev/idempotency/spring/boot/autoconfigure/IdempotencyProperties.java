@@ -1,6 +1,5 @@
 package dev.idempotency.spring.boot.autoconfigure;
 
-import dev.idempotency.http.KeyRequirement;
 import dev.idempotency.http.MismatchStatus;
 import dev.idempotency.http.OversizedResponse;
 import java.time.Duration;
@@ -8,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -16,10 +16,12 @@ import org.springframework.util.unit.DataSize;
  * {@code docs/http.md} and {@code docs/spring-boot.md}). The durations are written out (not the
  * engine's constants) so that the configuration metadata shows them; a test holds them equal.
  *
- * <p>About 590 lines, nearly all of them a field, its description and a getter and setter per
- * property, which Boot's binding and its metadata need; the groups are nested classes so that the
- * metadata groups them. A group that grows moves to its own class under its own prefix, as {@link
- * IdempotentMethodsProperties} is.
+ * <p>Each group ({@code idempotency.in-flight.*}, {@code idempotency.jdbc.*}, ...) is a class of
+ * its own, {@code Idempotency*Properties}, reached through this one's getter and bound under this
+ * prefix; its field here carries {@code @NestedConfigurationProperty} so that the configuration
+ * metadata lists the group's properties (without it, the processor descends only into classes
+ * nested in this one). A group with an auto-configuration of its own has its own prefix and bean
+ * instead, as {@link IdempotentMethodsProperties} has.
  */
 @ConfigurationProperties("idempotency")
 public class IdempotencyProperties {
@@ -57,7 +59,7 @@ public class IdempotencyProperties {
    * Which requests need a key, first match wins; a request no rule matches passes through. Empty:
    * POST and PATCH on every path, required.
    */
-  private List<Endpoint> endpoints = new ArrayList<>();
+  private List<IdempotencyEndpointProperties> endpoints = new ArrayList<>();
 
   /**
    * The status of a key reused with another request: CONFLICT (409), UNPROCESSABLE_CONTENT,
@@ -66,16 +68,22 @@ public class IdempotencyProperties {
   private MismatchStatus mismatchStatus = MismatchStatus.CONFLICT;
 
   /** What a request gets while its key is in flight under another request. */
-  private final InFlight inFlight = new InFlight();
+  @NestedConfigurationProperty
+  private final IdempotencyInFlightProperties inFlight = new IdempotencyInFlightProperties();
 
   /** Which stored responses are kept for replay. */
-  private final StoredFailures storedFailures = new StoredFailures();
+  @NestedConfigurationProperty
+  private final IdempotencyStoredFailuresProperties storedFailures =
+      new IdempotencyStoredFailuresProperties();
 
   /** The largest request body read; a larger one gets 413 before anything is claimed. */
   private DataSize maxRequestBodySize = DataSize.ofMegabytes(1);
 
-  /** The largest response stored for replay. */
-  private DataSize maxStoredResponseSize = DataSize.ofMegabytes(1);
+  /**
+   * The largest response stored for replay. Unset: 1MB, or what the store keeps when that is less
+   * (DynamoDB's item limit, say); set above what the store keeps, start-up fails.
+   */
+  private @Nullable DataSize maxStoredResponseSize;
 
   /** What is stored for a response over max-stored-response-size: STORE_MARKER or RELEASE_KEY. */
   private OversizedResponse oversizedResponse = OversizedResponse.STORE_MARKER;
@@ -93,345 +101,24 @@ public class IdempotencyProperties {
   private String problemTypeBase = "https://idempotency.dev/problems/";
 
   /** The servlet filter's registration. */
-  private final Filter filter = new Filter();
+  @NestedConfigurationProperty
+  private final IdempotencyFilterProperties filter = new IdempotencyFilterProperties();
 
   /** The JDBC store built from the application's DataSource. */
-  private final Jdbc jdbc = new Jdbc();
+  @NestedConfigurationProperty
+  private final IdempotencyJdbcProperties jdbc = new IdempotencyJdbcProperties();
 
   /** The reaper, which deletes records past retention. */
-  private final Reaper reaper = new Reaper();
+  @NestedConfigurationProperty
+  private final IdempotencyReaperProperties reaper = new IdempotencyReaperProperties();
 
   /** The completer, which resumes abandoned requests (needs a Completer.Resumer bean). */
-  private final Completer completer = new Completer();
+  @NestedConfigurationProperty
+  private final IdempotencyCompleterProperties completer = new IdempotencyCompleterProperties();
 
   /** The meters (with a MeterRegistry in the context). */
-  private final Metrics metrics = new Metrics();
-
-  /** One endpoint rule. */
-  public static class Endpoint {
-    /** The defaults. */
-    public Endpoint() {}
-
-    /** Path patterns: literal segments, * for one segment, a trailing ** for any rest. */
-    private List<String> paths = new ArrayList<>(List.of("/**"));
-
-    /** The methods the rule guards; never GET, HEAD, OPTIONS or TRACE. */
-    private List<String> methods = new ArrayList<>(List.of("POST", "PATCH"));
-
-    /** REQUIRED: no key is 400; OPTIONAL: no key, no idempotency. */
-    private KeyRequirement requirement = KeyRequirement.REQUIRED;
-
-    /**
-     * Run each request in one transaction of the store (claim, the handler's statements, the stored
-     * response; one commit). Only for handlers that call nothing outside the database.
-     */
-    private boolean inOneTransaction;
-
-    public List<String> getPaths() {
-      return paths;
-    }
-
-    public void setPaths(List<String> paths) {
-      this.paths = paths;
-    }
-
-    public List<String> getMethods() {
-      return methods;
-    }
-
-    public void setMethods(List<String> methods) {
-      this.methods = methods;
-    }
-
-    public KeyRequirement getRequirement() {
-      return requirement;
-    }
-
-    public void setRequirement(KeyRequirement requirement) {
-      this.requirement = requirement;
-    }
-
-    public boolean isInOneTransaction() {
-      return inOneTransaction;
-    }
-
-    public void setInOneTransaction(boolean inOneTransaction) {
-      this.inOneTransaction = inOneTransaction;
-    }
-  }
-
-  /** What a request gets while its key is in flight. */
-  public static class InFlight {
-    /** The defaults. */
-    public InFlight() {}
-
-    /**
-     * CONFLICT: 409 with Retry-After at once; WAIT: hold the request up to max-wait for the replay,
-     * then 409; ACCEPTED: 202 with a status URL under status-path.
-     */
-    private InFlightMode mode = InFlightMode.CONFLICT;
-
-    /** With WAIT: the longest a duplicate is held (it holds a request thread). */
-    private Duration maxWait = Duration.ofSeconds(5);
-
-    /** With WAIT: how often the held duplicate looks again. */
-    private Duration pollInterval = Duration.ofMillis(100);
-
-    /** With ACCEPTED: the path of the status endpoint. */
-    private String statusPath = "/idempotency-requests";
-
-    /** The Retry-After of the in-flight 409, capped by the owner's remaining lease. */
-    private Duration retryAfter = Duration.ofSeconds(1);
-
-    public InFlightMode getMode() {
-      return mode;
-    }
-
-    public void setMode(InFlightMode mode) {
-      this.mode = mode;
-    }
-
-    public Duration getMaxWait() {
-      return maxWait;
-    }
-
-    public void setMaxWait(Duration maxWait) {
-      this.maxWait = maxWait;
-    }
-
-    public Duration getPollInterval() {
-      return pollInterval;
-    }
-
-    public void setPollInterval(Duration pollInterval) {
-      this.pollInterval = pollInterval;
-    }
-
-    public String getStatusPath() {
-      return statusPath;
-    }
-
-    public void setStatusPath(String statusPath) {
-      this.statusPath = statusPath;
-    }
-
-    public Duration getRetryAfter() {
-      return retryAfter;
-    }
-
-    public void setRetryAfter(Duration retryAfter) {
-      this.retryAfter = retryAfter;
-    }
-  }
-
-  /** What a duplicate of a request still in flight gets. */
-  public enum InFlightMode {
-    /** 409 idempotency_request_in_flight with Retry-After, at once. */
-    CONFLICT,
-    /** Held up to max-wait for the first request's answer, replayed; then the 409. */
-    WAIT,
-    /** 202 Accepted with a Location to poll. */
-    ACCEPTED
-  }
-
-  /** Which responses are stored for replay. */
-  public static class StoredFailures {
-    /** The defaults. */
-    public StoredFailures() {}
-
-    /**
-     * Statuses never stored: a response with one releases the key, so a retry runs anew (typically
-     * 429). Empty: every response is stored and replayed, 4xx and 5xx included.
-     */
-    private List<Integer> excludeStatuses = new ArrayList<>();
-
-    public List<Integer> getExcludeStatuses() {
-      return excludeStatuses;
-    }
-
-    public void setExcludeStatuses(List<Integer> excludeStatuses) {
-      this.excludeStatuses = excludeStatuses;
-    }
-  }
-
-  /** The servlet filter's registration. */
-  public static class Filter {
-    /** The defaults. */
-    public Filter() {}
-
-    /**
-     * The filter's order; it must come after Spring Security's filter chain
-     * (spring.security.filter.order, -100 by default), or start-up fails.
-     */
-    private int order = -90;
-
-    /** The URL patterns the filter is mapped to. */
-    private List<String> urlPatterns = new ArrayList<>(List.of("/*"));
-
-    public int getOrder() {
-      return order;
-    }
-
-    public void setOrder(int order) {
-      this.order = order;
-    }
-
-    public List<String> getUrlPatterns() {
-      return urlPatterns;
-    }
-
-    public void setUrlPatterns(List<String> urlPatterns) {
-      this.urlPatterns = urlPatterns;
-    }
-  }
-
-  /** The JDBC store. */
-  public static class Jdbc {
-    /** The defaults. */
-    public Jdbc() {}
-
-    /**
-     * Let the store create its table and sequence at start-up (CREATE ... IF NOT EXISTS). Off:
-     * production schemas come from a migration (classpath:db/idempotency/{vendor} for Flyway).
-     */
-    private boolean createSchemaIfMissing;
-
-    /** The records table, optionally schema-qualified. */
-    private String tableName = "idempotency_records";
-
-    /** The query timeout of the store's statements, whole seconds; well below the lease. */
-    private Duration statementTimeout = Duration.ofSeconds(5);
-
-    public boolean isCreateSchemaIfMissing() {
-      return createSchemaIfMissing;
-    }
-
-    public void setCreateSchemaIfMissing(boolean createSchemaIfMissing) {
-      this.createSchemaIfMissing = createSchemaIfMissing;
-    }
-
-    public String getTableName() {
-      return tableName;
-    }
-
-    public void setTableName(String tableName) {
-      this.tableName = tableName;
-    }
-
-    public Duration getStatementTimeout() {
-      return statementTimeout;
-    }
-
-    public void setStatementTimeout(Duration statementTimeout) {
-      this.statementTimeout = statementTimeout;
-    }
-  }
-
-  /** The reaper. */
-  public static class Reaper {
-    /** The defaults. */
-    public Reaper() {}
-
-    /** Whether this instance runs the reaper. */
-    private boolean enabled = true;
-
-    /** Time between two runs. */
-    private Duration interval = Duration.ofMinutes(10);
-
-    /** Records deleted per statement. */
-    private int batchSize = 500;
-
-    /** Delete statements per run. */
-    private int maxBatches = 20;
-
-    public boolean isEnabled() {
-      return enabled;
-    }
-
-    public void setEnabled(boolean enabled) {
-      this.enabled = enabled;
-    }
-
-    public Duration getInterval() {
-      return interval;
-    }
-
-    public void setInterval(Duration interval) {
-      this.interval = interval;
-    }
-
-    public int getBatchSize() {
-      return batchSize;
-    }
-
-    public void setBatchSize(int batchSize) {
-      this.batchSize = batchSize;
-    }
-
-    public int getMaxBatches() {
-      return maxBatches;
-    }
-
-    public void setMaxBatches(int maxBatches) {
-      this.maxBatches = maxBatches;
-    }
-  }
-
-  /** The completer. */
-  public static class Completer {
-    /** The defaults. */
-    public Completer() {}
-
-    /** Time between two runs. */
-    private Duration interval = Duration.ofMinutes(1);
-
-    /** Abandoned records resumed per run. */
-    private int limit = 100;
-
-    public Duration getInterval() {
-      return interval;
-    }
-
-    public void setInterval(Duration interval) {
-      this.interval = interval;
-    }
-
-    public int getLimit() {
-      return limit;
-    }
-
-    public void setLimit(int limit) {
-      this.limit = limit;
-    }
-  }
-
-  /** The meters. */
-  public static class Metrics {
-    /** The defaults. */
-    public Metrics() {}
-
-    /** Time between two samples of the abandoned-keys gauge (one bounded store read each). */
-    private Duration abandonedSampleInterval = Duration.ofMinutes(1);
-
-    /** The most abandoned keys one sample counts. */
-    private int abandonedSampleLimit = 1000;
-
-    public Duration getAbandonedSampleInterval() {
-      return abandonedSampleInterval;
-    }
-
-    public void setAbandonedSampleInterval(Duration abandonedSampleInterval) {
-      this.abandonedSampleInterval = abandonedSampleInterval;
-    }
-
-    public int getAbandonedSampleLimit() {
-      return abandonedSampleLimit;
-    }
-
-    public void setAbandonedSampleLimit(int abandonedSampleLimit) {
-      this.abandonedSampleLimit = abandonedSampleLimit;
-    }
-  }
+  @NestedConfigurationProperty
+  private final IdempotencyMetricsProperties metrics = new IdempotencyMetricsProperties();
 
   public boolean isEnabled() {
     return enabled;
@@ -497,11 +184,11 @@ public class IdempotencyProperties {
     this.headerName = headerName;
   }
 
-  public List<Endpoint> getEndpoints() {
+  public List<IdempotencyEndpointProperties> getEndpoints() {
     return endpoints;
   }
 
-  public void setEndpoints(List<Endpoint> endpoints) {
+  public void setEndpoints(List<IdempotencyEndpointProperties> endpoints) {
     this.endpoints = endpoints;
   }
 
@@ -513,11 +200,11 @@ public class IdempotencyProperties {
     this.mismatchStatus = mismatchStatus;
   }
 
-  public InFlight getInFlight() {
+  public IdempotencyInFlightProperties getInFlight() {
     return inFlight;
   }
 
-  public StoredFailures getStoredFailures() {
+  public IdempotencyStoredFailuresProperties getStoredFailures() {
     return storedFailures;
   }
 
@@ -529,11 +216,11 @@ public class IdempotencyProperties {
     this.maxRequestBodySize = maxRequestBodySize;
   }
 
-  public DataSize getMaxStoredResponseSize() {
+  public @Nullable DataSize getMaxStoredResponseSize() {
     return maxStoredResponseSize;
   }
 
-  public void setMaxStoredResponseSize(DataSize maxStoredResponseSize) {
+  public void setMaxStoredResponseSize(@Nullable DataSize maxStoredResponseSize) {
     this.maxStoredResponseSize = maxStoredResponseSize;
   }
 
@@ -569,23 +256,23 @@ public class IdempotencyProperties {
     this.problemTypeBase = problemTypeBase;
   }
 
-  public Filter getFilter() {
+  public IdempotencyFilterProperties getFilter() {
     return filter;
   }
 
-  public Jdbc getJdbc() {
+  public IdempotencyJdbcProperties getJdbc() {
     return jdbc;
   }
 
-  public Reaper getReaper() {
+  public IdempotencyReaperProperties getReaper() {
     return reaper;
   }
 
-  public Completer getCompleter() {
+  public IdempotencyCompleterProperties getCompleter() {
     return completer;
   }
 
-  public Metrics getMetrics() {
+  public IdempotencyMetricsProperties getMetrics() {
     return metrics;
   }
 }

@@ -4,10 +4,13 @@ import dev.idempotency.http.IdempotencyHttp;
 import dev.idempotency.servlet.IdempotencyFilter;
 import dev.idempotency.spring.boot.autoconfigure.internal.EngineExtension;
 import dev.idempotency.spring.boot.autoconfigure.internal.FilterOrderCheck;
+import dev.idempotency.spring.boot.autoconfigure.internal.JoinedEntityManagerFactory;
+import dev.idempotency.spring.boot.autoconfigure.internal.SpringTransactionFilter;
 import dev.idempotency.spring.boot.autoconfigure.internal.TimedFilter;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import java.util.List;
+import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -17,6 +20,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.util.ClassUtils;
 
 /**
  * The servlet filter, registered for the {@code REQUEST} dispatcher at {@code
@@ -24,6 +28,16 @@ import org.springframework.context.annotation.Bean;
  * authenticated principal), and the start-up check that it stays after it. Works with Spring MVC:
  * the filter captures what the {@code DispatcherServlet} writes, whether a {@code ResponseEntity},
  * a {@code @ResponseBody} object or an error a {@code @ControllerAdvice} rendered.
+ *
+ * <p>When the store is the JDBC store built over the application's one {@code DataSource}, a
+ * request run in one transaction runs the application inside a Spring transaction on the store's
+ * connection ({@link SpringTransactionFilter}): {@code JdbcTemplate} and {@code @Transactional}
+ * join it, so the application's writes commit with the stored response, or roll back with the
+ * claim. That needs idempotency-spring (the starter brings it) and spring-jdbc. With the
+ * application's one JPA {@code EntityManagerFactory} built on that {@code DataSource}, Hibernate
+ * and spring-orm, JPA joins it too ({@link JoinedEntityManagerFactory}): a Hibernate session on the
+ * store's connection is the request's {@code EntityManager}, and a {@code JpaTransactionManager}'s
+ * {@code @Transactional} joins it.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -42,9 +56,19 @@ public final class IdempotencyServletAutoConfiguration {
   FilterRegistrationBean<Filter> idempotencyFilterRegistration(
       IdempotencyHttp http,
       IdempotencyProperties properties,
-      ObjectProvider<EngineExtension> extensions) {
+      ObjectProvider<EngineExtension> extensions,
+      ObjectProvider<DataSource> dataSources,
+      ListableBeanFactory beans) {
     List<EngineExtension> timers = extensions.orderedStream().toList();
     Filter filter = new IdempotencyFilter(http);
+    DataSource dataSource = dataSources.getIfUnique();
+    if (dataSource != null && joinsSpringTransactions(beans)) {
+      Object entityManagerFactory =
+          JoinedEntityManagerFactory.present()
+              ? JoinedEntityManagerFactory.find(beans, dataSource)
+              : null;
+      filter = new SpringTransactionFilter(filter, dataSource, entityManagerFactory);
+    }
     FilterRegistrationBean<Filter> registration =
         new FilterRegistrationBean<>(timers.isEmpty() ? filter : new TimedFilter(filter, timers));
     registration.setName("idempotencyFilter");
@@ -52,6 +76,18 @@ public final class IdempotencyServletAutoConfiguration {
     registration.setOrder(properties.getFilter().getOrder());
     registration.setUrlPatterns(properties.getFilter().getUrlPatterns());
     return registration;
+  }
+
+  /**
+   * Whether the store is the one {@link IdempotencyJdbcAutoConfiguration} built over the unique
+   * {@code DataSource} (a store of the application's may use another database), and the binding's
+   * classes are present.
+   */
+  private static boolean joinsSpringTransactions(ListableBeanFactory beans) {
+    ClassLoader loader = IdempotencyServletAutoConfiguration.class.getClassLoader();
+    return beans.containsBean(IdempotencyJdbcAutoConfiguration.STORE)
+        && ClassUtils.isPresent("dev.idempotency.spring.internal.StoreConnectionBinding", loader)
+        && ClassUtils.isPresent("org.springframework.jdbc.datasource.ConnectionHolder", loader);
   }
 
   /** Fails start-up when the filter would run before Spring Security's. */

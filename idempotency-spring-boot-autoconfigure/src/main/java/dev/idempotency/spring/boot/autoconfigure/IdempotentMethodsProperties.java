@@ -7,8 +7,11 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * The {@code idempotency.methods.*} properties: {@code @Idempotent} methods ({@code
  * idempotency-spring}), auto-configured when that module is on the class path.
  */
-@ConfigurationProperties("idempotency.methods")
+@ConfigurationProperties(IdempotentMethodsProperties.PREFIX)
 public class IdempotentMethodsProperties {
+  /** The properties' prefix. */
+  public static final String PREFIX = "idempotency.methods";
+
   /** The defaults. */
   public IdempotentMethodsProperties() {}
 

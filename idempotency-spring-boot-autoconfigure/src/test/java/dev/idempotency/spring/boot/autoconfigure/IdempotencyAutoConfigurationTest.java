@@ -4,15 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InMemoryKeyStore;
+import dev.idempotency.http.EndpointRule;
 import dev.idempotency.http.IdempotencyHttp;
 import dev.idempotency.micrometer.IdempotencyMetrics;
 import dev.idempotency.servlet.IdempotencyFilter;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spring.boot.autoconfigure.internal.ScheduledMaintenance;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
+import dev.idempotency.testing.DelegatingStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.Filter;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -26,6 +29,9 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.mock.web.MockFilterChain;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
 
 /** The auto-configuration's conditions, bindings and checks, without a server. */
 class IdempotencyAutoConfigurationTest {
@@ -65,6 +71,47 @@ class IdempotencyAutoConfigurationTest {
         });
   }
 
+  /**
+   * {@code idempotency.endpoints[i].in-one-transaction}: unset runs the endpoint in one transaction
+   * on the JDBC store and stepped on a store that cannot; {@code false} chooses stepped; {@code
+   * true} insists, and fails start-up on a store that cannot.
+   */
+  @Test
+  void anEndpointThatSaysNothingRunsInOneTransactionWhereTheStoreCanAndFalseIsStepped() {
+    String[] endpoints = {
+      "idempotency.endpoints[0].paths=/orders",
+      "idempotency.endpoints[1].paths=/payments",
+      "idempotency.endpoints[1].in-one-transaction=false",
+      "idempotency.endpoints[2].paths=/seats",
+      "idempotency.endpoints[2].in-one-transaction=true"
+    };
+    runner
+        .withPropertyValues(endpoints)
+        .run(
+            context ->
+                assertThat(context.getBean(IdempotencyHttp.class).endpoints())
+                    .extracting(EndpointRule::runsInOneTransaction)
+                    .containsExactly(true, false, true));
+    runner
+        .withBean(KeyStore.class, InMemoryKeyStore::new)
+        .withPropertyValues(endpoints[0], endpoints[1], endpoints[2])
+        .run(
+            context ->
+                assertThat(context.getBean(IdempotencyHttp.class).endpoints())
+                    .extracting(EndpointRule::runsInOneTransaction)
+                    .containsExactly(false, false));
+    runner
+        .withBean(KeyStore.class, InMemoryKeyStore::new)
+        .withPropertyValues(
+            "idempotency.endpoints[0].paths=/seats",
+            "idempotency.endpoints[0].in-one-transaction=true")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .hasStackTraceContaining("EndpointRule.inOneTransaction()"));
+  }
+
   @Test
   void theApplicationsKeyStoreWinsOverTheDataSource() {
     InMemoryKeyStore own = new InMemoryKeyStore();
@@ -84,6 +131,47 @@ class IdempotencyAutoConfigurationTest {
         .withBean(IdempotencyEngine.class, () -> own)
         .run(context -> assertThat(context.getBean(IdempotencyEngine.class)).isSameAs(own));
     own.close();
+  }
+
+  /**
+   * A missing table fails start-up in one line that names the property and the fix: for a table
+   * name of the application's own, that the shipped migrations create the default one only.
+   */
+  @Test
+  void aMissingTableFailsStartUpNamingThePropertyAndTheFix() {
+    runner
+        .withPropertyValues(
+            "idempotency.jdbc.create-schema-if-missing=false",
+            "idempotency.jdbc.table-name=payments_keys")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOfSatisfying(
+                        InvalidConfigurationPropertyValueException.class,
+                        e -> {
+                          assertThat(e.getName()).isEqualTo("idempotency.jdbc.table-name");
+                          assertThat(e.getMessage())
+                              .doesNotContain("\n")
+                              .contains("no table \"payments_keys\"")
+                              .contains("create \"idempotency_records\" only")
+                              .contains("a migration of your own");
+                        }));
+    runner
+        .withPropertyValues("idempotency.jdbc.create-schema-if-missing=false")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOfSatisfying(
+                        InvalidConfigurationPropertyValueException.class,
+                        e ->
+                            assertThat(e.getMessage())
+                                .contains("no table \"idempotency_records\"")
+                                .contains("spring.flyway.locations")
+                                .contains("classpath:db/idempotency/{vendor}")));
   }
 
   @Test
@@ -175,6 +263,30 @@ class IdempotencyAutoConfigurationTest {
     assertFailsNaming("idempotency.max-request-body-size", "idempotency.max-request-body-size=-1B");
   }
 
+  /**
+   * A check across settings names the property the application set, with its value: a replay window
+   * raised past the default retention names the window, not the retention it outgrew.
+   */
+  @Test
+  void aCheckAcrossSettingsNamesThePropertySetWithItsValue() {
+    runner
+        .withPropertyValues("idempotency.replay-window=100h")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOfSatisfying(
+                        InvalidConfigurationPropertyValueException.class,
+                        e -> {
+                          assertThat(e.getName()).isEqualTo("idempotency.replay-window");
+                          assertThat(e.getValue()).isEqualTo(Duration.ofHours(100));
+                          assertThat(e.getMessage())
+                              .contains("idempotency.retention")
+                              .doesNotContain("see the reason");
+                        }));
+  }
+
   private void assertFailsNaming(String property, String... values) {
     runner
         .withPropertyValues(values)
@@ -189,6 +301,43 @@ class IdempotencyAutoConfigurationTest {
                         e ->
                             assertThat(((InvalidConfigurationPropertyValueException) e).getName())
                                 .isEqualTo(property)));
+  }
+
+  /**
+   * A stored-response size above what the store keeps fails start-up naming the property and the
+   * store's limit; unset, the limit follows the store.
+   */
+  @Test
+  void aStoredResponseSizeAboveWhatTheStoreKeepsFailsStartUpNamingIt() {
+    KeyStore small =
+        new DelegatingStore(new InMemoryKeyStore()) {
+          @Override
+          public long maxResponseBytes() {
+            return 390_000;
+          }
+        };
+    ApplicationContextRunner overSmall =
+        new ApplicationContextRunner()
+            .withConfiguration(OURS)
+            .withBean(KeyStore.class, () -> small);
+    overSmall
+        .withPropertyValues("idempotency.max-stored-response-size=1MB")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                    .hasMessageContaining("idempotency.max-stored-response-size is 1048576")
+                    .hasMessageContaining("at most 390000 bytes")
+                    .satisfies(
+                        e ->
+                            assertThat(((InvalidConfigurationPropertyValueException) e).getName())
+                                .isEqualTo("idempotency.max-stored-response-size")));
+    overSmall.run(
+        context ->
+            assertThat(context.getBean(IdempotencyHttp.class).maxStoredResponseBytes())
+                .isEqualTo(390_000));
   }
 
   @Test
@@ -245,6 +394,37 @@ class IdempotencyAutoConfigurationTest {
               .isInstanceOf(IdempotencyFilter.class); // no meters here
           assertThat(registration.getOrder()).isGreaterThan(-100); // security's default order
         });
+  }
+
+  /**
+   * {@code idempotency.endpoints[i].methods: [post]} guards POST: through the filter the context
+   * registers, a POST without a key is refused before the application runs.
+   */
+  @Test
+  void anEndpointMethodWrittenInLowerCaseGuardsPost() {
+    web.withPropertyValues(
+            "idempotency.endpoints[0].paths=/payments", "idempotency.endpoints[0].methods=post")
+        .run(
+            context -> {
+              Filter filter =
+                  context
+                      .getBean(
+                          IdempotencyServletAutoConfiguration.REGISTRATION,
+                          FilterRegistrationBean.class)
+                      .getFilter();
+              MockHttpServletRequest post = new MockHttpServletRequest("POST", "/payments");
+              post.setServletPath("/payments");
+              post.setUserPrincipal(() -> "alice");
+              post.setContent("{}".getBytes(StandardCharsets.UTF_8));
+              MockHttpServletResponse response = new MockHttpServletResponse();
+              MockFilterChain application = new MockFilterChain();
+
+              filter.doFilter(post, response, application);
+
+              assertThat(response.getStatus()).isEqualTo(400);
+              assertThat(response.getContentAsString()).contains("idempotency_key_missing");
+              assertThat(application.getRequest()).as("the application ran").isNull();
+            });
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.idempotency.spring.boot.autoconfigure.internal;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -51,17 +52,35 @@ public final class PropertyChecks {
 
   /**
    * The failure of a check across several engine settings, with the engine's setting names in its
-   * message replaced by the properties that set them.
+   * message replaced by the properties that set them. It names the first property of the message
+   * that the application moved from its default (the one most likely set by hand, such as a replay
+   * window raised past the default retention), with its value.
+   *
+   * @param values each engine setting's value by its property name
+   * @param defaults each engine setting's default by its property name
    */
   public static InvalidConfigurationPropertyValueException engineSettings(
-      IllegalArgumentException e) {
+      IllegalArgumentException e, Map<String, ?> values, Map<String, ?> defaults) {
     String message = String.valueOf(e.getMessage());
     Matcher names = ENGINE_NAME.matcher(message);
-    String first = names.find() ? ENGINE_NAMES.get(names.group(1)) : null;
+    String first = null;
+    String changed = null;
+    while (names.find()) {
+      String property = ENGINE_NAMES.get(names.group(1));
+      first = first == null ? property : first;
+      if (changed == null && !Objects.equals(values.get(property), defaults.get(property))) {
+        changed = property;
+      }
+    }
+    String named = changed != null ? changed : first;
     // one pass, so that a property name put in is never renamed again
     String renamed = names.reset().replaceAll(m -> ENGINE_NAMES.get(m.group(1)));
+    if (named == null) {
+      return new InvalidConfigurationPropertyValueException("idempotency", "(several)", renamed);
+    }
+    Object value = values.get(named);
     return new InvalidConfigurationPropertyValueException(
-        first == null ? "idempotency" : first, "(see the reason)", renamed);
+        named, value == null ? "(unset)" : value, renamed);
   }
 
   /** {@code d}, refused unless positive. */

@@ -7,10 +7,18 @@ import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.InFlightPolicy;
 import dev.idempotency.core.StoredResponsePolicy;
 import dev.idempotency.http.EndpointRule;
+import dev.idempotency.http.IdempotencyHttp;
 import dev.idempotency.http.IdempotencyHttpBuilder;
+import dev.idempotency.spring.boot.autoconfigure.IdempotencyEndpointProperties;
+import dev.idempotency.spring.boot.autoconfigure.IdempotencyInFlightProperties;
 import dev.idempotency.spring.boot.autoconfigure.IdempotencyProperties;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.util.unit.DataSize;
 
 /** Maps {@link IdempotencyProperties} onto the engine's and the HTTP handler's builders. */
 public final class PropertyMapping {
@@ -40,12 +48,12 @@ public final class PropertyMapping {
         "idempotency.longest-retry-chain",
         p.getLongestRetryChain(),
         () -> b.longestRetryChain(p.getLongestRetryChain()));
-    IdempotencyProperties.InFlight inFlight = p.getInFlight();
+    IdempotencyInFlightProperties inFlight = p.getInFlight();
     set(
         "idempotency.in-flight.retry-after",
         inFlight.getRetryAfter(),
         () -> b.inFlightRetryAfter(inFlight.getRetryAfter()));
-    if (inFlight.getMode() == IdempotencyProperties.InFlightMode.WAIT) {
+    if (inFlight.getMode() == IdempotencyInFlightProperties.Mode.WAIT) {
       set(
           "idempotency.in-flight.max-wait",
           inFlight.getMaxWait() + " (poll-interval " + inFlight.getPollInterval() + ")",
@@ -66,17 +74,48 @@ public final class PropertyMapping {
     try {
       b.build(); // the checks across settings, now, so that they name properties
     } catch (IllegalArgumentException e) {
-      throw PropertyChecks.engineSettings(e);
+      throw PropertyChecks.engineSettings(
+          e, engineValues(p), engineValues(new IdempotencyProperties()));
     }
     return b;
+  }
+
+  /** The engine settings of {@code p} that a check across settings can name, by property. */
+  private static Map<String, @Nullable Object> engineValues(IdempotencyProperties p) {
+    Map<String, @Nullable Object> values = new HashMap<>();
+    values.put("idempotency.replay-window", p.getReplayWindow());
+    values.put("idempotency.retention", p.getRetention());
+    values.put("idempotency.lease", p.getLease());
+    values.put("idempotency.heartbeat-interval", p.getHeartbeatInterval());
+    values.put("idempotency.max-operation-time", p.getMaxOperationTime());
+    values.put("idempotency.longest-retry-chain", p.getLongestRetryChain());
+    return values;
+  }
+
+  /**
+   * Builds {@code b}: its checks against the store (the stored-response limit against what the
+   * store keeps) name the property that set the limit.
+   */
+  public static IdempotencyHttp build(IdempotencyHttpBuilder b, IdempotencyProperties p) {
+    try {
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      DataSize maxStored = p.getMaxStoredResponseSize();
+      throw new InvalidConfigurationPropertyValueException(
+          "idempotency.max-stored-response-size",
+          maxStored == null ? "(unset)" : maxStored,
+          String.valueOf(e.getMessage())
+              .replace("maxStoredResponseBytes is", "idempotency.max-stored-response-size is")
+              .replace("set maxStoredResponseBytes", "set idempotency.max-stored-response-size"));
+    }
   }
 
   /** {@code b} with every HTTP property of {@code p} applied. */
   public static IdempotencyHttpBuilder http(IdempotencyHttpBuilder b, IdempotencyProperties p) {
     set("idempotency.header-name", p.getHeaderName(), () -> b.headerName(p.getHeaderName()));
-    List<IdempotencyProperties.Endpoint> endpoints = p.getEndpoints();
+    List<IdempotencyEndpointProperties> endpoints = p.getEndpoints();
     for (int i = 0; i < endpoints.size(); i++) {
-      IdempotencyProperties.Endpoint e = endpoints.get(i);
+      IdempotencyEndpointProperties e = endpoints.get(i);
       String property = "idempotency.endpoints[" + i + "]";
       for (String path : e.getPaths()) {
         set(
@@ -85,7 +124,12 @@ public final class PropertyMapping {
             () -> {
               EndpointRule rule =
                   EndpointRule.of(e.getRequirement(), path, e.getMethods().toArray(String[]::new));
-              b.endpoint(e.isInOneTransaction() ? rule.inOneTransaction() : rule);
+              Boolean oneTransaction = e.getInOneTransaction();
+              // unset: the rule chooses nothing, and runs in one transaction where the store can
+              b.endpoint(
+                  oneTransaction == null
+                      ? rule
+                      : oneTransaction ? rule.inOneTransaction() : rule.stepped());
             });
       }
     }
@@ -93,8 +137,8 @@ public final class PropertyMapping {
         "idempotency.mismatch-status",
         p.getMismatchStatus(),
         () -> b.mismatchStatus(p.getMismatchStatus()));
-    IdempotencyProperties.InFlight inFlight = p.getInFlight();
-    if (inFlight.getMode() == IdempotencyProperties.InFlightMode.ACCEPTED) {
+    IdempotencyInFlightProperties inFlight = p.getInFlight();
+    if (inFlight.getMode() == IdempotencyInFlightProperties.Mode.ACCEPTED) {
       set(
           "idempotency.in-flight.status-path",
           inFlight.getStatusPath(),
@@ -104,10 +148,13 @@ public final class PropertyMapping {
         "idempotency.max-request-body-size",
         p.getMaxRequestBodySize(),
         () -> b.maxRequestBodyBytes(p.getMaxRequestBodySize().toBytes()));
-    set(
-        "idempotency.max-stored-response-size",
-        p.getMaxStoredResponseSize(),
-        () -> b.maxStoredResponseBytes(Math.toIntExact(p.getMaxStoredResponseSize().toBytes())));
+    DataSize maxStored = p.getMaxStoredResponseSize();
+    if (maxStored != null) {
+      set(
+          "idempotency.max-stored-response-size",
+          maxStored,
+          () -> b.maxStoredResponseBytes(Math.toIntExact(maxStored.toBytes())));
+    }
     set(
         "idempotency.oversized-response",
         p.getOversizedResponse(),

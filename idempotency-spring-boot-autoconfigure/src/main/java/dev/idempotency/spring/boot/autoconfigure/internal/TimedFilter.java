@@ -2,7 +2,6 @@ package dev.idempotency.spring.boot.autoconfigure.internal;
 
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
-import jakarta.servlet.FilterConfig;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
@@ -14,19 +13,13 @@ import java.util.List;
  * The idempotency filter with each request timed by the extensions (the meters' {@code
  * idempotency.request} timer), from its entry to its answer, whatever the filter decided.
  */
-public final class TimedFilter implements Filter {
-  private final Filter filter;
+public final class TimedFilter extends DelegatingFilter {
   private final List<EngineExtension> extensions;
 
   /** {@code filter}, timed by {@code extensions}. */
   public TimedFilter(Filter filter, List<EngineExtension> extensions) {
-    this.filter = filter;
+    super(filter);
     this.extensions = List.copyOf(extensions);
-  }
-
-  @Override
-  public void init(FilterConfig config) throws ServletException {
-    filter.init(config);
   }
 
   @Override
@@ -39,10 +32,5 @@ public final class TimedFilter implements Filter {
     } finally {
       stops.forEach(Runnable::run);
     }
-  }
-
-  @Override
-  public void destroy() {
-    filter.destroy();
   }
 }
