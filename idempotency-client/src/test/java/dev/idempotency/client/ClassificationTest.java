@@ -214,6 +214,24 @@ class ClassificationTest {
   }
 
   /**
+   * A failure an adapter reports as not processed (HTTP/2's REFUSED_STREAM, a pool wait cut off) is
+   * retryable for every method, key or not, whatever the transport's own failure was.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"GET", "POST", "PATCH", "PUT", "DELETE"})
+  void aRequestNotProcessedIsRetryableForEveryMethod(String method) {
+    RetryVerdict verdict =
+        policy.classify(
+            method,
+            false,
+            new RequestNotProcessedException(
+                "refused", new IOException("stream was reset: REFUSED_STREAM")));
+    assertThat(verdict.isRetryable()).isTrue();
+    assertThat(verdict.kind()).contains(RetryKind.TRANSIENT);
+    assertThat(verdict.reason()).contains("the request was not processed");
+  }
+
+  /**
    * A read timeout or a connection lost after sending is retried for idempotent methods, or with a
    * key.
    */

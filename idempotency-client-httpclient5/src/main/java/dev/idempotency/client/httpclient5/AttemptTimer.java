@@ -1,5 +1,7 @@
 package dev.idempotency.client.httpclient5;
 
+import dev.idempotency.client.RequestNotProcessedException;
+import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
@@ -23,6 +25,10 @@ final class AttemptTimer {
 
   private final AtomicBoolean ended = new AtomicBoolean();
   private final AtomicBoolean cutOff = new AtomicBoolean();
+
+  /** Whether the attempt held a connection from the pool when the timer cut it off. */
+  private volatile boolean leased;
+
   private final Duration timeout;
   private final ScheduledFuture<?> task;
 
@@ -32,6 +38,7 @@ final class AttemptTimer {
         TIMERS.schedule(
             () -> {
               if (ended.compareAndSet(false, true)) {
+                leased = scope.execRuntime.isEndpointAcquired(); // before the discard drops it
                 cutOff.set(true);
                 scope.execRuntime.discardEndpoint();
               }
@@ -62,13 +69,27 @@ final class AttemptTimer {
     return TIMERS.getQueue().size();
   }
 
-  /** The failure of an attempt the timer cut off, reported as the timeout it is. */
-  SocketTimeoutException timedOut(Exception failure) {
+  /**
+   * The failure of an attempt the timer cut off, reported as what it is: a request that never left
+   * (cut off while it waited for a pooled connection, or while it connected), or a response not
+   * complete in time, a timeout after the request may have been sent.
+   *
+   * @param failure what the cut-off attempt threw
+   * @param sending whether the request's head had started on its way: HttpCore's request executor
+   *     sets the context's endpoint details just before it writes the head, so the attempt's own
+   *     thread reads that, not this timer's
+   */
+  IOException timedOut(Exception failure, boolean sending) {
+    String ranOut = "the attempt timeout of " + timeout.toMillis() + " ms ran out";
+    if (!sending) {
+      return new RequestNotProcessedException(
+          ranOut
+              + (leased ? " while it connected" : " while it waited for a pooled connection")
+              + ": the request was never sent",
+          failure);
+    }
     SocketTimeoutException timedOut =
-        new SocketTimeoutException(
-            "the response was not complete when the attempt timeout of "
-                + timeout.toMillis()
-                + " ms ran out");
+        new SocketTimeoutException("the response was not complete when " + ranOut);
     timedOut.initCause(failure);
     return timedOut;
   }

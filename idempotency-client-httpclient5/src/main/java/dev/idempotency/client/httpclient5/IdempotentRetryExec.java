@@ -1,5 +1,6 @@
 package dev.idempotency.client.httpclient5;
 
+import dev.idempotency.client.LookupDeadline;
 import dev.idempotency.client.OperationKey;
 import dev.idempotency.client.RetryLoop;
 import dev.idempotency.client.RetryPolicy;
@@ -60,9 +61,10 @@ import org.jspecify.annotations.Nullable;
  * memory; a response still incomplete when the timer ends is cut off (the connection is discarded)
  * and the attempt fails with a {@link SocketTimeoutException}, however slowly its bytes trickle in.
  * A body cut off by the server ({@code ConnectionClosedException}) or a connection closed without a
- * response ({@code NoHttpResponseException}) is a lost connection on the allowlist. The connect
- * timeout is the connection manager's ({@code ConnectionConfig}); a refused connection is retried
- * for any method. For downloads larger than memory, use a client without this handler.
+ * response ({@code NoHttpResponseException}) is a lost connection on the allowlist. The connect is
+ * bounded by the attempt too; a refused connection, or an attempt that ran out before it connected,
+ * is retried for any method. The name lookup is bounded only through a {@link DeadlineDnsResolver}
+ * on the connection manager. For downloads larger than memory, use a client without this handler.
  *
  * <p><b>Stops.</b> A final response is returned; a retryable one that runs out of attempts, time or
  * budget throws {@link dev.idempotency.client.RetriesExhaustedException} (an {@link IOException})
@@ -153,14 +155,14 @@ public final class IdempotentRetryExec implements ExecChainHandler {
       while (true) {
         Duration timeout = loop.beginAttempt(null).orElseThrow(loop::deadlinePassed);
         Timeout attemptTimeout = Timeout.ofMilliseconds(Math.max(1, timeout.toMillis()));
-        context.setRequestConfig(
-            RequestConfig.copy(callersConfig)
-                .setResponseTimeout(attemptTimeout)
-                .setConnectionRequestTimeout(attemptTimeout)
-                .build());
+        context.setRequestConfig(attemptConfig(callersConfig, attemptTimeout));
         ClassicHttpResponse response = null;
         RetryLoop.Step step;
+        // HttpCore's request executor sets it just before it writes the request's head: until
+        // then, a failure of this attempt left nothing at the server
+        context.setEndpointDetails(null);
         AttemptTimer timer = AttemptTimer.start(scope, timeout);
+        LookupDeadline.begin(System.nanoTime() + timeout.toNanos()); // for DeadlineDnsResolver
         try {
           // a copy per attempt: the protocol handling below adds headers (Content-Length) to the
           // request it is given, and refuses a request that has them already
@@ -188,9 +190,12 @@ public final class IdempotentRetryExec implements ExecChainHandler {
             scope.execRuntime.discardEndpoint();
             response = null;
           }
-          step = loop.afterFailure(cutOff ? timer.timedOut(e) : e);
+          step =
+              loop.afterFailure(
+                  cutOff ? timer.timedOut(e, context.getEndpointDetails() != null) : e);
         } finally {
           timer.stop(); // idempotent: ends the timer on every path, an HttpException's included
+          LookupDeadline.end();
         }
         switch (step.action()) {
           case RETURN:
@@ -210,6 +215,24 @@ public final class IdempotentRetryExec implements ExecChainHandler {
     } finally {
       context.setRequestConfig(callersConfig);
     }
+  }
+
+  /**
+   * The caller's request configuration with every wait of the attempt bounded by its time: the
+   * response (socket) timeout, the wait for a pooled connection and the connect. The timer from the
+   * attempt's start cuts what still runs past it, but it cannot end a connect that starts after it
+   * fired (while the attempt still waited for its lease), so the connect carries the bound itself.
+   */
+  // RequestConfig's connect timeout is deprecated in favour of ConnectionConfig's, which is fixed
+  // per connection manager; HttpClient 5.6 still reads the request's first, and only it can be
+  // the attempt's own
+  @SuppressWarnings("deprecation")
+  private static RequestConfig attemptConfig(RequestConfig callers, Timeout attemptTimeout) {
+    return RequestConfig.copy(callers)
+        .setResponseTimeout(attemptTimeout)
+        .setConnectionRequestTimeout(attemptTimeout)
+        .setConnectTimeout(attemptTimeout)
+        .build();
   }
 
   private @Nullable OperationKey keyOf(ClassicHttpRequest request, HttpClientContext context) {

@@ -1,12 +1,6 @@
 package dev.idempotency.client.httpclient5;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import java.io.IOException;
-import java.io.InputStream;
-import java.lang.module.ModuleDescriptor;
-import java.lang.module.ModuleDescriptor.Requires.Modifier;
-import java.nio.file.Files;
+import dev.idempotency.testing.ModuleDescriptorAssert;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -15,31 +9,15 @@ import org.junit.jupiter.api.Test;
  */
 class ModuleDescriptorTest {
   @Test
-  void exportsTheApiAndRequiresTheClientAndHttpClientTransitively() throws IOException {
-    ModuleDescriptor d;
-    try (InputStream in = Files.newInputStream(Path.of("target", "classes", "module-info.class"))) {
-      d = ModuleDescriptor.read(in);
-    }
-
-    assertThat(d.name()).isEqualTo("dev.idempotency.client.httpclient5");
-    assertThat(d.exports())
-        .singleElement()
-        .satisfies(
-            e -> {
-              assertThat(e.source()).isEqualTo("dev.idempotency.client.httpclient5");
-              assertThat(e.isQualified()).isFalse();
-            });
-    assertThat(d.opens()).isEmpty();
-    assertThat(d.requires())
-        .filteredOn(r -> r.modifiers().contains(Modifier.TRANSITIVE))
-        .extracting(ModuleDescriptor.Requires::name)
-        .containsExactlyInAnyOrder(
+  void exportsTheApiAndRequiresTheClientAndHttpClientTransitively() {
+    ModuleDescriptorAssert.of(Path.of("target", "classes"), "dev.idempotency.client.httpclient5")
+        .exportsExactly("dev.idempotency.client.httpclient5")
+        .exportsNothingQualified()
+        .opensNothing()
+        .requiresTransitivelyExactly(
             "dev.idempotency.client",
             "org.apache.httpcomponents.client5.httpclient5",
-            "org.apache.httpcomponents.core5.httpcore5");
-    assertThat(d.requires())
-        .filteredOn(r -> r.modifiers().contains(Modifier.STATIC))
-        .extracting(ModuleDescriptor.Requires::name)
-        .containsExactly("org.jspecify");
+            "org.apache.httpcomponents.core5.httpcore5")
+        .requiresStaticallyExactly("org.jspecify");
   }
 }

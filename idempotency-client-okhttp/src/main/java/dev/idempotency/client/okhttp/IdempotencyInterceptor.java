@@ -1,6 +1,8 @@
 package dev.idempotency.client.okhttp;
 
+import dev.idempotency.client.LookupDeadline;
 import dev.idempotency.client.OperationKey;
+import dev.idempotency.client.RequestNotProcessedException;
 import dev.idempotency.client.RetriesExhaustedException;
 import dev.idempotency.client.RetryLoop;
 import dev.idempotency.client.RetryPolicy;
@@ -42,6 +44,10 @@ import org.jspecify.annotations.Nullable;
  * the interceptor, before its first attempt; every attempt carries it. A call without a key (a GET,
  * a PUT) is retried only where the allowlist allows it without one.
  *
+ * <p><b>HTTP/2.</b> A stream the server resets with {@code REFUSED_STREAM} (or leaves out of a
+ * {@code GOAWAY}) was not processed (RFC 9113 section 8.7): it is retried for any method, keyed or
+ * not, as a {@link RequestNotProcessedException}. Any other reset stays off the allowlist.
+ *
  * <p><b>OkHttp's own retries are switched off</b> for the calls through this interceptor ({@code
  * Chain.withRetryOnConnectionFailure(false)}): with them on, OkHttp re-sends a request whose
  * connection failed, a POST included, and answers a 408 by re-sending; those re-sends would be
@@ -70,6 +76,9 @@ import org.jspecify.annotations.Nullable;
 public final class IdempotencyInterceptor implements Interceptor {
   private final RetryPolicy policy;
   private final Supplier<OperationKey> keyMinter;
+
+  /** The client's resolver bounded by the attempt, made once per resolver (see DeadlineDns). */
+  private volatile @Nullable DeadlineDns dns;
 
   private IdempotencyInterceptor(Builder b) {
     this.policy = b.policy;
@@ -120,9 +129,11 @@ public final class IdempotencyInterceptor implements Interceptor {
               .withConnectTimeout(millis, TimeUnit.MILLISECONDS)
               .withWriteTimeout(millis, TimeUnit.MILLISECONDS)
               .withReadTimeout(millis, TimeUnit.MILLISECONDS)
-              .withRetryOnConnectionFailure(false);
+              .withRetryOnConnectionFailure(false)
+              .withDns(deadlineDns(chain));
       Response response = null;
       RetryLoop.Step step;
+      LookupDeadline.begin(attemptEnd);
       try {
         Response raw = attempt.proceed(keyed);
         ByteString body = readWithin(raw, attemptEnd);
@@ -140,7 +151,9 @@ public final class IdempotencyInterceptor implements Interceptor {
         if (chain.call().isCanceled()) {
           throw e; // cancelled by the caller or by OkHttp's call timeout: not a lost connection
         }
-        step = loop.afterFailure(e);
+        step = loop.afterFailure(notProcessed(e));
+      } finally {
+        LookupDeadline.end();
       }
       switch (step.action()) {
         case RETURN:
@@ -176,6 +189,36 @@ public final class IdempotencyInterceptor implements Interceptor {
       return Objects.requireNonNull(keyMinter.get(), "the key minter returned null");
     }
     return null;
+  }
+
+  /**
+   * Whether the server reset the attempt's HTTP/2 stream with {@code REFUSED_STREAM}, which it does
+   * only for a stream it did not process (RFC 9113 section 8.7; OkHttp gives the same reset to the
+   * streams a {@code GOAWAY} left out). OkHttp's {@code StreamResetException} lives in a package
+   * its module does not export to this one, so it is told by its class name and the error code its
+   * message names ({@code stream was reset: REFUSED_STREAM}).
+   */
+  private static boolean refusedStream(Exception e) {
+    return e.getClass().getName().equals("okhttp3.internal.http2.StreamResetException")
+        && String.valueOf(e.getMessage()).endsWith(": REFUSED_STREAM");
+  }
+
+  /**
+   * An attempt's failure that left the request unprocessed, as the {@link
+   * RequestNotProcessedException} it is (retried for any method); any other as it was.
+   */
+  private static Exception notProcessed(Exception e) {
+    if (refusedStream(e)) {
+      return new RequestNotProcessedException(
+          "the server refused the HTTP/2 stream (REFUSED_STREAM) before processing the request", e);
+    }
+    return e;
+  }
+
+  private DeadlineDns deadlineDns(Chain chain) {
+    DeadlineDns wrapped = DeadlineDns.wrap(chain.getDns(), dns);
+    dns = wrapped;
+    return wrapped;
   }
 
   private static boolean oneShot(Request request) {

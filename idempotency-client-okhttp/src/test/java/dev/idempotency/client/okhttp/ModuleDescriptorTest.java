@@ -1,40 +1,18 @@
 package dev.idempotency.client.okhttp;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import java.io.IOException;
-import java.io.InputStream;
-import java.lang.module.ModuleDescriptor;
-import java.lang.module.ModuleDescriptor.Requires.Modifier;
-import java.nio.file.Files;
+import dev.idempotency.testing.ModuleDescriptorAssert;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /** The module descriptor: the API package exported, the client module and OkHttp transitive. */
 class ModuleDescriptorTest {
   @Test
-  void exportsTheApiAndRequiresTheClientAndOkHttpTransitively() throws IOException {
-    ModuleDescriptor d;
-    try (InputStream in = Files.newInputStream(Path.of("target", "classes", "module-info.class"))) {
-      d = ModuleDescriptor.read(in);
-    }
-
-    assertThat(d.name()).isEqualTo("dev.idempotency.client.okhttp");
-    assertThat(d.exports())
-        .singleElement()
-        .satisfies(
-            e -> {
-              assertThat(e.source()).isEqualTo("dev.idempotency.client.okhttp");
-              assertThat(e.isQualified()).isFalse();
-            });
-    assertThat(d.opens()).isEmpty();
-    assertThat(d.requires())
-        .filteredOn(r -> r.modifiers().contains(Modifier.TRANSITIVE))
-        .extracting(ModuleDescriptor.Requires::name)
-        .containsExactlyInAnyOrder("dev.idempotency.client", "okhttp3");
-    assertThat(d.requires())
-        .filteredOn(r -> r.modifiers().contains(Modifier.STATIC))
-        .extracting(ModuleDescriptor.Requires::name)
-        .containsExactly("org.jspecify");
+  void exportsTheApiAndRequiresTheClientAndOkHttpTransitively() {
+    ModuleDescriptorAssert.of(Path.of("target", "classes"), "dev.idempotency.client.okhttp")
+        .exportsExactly("dev.idempotency.client.okhttp")
+        .exportsNothingQualified()
+        .opensNothing()
+        .requiresTransitivelyExactly("dev.idempotency.client", "okhttp3")
+        .requiresStaticallyExactly("org.jspecify");
   }
 }

@@ -1,12 +1,6 @@
 package dev.idempotency.client.resilience4j;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import java.io.IOException;
-import java.io.InputStream;
-import java.lang.module.ModuleDescriptor;
-import java.lang.module.ModuleDescriptor.Requires.Modifier;
-import java.nio.file.Files;
+import dev.idempotency.testing.ModuleDescriptorAssert;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -16,32 +10,16 @@ import org.junit.jupiter.api.Test;
  */
 class ModuleDescriptorTest {
   @Test
-  void exportsTheApiAndRequiresTheClientAndTheStackTransitively() throws IOException {
-    ModuleDescriptor d;
-    try (InputStream in = Files.newInputStream(Path.of("target", "classes", "module-info.class"))) {
-      d = ModuleDescriptor.read(in);
-    }
-
-    assertThat(d.name()).isEqualTo("dev.idempotency.client.resilience4j");
-    assertThat(d.exports())
-        .singleElement()
-        .satisfies(
-            e -> {
-              assertThat(e.source()).isEqualTo("dev.idempotency.client.resilience4j");
-              assertThat(e.isQualified()).isFalse();
-            });
-    assertThat(d.opens()).isEmpty();
-    assertThat(d.requires())
-        .filteredOn(r -> r.modifiers().contains(Modifier.TRANSITIVE))
-        .extracting(ModuleDescriptor.Requires::name)
-        .containsExactlyInAnyOrder(
+  void exportsTheApiAndRequiresTheClientAndTheStackTransitively() {
+    ModuleDescriptorAssert.of(Path.of("target", "classes"), "dev.idempotency.client.resilience4j")
+        .exportsExactly("dev.idempotency.client.resilience4j")
+        .exportsNothingQualified()
+        .opensNothing()
+        .requiresTransitivelyExactly(
             "dev.idempotency.client",
             "io.github.resilience4j.circuitbreaker",
             "io.github.resilience4j.ratelimiter",
-            "io.github.resilience4j.bulkhead");
-    assertThat(d.requires())
-        .filteredOn(r -> r.modifiers().contains(Modifier.STATIC))
-        .extracting(ModuleDescriptor.Requires::name)
-        .containsExactly("org.jspecify");
+            "io.github.resilience4j.bulkhead")
+        .requiresStaticallyExactly("org.jspecify");
   }
 }

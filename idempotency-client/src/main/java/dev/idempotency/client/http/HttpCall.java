@@ -98,8 +98,8 @@ public final class HttpCall {
   /**
    * Sends the call, retrying by the client's policy, and blocks until the final response.
    *
-   * @param handler the body handler (called once per attempt; use a replayable request body
-   *     publisher)
+   * @param handler the body handler (called once per attempt; the request body is sent whole on
+   *     every attempt, see {@link RetryingHttpClient})
    * @param <T> the body type
    * @return the final response; a response that is not retryable (a 400, a 404, a 409 for a reused
    *     key) is returned, not thrown

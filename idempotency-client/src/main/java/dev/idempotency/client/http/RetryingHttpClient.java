@@ -6,6 +6,8 @@ import dev.idempotency.client.RetryLoop;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.internal.CapturingBodyHandler;
 import dev.idempotency.client.internal.CapturingBodyHandler.Captured;
+import dev.idempotency.client.internal.Classifier;
+import dev.idempotency.client.internal.RequestBodies;
 import dev.idempotency.client.internal.RetryRun;
 import java.io.IOException;
 import java.net.http.HttpClient;
@@ -55,8 +57,13 @@ import org.jspecify.annotations.Nullable;
  * jdk.httpclient.disableRetryConnect} turns the connect retry off). Those re-sends are invisible to
  * {@link IdempotentResponse#attempts()}; the idempotency key covers them too.
  *
- * <p>Request bodies are re-sent on each attempt, so use a replayable publisher ({@code ofString},
- * {@code ofByteArray}, {@code ofFile}; not a one-shot {@code ofInputStream}). Thread-safe.
+ * <p>Request bodies: every attempt sends the whole body. A publisher that gives each subscriber the
+ * same bytes ({@code ofString}, {@code ofByteArray}, {@code ofFile}, {@code noBody}) is subscribed
+ * to once per attempt; any other ({@code ofInputStream}, {@code ofByteArrays}, {@code
+ * fromPublisher}, {@code concat}), which may give nothing to a second subscriber, is read into
+ * memory once before the first attempt (on the calling thread if it reads synchronously, and within
+ * the deadline), and those bytes are sent on every attempt. What the caller's publisher fails with
+ * propagates unchanged, and nothing is sent. Thread-safe.
  */
 public final class RetryingHttpClient {
   /** The request header that carries the key. */
@@ -164,6 +171,7 @@ public final class RetryingHttpClient {
       BodyHandler<T> handler)
       throws IOException, InterruptedException {
     RetryRun run = newRun(request, key, deadline);
+    request = RequestBodies.replayable(request, run);
     while (true) {
       Optional<Duration> timeout = run.beginAttempt(request.timeout().orElse(null));
       if (timeout.isEmpty()) {
@@ -210,7 +218,20 @@ public final class RetryingHttpClient {
     CompletableFuture<IdempotentResponse<T>> result = new CompletableFuture<>();
     try {
       RetryRun run = newRun(request, key, deadline);
-      attemptAsync(run, request, key, handler, result);
+      var unused =
+          RequestBodies.replayableAsync(request, run)
+              .whenComplete(
+                  (replayable, failure) -> {
+                    try {
+                      if (failure != null) {
+                        result.completeExceptionally(Classifier.unwrap(failure));
+                      } else {
+                        attemptAsync(run, replayable, key, handler, result);
+                      }
+                    } catch (RuntimeException | Error e) {
+                      result.completeExceptionally(e);
+                    }
+                  });
     } catch (RuntimeException | Error e) {
       result.completeExceptionally(e);
     }

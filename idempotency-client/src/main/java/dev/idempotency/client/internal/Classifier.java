@@ -1,5 +1,7 @@
 package dev.idempotency.client.internal;
 
+import dev.idempotency.client.LookupDeadline;
+import dev.idempotency.client.RequestNotProcessedException;
 import dev.idempotency.client.RetryKind;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.RetryVerdict;
@@ -130,6 +132,9 @@ public final class Classifier {
     if (!(t instanceof IOException)) {
       return RetryVerdict.doNotRetry(what + " is not an I/O failure (bugs are never retried)");
     }
+    if (t instanceof RequestNotProcessedException || t instanceof LookupDeadline.Exceeded) {
+      return RetryVerdict.retry(RetryKind.TRANSIENT, what + ": the request was not processed");
+    }
     if (neverSent(t)) {
       return RetryVerdict.retry(
           RetryKind.TRANSIENT, what + ": no connection, the request was never sent");
@@ -178,7 +183,11 @@ public final class Classifier {
    * @return a clause for a stop message
    */
   public static String whetherSent(Throwable failure) {
-    return neverSent(unwrap(failure))
+    Throwable t = unwrap(failure);
+    if (t instanceof RequestNotProcessedException || t instanceof LookupDeadline.Exceeded) {
+      return "the request was not processed";
+    }
+    return neverSent(t)
         ? "the request was never sent"
         : "the request was sent and may have been applied";
   }
@@ -206,10 +215,13 @@ public final class Classifier {
 
   /**
    * Apache HttpClient 5's connect timeout, a {@link SocketTimeoutException} that would otherwise
-   * count as a read timeout: no connection was made, so the request never left.
+   * count as a read timeout, and its timeout of the wait for a pooled connection: no connection was
+   * made, so the request never left.
    */
   private static final Set<String> NEVER_CONNECTED =
-      Set.of("org.apache.hc.client5.http.ConnectTimeoutException");
+      Set.of(
+          "org.apache.hc.client5.http.ConnectTimeoutException",
+          "org.apache.hc.core5.http.ConnectionRequestTimeoutException");
 
   /** Whether {@code t}'s class or one of its superclasses is named in {@code names}. */
   private static boolean isOneOf(Throwable t, Set<String> names) {

@@ -11,7 +11,9 @@ import dev.idempotency.client.Sleeper;
 import dev.idempotency.client.http.IdempotentResponse;
 import dev.idempotency.client.http.RetryingHttpClient;
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.http.EndpointRule;
 import dev.idempotency.http.IdempotencyHttp;
+import dev.idempotency.http.KeyRequirement;
 import dev.idempotency.servlet.IdempotencyFilter;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.testing.CountingConfirmApp;
@@ -74,8 +76,16 @@ abstract class FilterEndToEndContract {
     // a 5 s lease: the in-flight 409's Retry-After (the owner's remaining lease) fits the client's
     // 30 s deadline
     engine = IdempotencyEngine.builder(newStore()).lease(Duration.ofSeconds(5)).build();
+    // stepped on every store: the client's half is tested against the in-flight 409 and its
+    // Retry-After, which a request in one transaction (the JDBC store's default) answers only after
+    // its lock wait
     jetty =
-        CountingConfirmApp.start(new IdempotencyFilter(IdempotencyHttp.builder(engine).build()));
+        CountingConfirmApp.start(
+            new IdempotencyFilter(
+                IdempotencyHttp.builder(engine)
+                    .endpoint(
+                        EndpointRule.of(KeyRequirement.REQUIRED, "/**", "POST", "PATCH").stepped())
+                    .build()));
     proxy = FaultInjectingProxy.start(jetty.port());
   }
 
