@@ -3,8 +3,8 @@
  * every operation ({@link dev.idempotency.openapi.OpenApiAudit}), the integrator docs' Markdown,
  * the servlet filter's route table from the same document ({@link
  * dev.idempotency.openapi.OpenApiRoutes}), and the command line ({@link
- * dev.idempotency.openapi.OpenApiCli}) with the opt-in {@code verify} against a loopback test
- * server.
+ * dev.idempotency.openapi.OpenApiCli}) with the opt-in {@code verify} and {@code gates} against a
+ * loopback test server.
  */
 // swagger-parser-v3 and swagger-parser-core ship without a module name, so they are automatic
 // modules named from their jar files (swagger.parser.v3, swagger.parser.core); no type of theirs

@@ -4,18 +4,21 @@ import dev.idempotency.openapi.internal.Commands;
 import java.io.PrintStream;
 
 /**
- * The command line: {@code check}, {@code routes} and {@code verify} on an OpenAPI document (run
- * {@code bash scripts/openapi-check.sh --help}, or see {@code docs/openapi.md}).
+ * The command line: {@code check}, {@code routes}, {@code verify} and {@code gates} on an OpenAPI
+ * document (run {@code bash scripts/openapi-check.sh --help}, or see {@code docs/openapi.md}).
  *
- * <p>Exit status: {@value #OK} nothing failing; {@value #FAILING} an operation fails (check) or an
- * answer differs (verify); {@value #UNUSABLE} an unreadable or invalid document, or a malformed
- * command line.
+ * <p>Exit status: {@value #OK} nothing failing; {@value #FAILING} an operation fails (check), an
+ * answer differs or is unproven (verify), or a gate fails (gates); {@value #UNUSABLE} an unreadable
+ * or invalid document, or a malformed command line.
  */
 public final class OpenApiCli {
   /** Exit status: nothing to fix. */
   public static final int OK = 0;
 
-  /** Exit status: at least one operation fails, or a repeated request answered differently. */
+  /**
+   * Exit status: at least one operation fails, a repeated request answered differently, or a gate
+   * failed.
+   */
   public static final int FAILING = 1;
 
   /** Exit status: the input could not be read, or the command line is malformed. */

@@ -11,11 +11,27 @@ public enum Verdict {
    * Declares the idempotency-key header (required or optional), or a convention says it takes one.
    */
   ACCEPTS_KEY(Outcome.OK, "accepts the idempotency key"),
-  /** PUT or DELETE without a key that the document marks verified ({@code x-idempotent: true}). */
+  /**
+   * Takes the key as a property of the request body ({@code idempotency_key} and the like), as
+   * Square's and Plaid's APIs do. This library's filter reads a header, so an API it serves must
+   * honour a body key itself.
+   */
+  ACCEPTS_KEY_IN_BODY(Outcome.OK, "accepts the idempotency key in the body"),
+  /**
+   * Safe to retry by the overlay the caller gave ({@code safe}, with its reason): a search or a
+   * render sent as POST, which changes nothing, or a call that sets the same state again (a revoke,
+   * a cancel), whose retry changes nothing more than the first did.
+   */
+  CONFIRMED_SAFE(Outcome.OK, "safe to retry, confirmed in the overlay"),
+  /**
+   * No key, marked verified idempotent ({@code x-idempotent: true}) in the document: a PUT, a
+   * DELETE, or a POST that changes nothing.
+   */
   VERIFIED_IDEMPOTENT(Outcome.OK, "idempotent, marked verified"),
   /**
    * POST, PATCH or another method without a key, marked {@code x-retry-unsafe: true} with an {@code
-   * x-retry-unsafe-reason}: documented as unsafe to retry, as the seed's workflow allows.
+   * x-retry-unsafe-reason} in the document, or {@code unsafe} with a reason in the overlay:
+   * documented as unsafe to retry.
    */
   DOCUMENTED_RETRY_UNSAFE(Outcome.OK, "documented as unsafe to retry"),
   /**
@@ -23,6 +39,12 @@ public enum Verdict {
    * log or a DELETE that decrements a counter breaks it; run {@code verify}, then mark it.
    */
   IDEMPOTENT_BY_METHOD(Outcome.WARNING, "idempotent by method: verify"),
+  /**
+   * A POST without a key whose path or operationId has the shape of a read ({@code /accounts/get},
+   * {@code searchOrders}, {@code /markdown/render}): probably safe to retry, but only a person who
+   * knows the API can say; confirm it in an overlay ({@code safe}), or record there that it is not.
+   */
+  LIKELY_READ_ONLY(Outcome.WARNING, "looks read-only: confirm in an overlay"),
   /**
    * POST, PATCH or another method without a key and not documented as unsafe to retry: a retry
    * after a lost response repeats the effect.

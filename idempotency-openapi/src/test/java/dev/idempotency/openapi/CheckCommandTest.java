@@ -87,7 +87,16 @@ class CheckCommandTest {
             "id|x",
             Verdict.ACCEPTS_KEY,
             "r",
-            new KeyDeclaration(true, false, 64, null),
+            new KeyDeclaration(
+                KeyDeclaration.Location.HEADER,
+                "Idempotency-Key",
+                true,
+                KeyDeclaration.Source.DOCUMENT,
+                64,
+                null,
+                null,
+                java.util.Map.of(),
+                null),
             java.util.List.of());
     AuditReport report =
         new AuditReport("Idempotency-Key", java.util.List.of("d"), java.util.List.of(hostile));

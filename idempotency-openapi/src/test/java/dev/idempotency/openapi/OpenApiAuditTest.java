@@ -41,7 +41,22 @@ class OpenApiAuditTest {
     assertThat(create.verdict()).isEqualTo(Verdict.ACCEPTS_KEY);
     assertThat(create.outcome()).isEqualTo(Outcome.OK);
     assertThat(create.findings()).isEmpty();
-    assertThat(create.key()).isEqualTo(new KeyDeclaration(true, false, 255, "^[\\x21-\\x7E]+$"));
+    assertThat(create.key())
+        .extracting(
+            KeyDeclaration::location,
+            KeyDeclaration::name,
+            KeyDeclaration::required,
+            KeyDeclaration::source,
+            KeyDeclaration::maxLength,
+            KeyDeclaration::pattern)
+        .containsExactly(
+            KeyDeclaration.Location.HEADER,
+            "Idempotency-Key",
+            true,
+            KeyDeclaration.Source.DOCUMENT,
+            255,
+            "^[\\x21-\\x7E]+$");
+    assertThat(create.key().conflictAnswers()).containsOnlyKeys("409");
     assertThat(create.operationId()).isEqualTo("createOrder");
 
     OperationReport put = ops.get("PUT /orders/{id}");
@@ -60,7 +75,13 @@ class OpenApiAuditTest {
     // the header name matched ignoring case; maxLength 300; no 409/422; a 503 without Retry-After
     OperationReport refund = ops.get("POST /orders/{id}/refunds");
     assertThat(refund.verdict()).isEqualTo(Verdict.ACCEPTS_KEY);
-    assertThat(refund.key()).isEqualTo(new KeyDeclaration(false, false, 300, null));
+    assertThat(refund.key())
+        .extracting(
+            KeyDeclaration::name,
+            KeyDeclaration::required,
+            KeyDeclaration::maxLength,
+            KeyDeclaration::pattern)
+        .containsExactly("idempotency-key", false, 300, null);
     assertThat(codes(refund))
         .containsExactlyInAnyOrder(
             "key_max_length_over_255", "no_conflict_response", "no_retry_after");
@@ -111,7 +132,14 @@ class OpenApiAuditTest {
     OperationReport patch = byName(report).get("PATCH /orders/{id}");
 
     assertThat(patch.verdict()).isEqualTo(Verdict.ACCEPTS_KEY);
-    assertThat(patch.key()).isEqualTo(new KeyDeclaration(true, true, null, null));
+    assertThat(patch.key())
+        .isEqualTo(
+            KeyDeclaration.of(
+                KeyDeclaration.Location.HEADER,
+                "Idempotency-Key",
+                true,
+                KeyDeclaration.Source.CONVENTION));
+    assertThat(patch.key().byConvention()).isTrue();
     // a conventional key still owes its integrators the conflict answers
     assertThat(codes(patch)).containsExactly("no_conflict_response");
     // a POST documented as retry-unsafe is not overridden by a convention for another method

@@ -24,11 +24,16 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code verify} against a test server in Jetty whose {@code PUT /ledgers/{id}} appends an entry
  * (not idempotent, whatever PUT promises) and whose {@code PUT /settings/{id}} sets a value (is):
- * the first is reported with the field that changed, the second passes.
+ * the first is reported with the field that changed, the second passes. {@code PUT /journal/{id}}
+ * appends but answers {@code 204} every time: only the document's {@code GET} of the same path,
+ * used as the state probe, shows it. {@code DELETE /settings/{id}} answers {@code 204} and then
+ * {@code 404}, as a repeated delete does. {@code PUT /flags/{id}} has no {@code GET} to probe.
  */
 class VerifyTest {
   private JettyHarness server;
   private final Map<String, AtomicInteger> ledgers = new ConcurrentHashMap<>();
+  private final Map<String, String> settings = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> journals = new ConcurrentHashMap<>();
   private final AtomicInteger requests = new AtomicInteger();
 
   @BeforeEach
@@ -58,16 +63,45 @@ class VerifyTest {
                               + ",\"updatedAt\":"
                               + System.nanoTime()
                               + "}");
-                } else if (path.startsWith("/settings/") && req.getMethod().equals("PUT")) {
-                  res.getWriter()
-                      .write("{\"id\":\"" + path.substring(10) + "\",\"setting\":" + body + "}");
-                } else if (path.startsWith("/settings/") && req.getMethod().equals("DELETE")) {
+                } else if (path.startsWith("/settings/")) {
+                  setting(req.getMethod(), path.substring("/settings/".length()), body, res);
+                } else if (path.startsWith("/journal/")) {
+                  AtomicInteger lines =
+                      journals.computeIfAbsent(path.substring(9), k -> new AtomicInteger());
+                  if (req.getMethod().equals("PUT")) {
+                    lines.incrementAndGet();
+                    res.setStatus(204);
+                  } else {
+                    res.getWriter().write("{\"entries\":" + lines.get() + "}");
+                  }
+                } else if (path.startsWith("/flags/") && req.getMethod().equals("PUT")) {
                   res.setStatus(204);
                 } else {
                   res.setStatus(404);
                 }
               }
             });
+  }
+
+  /** PUT sets, GET reads, DELETE removes: 204, then 404 once it is gone. */
+  private void setting(String method, String id, String body, HttpServletResponse res)
+      throws IOException {
+    String value =
+        switch (method) {
+          case "PUT" -> {
+            settings.put(id, body);
+            yield body;
+          }
+          case "DELETE" -> settings.remove(id);
+          default -> settings.get(id);
+        };
+    if (value == null) {
+      res.setStatus(404);
+    } else if (method.equals("DELETE")) {
+      res.setStatus(204);
+    } else {
+      res.getWriter().write("{\"id\":\"" + id + "\",\"setting\":" + value + "}");
+    }
   }
 
   @AfterEach
@@ -97,16 +131,50 @@ class VerifyTest {
     assertThat(run.out())
         .contains("DIFFERS  PUT /ledgers/{id}")
         .contains("answer $.entries: 1 → 2")
+        // the document's GET of the same path is the probe: the setting reads the same after each
         .contains("SAME     PUT /settings/{id}")
-        .contains("SAME     DELETE /settings/{id}")
+        .contains("probe /settings/acct-7 200")
+        .contains("(the document's GET)")
         // no example for the path parameter: skipped, never sent half-made
         .contains("SKIPPED  PUT /reports/{id}")
         .contains("no example for the path parameter id")
-        .contains("3 operations sent twice")
+        .contains("5 operations sent twice")
         .doesNotContain("updatedAt");
     // the examples were used: acct-7, and the body {"currency":"EUR"} from the schema's example
     assertThat(ledgers).containsOnlyKeys("acct-7");
     assertThat(ledgers.get("acct-7")).hasValue(2);
+  }
+
+  @Test
+  void aDeleteAnswering204AndThen404IsTheSameAndItsProbeAgrees() {
+    CrossFileAndUnreadableTest.Run run = verifyLedger("--ignore", "updatedAt");
+
+    assertThat(run.out())
+        .contains("SAME     DELETE /settings/{id}")
+        .contains("answers 204 then 404: the usual answers of a repeated DELETE")
+        .doesNotContain("answer status: 204 → 404");
+    assertThat(settings).doesNotContainKey("acct-7");
+  }
+
+  @Test
+  void aPutThatAppendsButAnswers204IsCaughtByTheGetOfItsPath() {
+    CrossFileAndUnreadableTest.Run run = verifyLedger("--ignore", "updatedAt");
+
+    assertThat(run.out())
+        .contains("DIFFERS  PUT /journal/{id}")
+        .contains("probe $.entries: 1 → 2")
+        .doesNotContain("SAME     PUT /journal/{id}");
+    assertThat(journals.get("j-1")).hasValue(2);
+  }
+
+  @Test
+  void aPutWithNoGetToProbeIsUnprovenNotSame() {
+    CrossFileAndUnreadableTest.Run run = verifyLedger("--ignore", "updatedAt");
+
+    assertThat(run.out())
+        .contains("UNPROVEN PUT /flags/{id}")
+        .contains("give \"probe\" in --requests")
+        .doesNotContain("SAME     PUT /flags/{id}");
   }
 
   @Test
@@ -126,7 +194,8 @@ class VerifyTest {
              "requests": [
                {"operation": "putLedgerEntry", "path": "/ledgers/acct-9", "body": {"amountCents": 1},
                 "probe": "/ledgers/acct-9"},
-               {"operation": "PUT /reports/{id}", "path": "/reports/r-1", "bodyText": "x"}
+               {"operation": "PUT /reports/{id}", "path": "/reports/r-1", "bodyText": "x",
+                "probe": "/reports/r-1"}
              ]}
             """);
     CrossFileAndUnreadableTest.Run run =
@@ -135,7 +204,8 @@ class VerifyTest {
     assertThat(run.out())
         .contains("answer $.entries: 1 → 2")
         .contains("probe $.entries: 1 → 2")
-        // the file's request for the operation without examples: sent, 404 both times
+        // the file's request for the operation without examples: sent, 404 both times, and so is
+        // its probe
         .contains("SAME     PUT /reports/{id}");
     assertThat(ledgers).containsKey("acct-9");
   }

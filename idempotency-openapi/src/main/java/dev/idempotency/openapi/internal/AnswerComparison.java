@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * Compares two answers to one request: the status, then the body, member by member when both are
  * JSON (so that a report names the field that changed), else byte for byte. Headers are not
  * compared: a replay adds {@code Idempotent-Replayed}, and dates and trace ids differ on every
- * answer.
+ * answer. A DELETE repeated is allowed the usual answers of a thing already gone.
  */
 final class AnswerComparison {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -24,30 +24,6 @@ final class AnswerComparison {
   private static final int MAX_DIFFERENCES = 20;
 
   private AnswerComparison() {}
-
-  /** One answer: a status and the body's bytes. Immutable. */
-  static final class Answer {
-    private final int status;
-    private final byte[] body;
-
-    Answer(int status, byte[] body) {
-      this.status = status;
-      this.body = body.clone();
-    }
-
-    int status() {
-      return status;
-    }
-
-    byte[] body() {
-      return body.clone();
-    }
-
-    @Override
-    public String toString() {
-      return status + " (" + body.length + " bytes)";
-    }
-  }
 
   /**
    * The differences between {@code first} and {@code second}, each {@code where: first → second};
@@ -74,6 +50,17 @@ final class AnswerComparison {
               + " bytes, not equal");
     }
     return out.size() > MAX_DIFFERENCES ? out.subList(0, MAX_DIFFERENCES) : out;
+  }
+
+  /**
+   * Whether a repeated DELETE's answers are the usual ones of an idempotent delete: the first a
+   * success ({@code 200}, {@code 202}, {@code 204}), the second a success too or {@code 404} or
+   * {@code 410} (the thing is gone). The state probe, not the answer, then says whether the second
+   * changed anything.
+   */
+  static boolean deleteEquivalent(Answer first, Answer second) {
+    int b = second.status();
+    return first.success() && (second.success() || b == 404 || b == 410);
   }
 
   private static @Nullable JsonNode parse(byte[] body) {

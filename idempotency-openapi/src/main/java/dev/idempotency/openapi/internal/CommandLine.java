@@ -29,7 +29,8 @@ public final class CommandLine {
     }
   }
 
-  private static final Set<String> FLAGS = Set.of("--fail-on-warnings", "--force", "--help");
+  private static final Set<String> FLAGS =
+      Set.of("--fail-on-warnings", "--force", "--help", "--lenient", "--third-party");
   private static final Set<String> VALUED =
       Set.of(
           "--header",
@@ -42,7 +43,10 @@ public final class CommandLine {
           "--requests",
           "--request-header",
           "--ignore",
-          "--timeout");
+          "--timeout",
+          "--overlay",
+          "--concurrency",
+          "--gates");
   private static final Set<String> REPEATABLE = Set.of("--request-header", "--ignore");
 
   private final String command;
@@ -66,7 +70,7 @@ public final class CommandLine {
     if (command.equals("--help") || command.equals("-h") || command.equals("help")) {
       throw new UsageException("");
     }
-    if (!Set.of("check", "routes", "verify").contains(command)) {
+    if (!Set.of("check", "routes", "verify", "gates").contains(command)) {
       throw new UsageException("unknown command \"" + command + "\"");
     }
     String input = null;
@@ -114,7 +118,7 @@ public final class CommandLine {
     return new CommandLine(command, input, options);
   }
 
-  /** {@code check}, {@code routes} or {@code verify}. */
+  /** {@code check}, {@code routes}, {@code verify} or {@code gates}. */
   public String command() {
     return command;
   }

@@ -3,6 +3,7 @@ package dev.idempotency.openapi.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idempotency.http.EndpointRule;
+import dev.idempotency.openapi.ApiOrigin;
 import dev.idempotency.openapi.AuditReport;
 import dev.idempotency.openapi.OpenApiAudit;
 import dev.idempotency.openapi.OpenApiCli;
@@ -16,13 +17,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /** The commands behind {@link OpenApiCli}. */
 public final class Commands {
@@ -34,26 +33,38 @@ public final class Commands {
         check    a verdict for every operation; exit 1 when one fails
         routes   the servlet filter's route table (EndpointRules) from the declared key headers
         verify   send each PUT, DELETE and keyed request twice to a loopback test server and compare
+        gates    run the idempotency gates (concurrent duplicates, reused key, replay, in flight,
+                 malformed keys, window) against a loopback test server, per keyed operation
 
-      options (check, routes, verify)
+      options (check, routes, verify, gates)
         --header NAME            the key header (default Idempotency-Key)
-      options (check)
+        --lenient                audit what the parser could read; list what it could not
+      options (check, verify, gates)
+        --third-party            someone else's API: only its document's rules, not this library's
+        --overlay FILE           your verdicts on its operations (safe, keyed, unsafe, with reasons)
         --key-convention M,M     these methods take the key without declaring it (e.g. POST)
+      options (check)
         --format F               table (default), json or markdown, on standard output
         --out DIR                also write DIR/report.json, DIR/idempotency.md, DIR/routes.txt
         --window D               the replay window the Markdown states (default 24h; 90m, 2d, PT24H)
         --fail-on-warnings       exit 1 on warnings too
       options (routes, check --out)
         --path-prefix /P         prepended to every path of the route table
-      options (verify)
+      options (verify, gates)
         --base-url URL           the test server (loopback only, unless --force)
         --requests FILE          the requests to send, by operation (docs/openapi.md shows the format)
         --request-header 'N: V'  a header on every request (repeatable), e.g. Authorization
-        --ignore NAME            a JSON member not compared, at any depth (repeatable), e.g. updatedAt
         --timeout D              per request (default 30s)
         --force                  allow a host that is not loopback (a staging copy you own)
+      options (verify)
+        --ignore NAME            a JSON member not compared, at any depth (repeatable), e.g. updatedAt
+      options (gates)
+        --concurrency N          identical requests sent at once with one key (2 to 64, default 16)
+        --window D               the replay window the API states, tested when 2m or shorter
+        --gates G,G              only these: replay, mismatch, concurrent, in_flight, key_syntax,
+                                 window (default all)
 
-      exit status: 0 nothing failing, 1 failing operations or differing answers,
+      exit status: 0 nothing failing, 1 failing operations, differing answers or failed gates,
                    2 unreadable or invalid document, or a malformed command line
       """;
 
@@ -77,7 +88,8 @@ public final class Commands {
       return switch (cl.command()) {
         case "check" -> check(cl, out, err);
         case "routes" -> routes(cl, out, err);
-        default -> verify(cl, out, err);
+        case "verify" -> VerifyCommand.run(cl, out, err);
+        default -> GatesCommand.run(cl, out, err);
       };
     } catch (OpenApiReadException e) {
       err.println("openapi-check: cannot read " + e.summary());
@@ -91,11 +103,21 @@ public final class Commands {
     } catch (IOException e) {
       err.println("openapi-check: " + e);
       return OpenApiCli.UNUSABLE;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      err.println("openapi-check: interrupted");
+      return OpenApiCli.UNUSABLE;
     }
   }
 
   private static int check(CommandLine cl, PrintStream out, PrintStream err) throws IOException {
-    OpenApiAudit audit = audit(cl);
+    AuditSettings settings = AuditSettings.from(cl);
+    OpenApiAudit audit = settings.audit();
+    if (settings.origin() == ApiOrigin.THIRD_PARTY && cl.option("--window") != null) {
+      throw new IllegalArgumentException(
+          "--window states this library's replay window in the Markdown; for a --third-party API"
+              + " the Markdown states only what its document says: leave --window out");
+    }
     Duration window = duration(cl.option("--window", "24h"), "--window");
     String format = cl.option("--format", "table");
     if (!Set.of("table", "json", "markdown").contains(format)) {
@@ -106,7 +128,7 @@ public final class Commands {
     out.print(
         switch (format) {
           case "json" -> report.toJson();
-          case "markdown" -> report.toMarkdown(window);
+          case "markdown" -> markdown(report, window);
           default -> report.toTable();
         });
     String dir = cl.option("--out");
@@ -115,7 +137,7 @@ public final class Commands {
       Files.createDirectories(outDir);
       Files.writeString(outDir.resolve("report.json"), report.toJson(), StandardCharsets.UTF_8);
       Files.writeString(
-          outDir.resolve("idempotency.md"), report.toMarkdown(window), StandardCharsets.UTF_8);
+          outDir.resolve("idempotency.md"), markdown(report, window), StandardCharsets.UTF_8);
       RouteTable.Result routes = routeTable(cl, audit.headerName());
       Files.writeString(outDir.resolve("routes.txt"), routesText(routes), StandardCharsets.UTF_8);
       err.println("openapi-check: wrote report.json, idempotency.md and routes.txt to " + outDir);
@@ -126,6 +148,12 @@ public final class Commands {
         outcomes.getOrDefault(Outcome.FAILING, 0) > 0
             || (failOnWarnings && outcomes.getOrDefault(Outcome.WARNING, 0) > 0);
     return failing ? OpenApiCli.FAILING : OpenApiCli.OK;
+  }
+
+  private static String markdown(AuditReport report, Duration window) {
+    return report.origin() == ApiOrigin.THIRD_PARTY
+        ? report.toMarkdown()
+        : report.toMarkdown(window);
   }
 
   private static int routes(CommandLine cl, PrintStream out, PrintStream err) {
@@ -142,7 +170,9 @@ public final class Commands {
 
   private static RouteTable.Result routeTable(CommandLine cl, String headerName) {
     return RouteTable.build(
-        DocumentReader.read(Path.of(cl.input())), headerName, cl.option("--path-prefix", ""));
+        DocumentReader.read(Path.of(cl.input()), cl.flag("--lenient")),
+        headerName,
+        cl.option("--path-prefix", ""));
   }
 
   private static String routesText(RouteTable.Result routes) {
@@ -151,7 +181,7 @@ public final class Commands {
     for (EndpointRule r : routes.rules()) {
       s.append(r.requirement())
           .append(' ')
-          .append(String.join(",", new java.util.TreeSet<>(r.methods())))
+          .append(String.join(",", new TreeSet<>(r.methods())))
           .append(' ')
           .append(r.pathPattern())
           .append('\n');
@@ -162,12 +192,8 @@ public final class Commands {
     return s.toString();
   }
 
-  private static int verify(CommandLine cl, PrintStream out, PrintStream err) throws IOException {
-    String baseUrl = cl.option("--base-url");
-    if (baseUrl == null) {
-      throw new IllegalArgumentException("verify needs --base-url, the test server's URL");
-    }
-    OpenApiAudit audit = audit(cl);
+  /** The {@code --request-header} values, by name. */
+  static Map<String, String> requestHeaders(CommandLine cl) {
     Map<String, String> headers = new LinkedHashMap<>();
     for (String h : cl.options("--request-header")) {
       int colon = h.indexOf(':');
@@ -176,59 +202,60 @@ public final class Commands {
       }
       headers.put(h.substring(0, colon).strip(), h.substring(colon + 1).strip());
     }
-    ReplayVerifier verifier =
-        ReplayVerifier.to(
-            baseUrl,
-            cl.flag("--force"),
-            audit.headerName(),
-            headers,
-            new LinkedHashSet<>(cl.options("--ignore")),
-            duration(cl.option("--timeout", "30s"), "--timeout"));
-    Map<String, RequestPlanner.Planned> fromFile = Map.of();
-    String requests = cl.option("--requests");
-    if (requests != null) {
-      JsonNode root = new ObjectMapper().readTree(Path.of(requests).toFile());
-      fromFile = RequestPlanner.fromFile(root);
-    }
-    List<DocumentReader.Document> documents = DocumentReader.read(Path.of(cl.input()));
-    List<OperationReport> reports = new ArrayList<>();
-    OperationAuditor auditor = new OperationAuditor(audit.headerName(), Set.of());
-    for (DocumentReader.Document d : documents) {
-      reports.addAll(auditor.audit(d.name(), d.api()));
-    }
-    List<ReplayVerifier.Result> results = verifier.verify(documents, reports, fromFile);
-    int differs = 0;
-    for (ReplayVerifier.Result r : results) {
-      out.printf(Locale.ROOT, "%-8s %s%n", r.status(), r.operation());
-      for (String d : r.details()) {
-        out.println("         " + d);
-      }
-      if (r.status() == ReplayVerifier.Status.DIFFERS
-          || r.status() == ReplayVerifier.Status.ERROR) {
-        differs++;
-      }
-    }
-    out.printf(
-        Locale.ROOT,
-        "%n%d operations sent twice to %s: %d differ or failed, %d skipped.%n",
-        results.stream().filter(r -> r.status() != ReplayVerifier.Status.SKIPPED).count(),
-        verifier.base(),
-        differs,
-        results.stream().filter(r -> r.status() == ReplayVerifier.Status.SKIPPED).count());
-    if (results.isEmpty()) {
-      err.println("openapi-check: no PUT, DELETE or keyed operation to verify");
-    }
-    return differs > 0 ? OpenApiCli.FAILING : OpenApiCli.OK;
+    return headers;
   }
 
-  private static OpenApiAudit audit(CommandLine cl) {
-    OpenApiAudit.Builder b =
-        OpenApiAudit.builder().headerName(cl.option("--header", "Idempotency-Key"));
-    String convention = cl.option("--key-convention");
-    if (convention != null) {
-      b.keyConvention(convention.split(","));
+  /** The server under test of {@code --base-url}, with the request headers and timeout. */
+  static HttpTarget target(CommandLine cl) {
+    String baseUrl = cl.option("--base-url");
+    if (baseUrl == null) {
+      throw new IllegalArgumentException(cl.command() + " needs --base-url, the test server's URL");
     }
-    return b.build();
+    return HttpTarget.to(
+        baseUrl,
+        cl.flag("--force"),
+        duration(cl.option("--timeout", "30s"), "--timeout"),
+        requestHeaders(cl));
+  }
+
+  /** What {@code verify} and {@code gates} do once the documents are read and audited. */
+  interface Sending<T> {
+    T send(
+        HttpTarget target,
+        List<DocumentReader.Document> documents,
+        List<OperationReport> reports,
+        Map<String, RequestPlanner.Planned> fromFile)
+        throws IOException, InterruptedException;
+  }
+
+  /** What {@code sending} gave, and the pinned base URL it was sent to. */
+  record Sent<T>(String base, T results) {}
+
+  /**
+   * Opens the server under test first (a host that is not loopback is refused before anything else
+   * is read), then reads the requests file and the documents, audits them as the options say, and
+   * runs {@code sending}.
+   */
+  static <T> Sent<T> sending(CommandLine cl, Sending<T> sending)
+      throws IOException, InterruptedException {
+    AuditSettings settings = AuditSettings.from(cl);
+    try (HttpTarget target = target(cl)) {
+      Map<String, RequestPlanner.Planned> fromFile = requestsFile(cl);
+      List<DocumentReader.Document> documents = settings.read(Path.of(cl.input()));
+      return new Sent<>(
+          target.base().toString(),
+          sending.send(target, documents, settings.reports(documents), fromFile));
+    }
+  }
+
+  /** The {@code --requests} file's requests by operation; none without the option. */
+  static Map<String, RequestPlanner.Planned> requestsFile(CommandLine cl) throws IOException {
+    String requests = cl.option("--requests");
+    if (requests == null) {
+      return Map.of();
+    }
+    JsonNode root = new ObjectMapper().readTree(Path.of(requests).toFile());
+    return RequestPlanner.fromFile(root);
   }
 
   /** {@code 90s}, {@code 15m}, {@code 24h}, {@code 2d}, or ISO-8601 ({@code PT24H}); positive. */

@@ -1,5 +1,6 @@
 package dev.idempotency.openapi.internal;
 
+import dev.idempotency.openapi.ApiOrigin;
 import dev.idempotency.openapi.Finding;
 import dev.idempotency.openapi.KeyDeclaration;
 import dev.idempotency.openapi.OperationReport;
@@ -8,19 +9,21 @@ import dev.idempotency.openapi.Verdict;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.Operation;
 import io.swagger.v3.oas.models.PathItem;
-import io.swagger.v3.oas.models.headers.Header;
 import io.swagger.v3.oas.models.media.Schema;
 import io.swagger.v3.oas.models.parameters.Parameter;
-import io.swagger.v3.oas.models.responses.ApiResponse;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
-/** Gives every operation of a document its verdict, reason and findings. Immutable. */
+/**
+ * Gives every operation of a document its verdict, reason and findings. The first rule that applies
+ * decides: a safe method; the caller's overlay; the key header; a convention; a key in the body;
+ * {@code x-retry-unsafe} with its reason; {@code x-idempotent}; PUT or DELETE; the shape of a read;
+ * none of these. One instance per audit: it records which overlay entries were used.
+ */
 public final class OperationAuditor {
   /** The extension that marks a PUT, DELETE or other method verified idempotent. */
   public static final String IDEMPOTENT = "x-idempotent";
@@ -36,14 +39,25 @@ public final class OperationAuditor {
 
   private final String headerName;
   private final Set<String> conventionMethods;
+  private final ApiOrigin origin;
+  private final @Nullable Overlay overlay;
+  private final Set<String> overlayUsed = new LinkedHashSet<>();
 
   /**
    * @param headerName the key header, matched ignoring case as HTTP field names are
    * @param conventionMethods methods that take the key without declaring it (upper case)
+   * @param origin whose API it is, and so whose key rules apply
+   * @param overlay the caller's verdicts on operations, or null
    */
-  public OperationAuditor(String headerName, Set<String> conventionMethods) {
+  public OperationAuditor(
+      String headerName,
+      Set<String> conventionMethods,
+      ApiOrigin origin,
+      @Nullable Overlay overlay) {
     this.headerName = headerName;
     this.conventionMethods = Set.copyOf(conventionMethods);
+    this.origin = origin;
+    this.overlay = overlay;
   }
 
   /** The reports of every operation of {@code api}, in the document's order. */
@@ -56,88 +70,125 @@ public final class OperationAuditor {
     for (Map.Entry<String, PathItem> path : api.getPaths().entrySet()) {
       PathItem item = path.getValue();
       for (Map.Entry<PathItem.HttpMethod, Operation> op : item.readOperationsMap().entrySet()) {
-        reports.add(
-            audit(document, path.getKey(), item, op.getKey().name(), op.getValue(), components));
+        Site site =
+            new Site(document, path.getKey(), item, op.getKey().name(), op.getValue(), components);
+        reports.add(audit(site));
       }
     }
     return reports;
   }
 
-  /**
-   * The key header an operation declares, or null: the operation's parameters override the path
-   * item's of the same name and location, as OpenAPI says.
-   */
-  static @Nullable Parameter keyParameter(
-      PathItem item, Operation operation, Components components, String headerName) {
-    Map<String, Parameter> byNameAndPlace = new LinkedHashMap<>();
-    for (List<Parameter> list :
-        java.util.Arrays.asList(item.getParameters(), operation.getParameters())) {
-      if (list == null) {
-        continue;
-      }
-      for (Parameter raw : list) {
-        Parameter p = components.parameter(raw);
-        if (p.getName() != null && p.getIn() != null) {
-          byNameAndPlace.put(
-              p.getIn().toLowerCase(Locale.ROOT) + ":" + p.getName().toLowerCase(Locale.ROOT), p);
-        }
-      }
-    }
-    return byNameAndPlace.get("header:" + headerName.toLowerCase(Locale.ROOT));
+  /** The overlay entries some operation matched, by selector. */
+  public Set<String> overlayUsed() {
+    return Set.copyOf(overlayUsed);
   }
 
-  private OperationReport audit(
+  /** One operation and where it stands. */
+  private record Site(
       String document,
       String path,
       PathItem item,
       String method,
       Operation operation,
       Components components) {
-    List<Finding> findings = new ArrayList<>();
-    findings.addAll(retryAfterFindings(operation, components));
-    String id = operation.getOperationId();
-    if (SAFE.contains(method)) {
+    OperationReport report(
+        Verdict verdict, String reason, @Nullable KeyDeclaration key, List<Finding> findings) {
       return new OperationReport(
-          document,
-          method,
-          path,
-          id,
-          Verdict.SAFE_METHOD,
-          method + " is safe by RFC 9110",
-          null,
-          findings);
+          document, method, path, operation.getOperationId(), verdict, reason, key, findings);
     }
-    Parameter key = keyParameter(item, operation, components, headerName);
-    KeyDeclaration declared = null;
-    String how = "";
-    if (key != null) {
-      Schema<?> schema = key.getSchema() == null ? null : components.schema(key.getSchema());
+  }
+
+  private OperationReport audit(Site s) {
+    List<Finding> findings =
+        new ArrayList<>(ContractFindings.retryAfter(s.operation(), s.components()));
+    Overlay.Entry entry =
+        overlay == null
+            ? null
+            : overlay.lookup(s.method(), s.path(), s.operation().getOperationId());
+    if (entry != null) {
+      overlayUsed.add(entry.selector());
+      return fromOverlay(s, entry, findings);
+    }
+    if (SAFE.contains(s.method())) {
+      return s.report(Verdict.SAFE_METHOD, s.method() + " is safe by RFC 9110", null, findings);
+    }
+    Parameter header = KeyLocator.header(s.item(), s.operation(), s.components(), headerName);
+    if (header != null) {
+      Schema<?> schema =
+          header.getSchema() == null ? null : s.components().schema(header.getSchema());
       Integer maxLength = schema == null ? null : schema.getMaxLength();
       String pattern = schema == null ? null : schema.getPattern();
-      boolean required = Boolean.TRUE.equals(key.getRequired());
-      findings.addAll(KeySyntaxCheck.check(maxLength, pattern));
-      declared = new KeyDeclaration(required, false, maxLength, pattern);
-      how = "declares the header " + headerName + (required ? " (required)" : " (optional)");
-    } else if (conventionMethods.contains(method)) {
-      declared = new KeyDeclaration(true, true, null, null);
-      how =
-          "takes " + headerName + " by the convention for " + method + " named on the command line";
+      boolean required = Boolean.TRUE.equals(header.getRequired());
+      findings.addAll(ContractFindings.headerKey(origin, maxLength, pattern));
+      findings.addAll(ContractFindings.conflict(origin, s.operation()));
+      KeyDeclaration key =
+          declared(
+              s,
+              KeyDeclaration.Location.HEADER,
+              header.getName(),
+              required,
+              KeyDeclaration.Source.DOCUMENT,
+              maxLength,
+              pattern,
+              header.getDescription());
+      String how =
+          "declares the header " + header.getName() + (required ? " (required)" : " (optional)");
+      return s.report(Verdict.ACCEPTS_KEY, how, key, findings);
     }
-    if (declared != null) {
-      findings.addAll(conflictFindings(operation));
-      return new OperationReport(
-          document, method, path, id, Verdict.ACCEPTS_KEY, how, declared, findings);
+    if (conventionMethods.contains(s.method())) {
+      findings.addAll(ContractFindings.conflict(origin, s.operation()));
+      String how =
+          "takes "
+              + headerName
+              + " by the convention for "
+              + s.method()
+              + " named on the command line";
+      KeyDeclaration key =
+          declared(
+              s,
+              KeyDeclaration.Location.HEADER,
+              headerName,
+              true,
+              KeyDeclaration.Source.CONVENTION,
+              null,
+              null,
+              null);
+      return s.report(Verdict.ACCEPTS_KEY, how, key, findings);
     }
+    KeyLocator.BodyKey body = KeyLocator.bodyKey(s.operation(), s.components());
+    if (body != null) {
+      findings.addAll(ContractFindings.bodyKey(origin, body));
+      findings.addAll(ContractFindings.conflict(origin, s.operation()));
+      KeyDeclaration key =
+          declared(
+              s,
+              KeyDeclaration.Location.BODY,
+              body.name(),
+              body.required(),
+              KeyDeclaration.Source.DOCUMENT,
+              body.schema().getMaxLength(),
+              body.schema().getPattern(),
+              body.schema().getDescription());
+      String how =
+          "takes the key in the body property "
+              + body.name()
+              + (body.required() ? " (required)" : " (optional)");
+      return s.report(Verdict.ACCEPTS_KEY_IN_BODY, how, key, findings);
+    }
+    return unkeyed(s, findings);
+  }
+
+  /** No key: documented as unsafe, marked idempotent, PUT or DELETE, a read's shape, or failing. */
+  private OperationReport unkeyed(Site s, List<Finding> findings) {
+    List<String> otherHeaders =
+        KeyLocator.otherKeyHeaders(s.item(), s.operation(), s.components(), headerName);
+    findings.addAll(ContractFindings.otherKeyHeader(otherHeaders, headerName));
     Map<String, Object> ext =
-        operation.getExtensions() == null ? Map.of() : operation.getExtensions();
+        s.operation().getExtensions() == null ? Map.of() : s.operation().getExtensions();
     if (Boolean.TRUE.equals(ext.get(RETRY_UNSAFE))) {
       Object why = ext.get(RETRY_UNSAFE_REASON);
       if (why instanceof String reason && !reason.isBlank()) {
-        return new OperationReport(
-            document,
-            method,
-            path,
-            id,
+        return s.report(
             Verdict.DOCUMENTED_RETRY_UNSAFE,
             "marked " + RETRY_UNSAFE + ": " + reason.strip(),
             null,
@@ -153,101 +204,108 @@ public final class OperationAuditor {
                   + " saying why a retry is unsafe, for the integrators who read it"));
     }
     if (Boolean.TRUE.equals(ext.get(IDEMPOTENT))) {
-      return new OperationReport(
-          document,
-          method,
-          path,
-          id,
+      return s.report(
           Verdict.VERIFIED_IDEMPOTENT,
           "marked " + IDEMPOTENT + ": true (verified)",
           null,
           findings);
     }
-    if (IDEMPOTENT_METHODS.contains(method)) {
-      return new OperationReport(
-          document,
-          method,
-          path,
-          id,
+    if (IDEMPOTENT_METHODS.contains(s.method())) {
+      return s.report(
           Verdict.IDEMPOTENT_BY_METHOD,
-          method
+          s.method()
               + " without "
               + headerName
-              + " relies on the method's promise; run verify, then"
-              + " mark it "
+              + " relies on the method's promise; run verify, then mark it "
               + IDEMPOTENT
               + ": true",
           null,
           findings);
     }
-    return new OperationReport(
-        document,
-        method,
-        path,
-        id,
-        Verdict.NO_KEY,
-        method
-            + " without "
-            + headerName
-            + ": declare the header, or mark it "
-            + RETRY_UNSAFE
-            + ": true with "
-            + RETRY_UNSAFE_REASON,
-        null,
-        findings);
+    String read = ReadOnlyShapes.readShape(s.method(), s.path(), s.operation().getOperationId());
+    if (read != null) {
+      return s.report(
+          Verdict.LIKELY_READ_ONLY,
+          read
+              + ": if it changes nothing, say so in an overlay (verdict: safe, with the reason);"
+              + " otherwise it needs a key",
+          null,
+          findings);
+    }
+    String fix =
+        otherHeaders.isEmpty()
+            ? "declare the header, or mark it "
+                + RETRY_UNSAFE
+                + ": true with "
+                + RETRY_UNSAFE_REASON
+            : "it declares " + otherHeaders.get(0) + ": run with --header " + otherHeaders.get(0);
+    if (origin == ApiOrigin.THIRD_PARTY && otherHeaders.isEmpty()) {
+      fix =
+          "ask the provider for a key, or record what you know in an overlay (keyed, unsafe or safe)";
+    }
+    return s.report(
+        Verdict.NO_KEY, s.method() + " without " + headerName + ": " + fix, null, findings);
   }
 
-  /** A keyed operation should document the answers to a reused key and to a key in flight. */
-  private static List<Finding> conflictFindings(Operation operation) {
-    Map<String, ApiResponse> responses =
-        operation.getResponses() == null ? Map.of() : operation.getResponses();
-    if (responses.containsKey("409") || responses.containsKey("422")) {
-      return List.of();
-    }
-    return List.of(
-        new Finding(
-            Outcome.WARNING,
-            "no_conflict_response",
-            "takes the key but documents no 409 or 422: integrators need the answers to a key"
-                + " reused with another request (idempotency_key_reused) and to a key still in"
-                + " flight (idempotency_request_in_flight)"));
+  /** A key declaration with the answers the operation documents for it. */
+  private static KeyDeclaration declared(
+      Site s,
+      KeyDeclaration.Location location,
+      String name,
+      boolean required,
+      KeyDeclaration.Source source,
+      @Nullable Integer maxLength,
+      @Nullable String pattern,
+      @Nullable String description) {
+    return new KeyDeclaration(
+        location,
+        name,
+        required,
+        source,
+        maxLength,
+        pattern,
+        description,
+        KeyLocator.conflictAnswers(s.operation(), s.components()),
+        KeyLocator.replayHeader(s.operation(), s.components()));
   }
 
-  /** A 429 or 503 should say when to come back. */
-  private static List<Finding> retryAfterFindings(Operation operation, Components components) {
-    List<Finding> findings = new ArrayList<>();
-    if (operation.getResponses() == null) {
-      return findings;
-    }
-    for (String status : List.of("429", "503")) {
-      ApiResponse raw = operation.getResponses().get(status);
-      if (raw == null) {
-        continue;
+  private OperationReport fromOverlay(Site s, Overlay.Entry entry, List<Finding> findings) {
+    String why = "overlay " + entry.selector() + ": " + entry.reason();
+    return switch (entry.kind()) {
+      case SAFE -> s.report(Verdict.CONFIRMED_SAFE, why, null, findings);
+      case UNSAFE -> s.report(Verdict.DOCUMENTED_RETRY_UNSAFE, why, null, findings);
+      case KEYED -> {
+        findings.addAll(ContractFindings.conflict(origin, s.operation()));
+        String body = entry.bodyProperty();
+        String header = entry.header();
+        KeyDeclaration key =
+            body != null
+                ? declared(
+                    s,
+                    KeyDeclaration.Location.BODY,
+                    body,
+                    true,
+                    KeyDeclaration.Source.OVERLAY,
+                    null,
+                    null,
+                    null)
+                : declared(
+                    s,
+                    KeyDeclaration.Location.HEADER,
+                    header == null ? headerName : header,
+                    true,
+                    KeyDeclaration.Source.OVERLAY,
+                    null,
+                    null,
+                    null);
+        yield s.report(
+            key.location() == KeyDeclaration.Location.BODY
+                ? Verdict.ACCEPTS_KEY_IN_BODY
+                : Verdict.ACCEPTS_KEY,
+            why,
+            key,
+            findings);
       }
-      ApiResponse response = components.response(raw);
-      if (!hasHeader(response, "Retry-After")) {
-        findings.add(
-            new Finding(
-                Outcome.WARNING,
-                "no_retry_after",
-                "the "
-                    + status
-                    + " response declares no Retry-After header: clients cannot tell"
-                    + " when to retry, and retry at once"));
-      }
-    }
-    return findings;
-  }
-
-  private static boolean hasHeader(ApiResponse response, String name) {
-    if (response.getHeaders() == null) {
-      return false;
-    }
-    for (Map.Entry<String, Header> h : response.getHeaders().entrySet()) {
-      if (h.getKey().equalsIgnoreCase(name)) {
-        return true;
-      }
-    }
-    return false;
+    };
   }
 }

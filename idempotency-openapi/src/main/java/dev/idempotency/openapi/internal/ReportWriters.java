@@ -5,22 +5,36 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.idempotency.IdempotencyKey;
+import dev.idempotency.openapi.ApiOrigin;
 import dev.idempotency.openapi.AuditReport;
 import dev.idempotency.openapi.Finding;
 import dev.idempotency.openapi.KeyDeclaration;
 import dev.idempotency.openapi.OperationReport;
 import dev.idempotency.openapi.Outcome;
 import dev.idempotency.openapi.Verdict;
-import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 
-/** Prints an {@link AuditReport} as a terminal table, JSON, and the integrator docs' Markdown. */
+/**
+ * Prints an {@link AuditReport} as a terminal table and as JSON ({@link MarkdownWriter} writes the
+ * Markdown).
+ */
 public final class ReportWriters {
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  /** The findings that hold this library's rules against the document. */
+  private static final Set<String> OUR_RULES =
+      Set.of(
+          "key_max_length_over_255",
+          "key_pattern_admits_refused_keys",
+          "key_pattern_refuses_uuid",
+          "key_pattern_unchecked",
+          "body_key_not_read_by_the_filter");
 
   private ReportWriters() {}
 
@@ -58,7 +72,54 @@ public final class ReportWriters {
       }
     }
     out.append('\n').append(summary(report)).append('\n');
+    for (String hint : hints(report)) {
+      out.append(hint).append('\n');
+    }
+    if (!report.unread().isEmpty()) {
+      out.append("\nNot read (lenient): the verdicts above are on the rest.\n");
+      for (String u : report.unread()) {
+        out.append("  ").append(u).append('\n');
+      }
+    }
     return out.toString();
+  }
+
+  /**
+   * One line per key header declared under another name than the one looked for, with how many
+   * operations declare it: {@code --header} is the fix.
+   */
+  static List<String> hints(AuditReport report) {
+    Map<String, Integer> others = new TreeMap<>();
+    for (OperationReport o : report.operations()) {
+      for (Finding f : o.findings()) {
+        String name = ContractFindings.otherHeaderNamed(f);
+        if (name != null) {
+          others.merge(name, 1, Integer::sum);
+        }
+      }
+    }
+    List<String> hints = new ArrayList<>();
+    boolean ourRules =
+        report.origin() == ApiOrigin.OWN
+            && report.operations().stream()
+                .flatMap(o -> o.findings().stream())
+                .anyMatch(f -> OUR_RULES.contains(f.code()));
+    if (ourRules) {
+      hints.add(
+          "The key findings apply this library's rules (an API it serves); for someone else's API,"
+              + " run with --third-party: only its document's rules apply.");
+    }
+    others.forEach(
+        (name, n) ->
+            hints.add(
+                n
+                    + " operations declare the key header "
+                    + name
+                    + ", not "
+                    + report.headerName()
+                    + ": run again with --header "
+                    + name));
+    return hints;
   }
 
   /** One line: the operations by verdict and by outcome. */
@@ -85,12 +146,15 @@ public final class ReportWriters {
   public static String json(AuditReport report) {
     ObjectNode root = JSON.createObjectNode();
     root.put("headerName", report.headerName());
+    root.put("origin", report.origin().name());
     ArrayNode documents = root.putArray("documents");
     report.documents().forEach(documents::add);
     ObjectNode verdicts = root.putObject("verdicts");
     report.verdictCounts().forEach((v, n) -> verdicts.put(v.name(), n));
     ObjectNode outcomes = root.putObject("outcomes");
     report.outcomeCounts().forEach((v, n) -> outcomes.put(v.name(), n));
+    ArrayNode unread = root.putArray("unread");
+    report.unread().forEach(unread::add);
     ArrayNode operations = root.putArray("operations");
     for (OperationReport o : report.operations()) {
       ObjectNode op = operations.addObject();
@@ -104,10 +168,17 @@ public final class ReportWriters {
       KeyDeclaration key = o.key();
       if (key != null) {
         ObjectNode k = op.putObject("key");
+        k.put("location", key.location().name());
+        k.put("name", key.name());
         k.put("required", key.required());
+        k.put("source", key.source().name());
         k.put("byConvention", key.byConvention());
         k.put("maxLength", key.maxLength());
         k.put("pattern", key.pattern());
+        k.put("description", key.description());
+        ObjectNode answers = k.putObject("conflictAnswers");
+        key.conflictAnswers().forEach(answers::put);
+        k.put("replayHeader", key.replayHeader());
       }
       ArrayNode findings = op.putArray("findings");
       for (Finding f : o.findings()) {
@@ -123,121 +194,5 @@ public final class ReportWriters {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("a tree of strings and numbers always serializes", e);
     }
-  }
-
-  /** The integrator docs' Markdown section. */
-  public static String markdown(AuditReport report, Duration window) {
-    String header = report.headerName();
-    List<OperationReport> keyed =
-        report.operations().stream().filter(o -> o.verdict() == Verdict.ACCEPTS_KEY).toList();
-    StringBuilder md = new StringBuilder();
-    md.append("## Idempotency keys\n\n");
-    if (keyed.isEmpty()) {
-      md.append("No endpoint of this API takes an idempotency key.\n");
-    } else {
-      md.append("These endpoints take an idempotency key in the `")
-          .append(header)
-          .append(
-              "` header. Send one key per logical operation, and the same key on every retry"
-                  + " of it: a retry then has the effect of one request.\n\n");
-      md.append("| endpoint | operation | key |\n|---|---|---|\n");
-      for (OperationReport o : keyed) {
-        KeyDeclaration k = o.key();
-        md.append("| `")
-            .append(cell(o.name()))
-            .append("` | ")
-            .append(o.operationId() == null ? "" : "`" + cell(o.operationId()) + "`")
-            .append(" | ")
-            .append(k != null && k.required() ? "required" : "optional")
-            .append(" |\n");
-      }
-      md.append('\n');
-      md.append("- **The header:** `")
-          .append(header)
-          .append("`, ")
-          .append("1 to ")
-          .append(maxLength(keyed))
-          .append(
-              " characters of printable ASCII (0x21 to 0x7E: no spaces, no control characters,"
-                  + " no non-ASCII). One value per request. Keys are case-sensitive and belong to the"
-                  + " authenticated caller.\n");
-      md.append(
-          "- **Which key:** derive it from the business event (`order-confirm-<orderId>`);"
-              + " otherwise mint a random UUID once, before the first attempt, and reuse it on every"
-              + " retry. Never mint a new key per attempt.\n");
-      md.append("- **The window:** a retry within ")
-          .append(words(window))
-          .append(
-              " of the first request's completion gets the stored response, byte for byte,"
-                  + " with `Idempotent-Replayed: true`. After that, the same key is a new request.\n");
-      md.append(
-          "- **The same key with another request** (method, path, query or body): `409`,"
-              + " problem code `idempotency_key_reused`. Never retried, never replayed.\n");
-      md.append(
-          "- **The same key while the first request still runs:** `409`, problem code"
-              + " `idempotency_request_in_flight`, with `Retry-After`: retry after it, same key.\n");
-      md.append(
-          "- **A missing key where required:** `400 idempotency_key_missing`; a malformed"
-              + " key: `400 idempotency_key_invalid`.\n");
-    }
-    appendList(
-        md,
-        report,
-        Verdict.DOCUMENTED_RETRY_UNSAFE,
-        "Endpoints that are unsafe to retry",
-        "These take no key. After a lost response, check the outcome before sending again.");
-    appendList(
-        md,
-        report,
-        Verdict.VERIFIED_IDEMPOTENT,
-        "Endpoints idempotent without a key",
-        "Sending one of these again with the same request leaves the same state.");
-    return md.toString();
-  }
-
-  private static void appendList(
-      StringBuilder md, AuditReport report, Verdict verdict, String heading, String intro) {
-    List<OperationReport> ops =
-        report.operations().stream().filter(o -> o.verdict() == verdict).toList();
-    if (ops.isEmpty()) {
-      return;
-    }
-    md.append("\n### ").append(heading).append("\n\n").append(intro).append("\n\n");
-    for (OperationReport o : ops) {
-      md.append("- `").append(cell(o.name())).append('`');
-      if (verdict == Verdict.DOCUMENTED_RETRY_UNSAFE) {
-        md.append(": ").append(cell(o.reason().substring(o.reason().indexOf(':') + 1).strip()));
-      }
-      md.append('\n');
-    }
-  }
-
-  /** The smallest declared maxLength, when below the server's limit: the stricter promise holds. */
-  private static int maxLength(List<OperationReport> keyed) {
-    int max = IdempotencyKey.MAX_LENGTH;
-    for (OperationReport o : keyed) {
-      KeyDeclaration k = o.key();
-      if (k != null && k.maxLength() != null && k.maxLength() > 0) {
-        max = Math.min(max, k.maxLength());
-      }
-    }
-    return max;
-  }
-
-  private static String words(Duration d) {
-    if (d.toSeconds() % 3600 == 0) {
-      long h = d.toHours();
-      return h + (h == 1 ? " hour" : " hours");
-    }
-    if (d.toSeconds() % 60 == 0) {
-      long m = d.toMinutes();
-      return m + (m == 1 ? " minute" : " minutes");
-    }
-    return d.toSeconds() + " seconds";
-  }
-
-  /** Text from the document inside a Markdown table cell or list item: no pipes, no line breaks. */
-  private static String cell(String s) {
-    return s.replace("|", "\\|").replace("`", "'").replaceAll("[\\r\\n]+", " ");
   }
 }

@@ -20,25 +20,67 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The request {@code verify} sends for an operation: the user's, from the request file, or one
- * built from the document's examples (path and required query parameters, a JSON body). An
- * operation whose request cannot be built is skipped with the reason, never sent half-made.
+ * The request {@code verify} and {@code gates} send for an operation: the user's, from the request
+ * file, or one built from the document's examples (path and required query parameters, a JSON
+ * body). An operation whose request cannot be built is skipped with the reason, never sent
+ * half-made. The state probe is the file's, or a {@code GET} of the same path when the document
+ * declares one that needs no more parameters.
  */
-final class RequestPlanner {
+public final class RequestPlanner {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private RequestPlanner() {}
 
-  /** A request to send twice; {@code body} null for none. */
-  record Planned(
+  /**
+   * A request to send; {@code body} null for none.
+   *
+   * @param probe a {@code GET} path whose answer shows the state the request changes, or null
+   * @param probeFromDocument whether the probe is the document's {@code GET} of the same path
+   *     rather than the user's
+   * @param probeCount a JSON Pointer to the number (or the array whose size) that counts the side
+   *     effects in the probe's answer; null for the whole answer
+   * @param otherBody another body for the same operation (gates: the same key with another
+   *     request), or null to derive one
+   * @param slowBody the body that keeps the server busy (gates: the answer while in flight), or
+   *     null
+   * @param slowHeaders headers that keep the server busy, sent with {@code slowBody} or the body
+   */
+  public record Planned(
       String path,
       @Nullable String body,
       @Nullable String contentType,
       Map<String, String> headers,
-      @Nullable String probe) {}
+      @Nullable String probe,
+      boolean probeFromDocument,
+      @Nullable String probeCount,
+      @Nullable String otherBody,
+      @Nullable String slowBody,
+      Map<String, String> slowHeaders) {
+    /** Copies the headers. */
+    public Planned {
+      headers = Map.copyOf(headers);
+      slowHeaders = Map.copyOf(slowHeaders);
+    }
+
+    static Planned of(
+        String path, @Nullable String body, @Nullable String contentType, @Nullable String probe) {
+      return new Planned(
+          path, body, contentType, Map.of(), probe, probe != null, null, null, null, Map.of());
+    }
+
+    /** The request itself, for {@code method}. */
+    Outgoing request(String method) {
+      return new Outgoing(method, path, headers, body, contentType);
+    }
+
+    /** The probe's {@code GET}, with this request's headers (the probe needs the same access). */
+    @Nullable Outgoing probeRequest() {
+      return probe == null ? null : new Outgoing("GET", probe, headers, null, null);
+    }
+  }
 
   /** A planned request, or the reason there is none. */
-  record Plan(@Nullable Planned request, String skipReason) {
+  public record Plan(@Nullable Planned request, String skipReason) {
     static Plan skip(String reason) {
       return new Plan(null, reason);
     }
@@ -84,10 +126,11 @@ final class RequestPlanner {
     if (path.contains("{")) {
       return Plan.skip("the path " + template + " has a parameter the operation does not declare");
     }
+    String probe = probe(item, path, components);
     RequestBody body =
         op.getRequestBody() == null ? null : components.requestBody(op.getRequestBody());
     if (body == null || body.getContent() == null || body.getContent().isEmpty()) {
-      return new Plan(new Planned(path + query, null, null, Map.of(), null), "");
+      return new Plan(Planned.of(path + query, null, null, probe), "");
     }
     for (Map.Entry<String, MediaType> media : body.getContent().entrySet()) {
       String type = media.getKey();
@@ -100,7 +143,7 @@ final class RequestPlanner {
       }
       try {
         return new Plan(
-            new Planned(path + query, JSON.writeValueAsString(example), type, Map.of(), null), "");
+            Planned.of(path + query, JSON.writeValueAsString(example), type, probe), "");
       } catch (JsonProcessingException e) {
         return Plan.skip("the body example does not serialize as JSON: " + e.getOriginalMessage());
       }
@@ -108,7 +151,30 @@ final class RequestPlanner {
     if (Boolean.TRUE.equals(body.getRequired())) {
       return Plan.skip("no JSON example of the request body; give it in a --requests file");
     }
-    return new Plan(new Planned(path + query, null, null, Map.of(), null), "");
+    return new Plan(Planned.of(path + query, null, null, probe), "");
+  }
+
+  /**
+   * The document's {@code GET} of the same path as the state probe, when it needs no parameter but
+   * the path's: the state a PUT or DELETE leaves, or the collection a POST adds to.
+   */
+  private static @Nullable String probe(PathItem item, String path, Components components) {
+    Operation get = item.getGet();
+    if (get == null) {
+      return null;
+    }
+    for (List<Parameter> list : Arrays.asList(item.getParameters(), get.getParameters())) {
+      if (list == null) {
+        continue;
+      }
+      for (Parameter raw : list) {
+        Parameter p = components.parameter(raw);
+        if (!"path".equals(p.getIn()) && Boolean.TRUE.equals(p.getRequired())) {
+          return null;
+        }
+      }
+    }
+    return path;
   }
 
   private static @Nullable Object example(Parameter p, Components components) {
@@ -152,11 +218,12 @@ final class RequestPlanner {
   /**
    * The requests of a {@code --requests} file, by operation ({@code "PUT /orders/{id}"} or an
    * operationId): {@code {"headers": {...}, "requests": [{"operation", "path", "body" or
-   * "bodyText", "contentType", "headers", "probe"}]}}.
+   * "bodyText", "contentType", "headers", "probe", "probeCount", "otherBody", "slowBody",
+   * "slowHeaders"}]}}.
    *
    * @throws IllegalArgumentException naming the entry that is malformed
    */
-  static Map<String, Planned> fromFile(JsonNode root) {
+  public static Map<String, Planned> fromFile(JsonNode root) {
     Map<String, String> common = headers(root.get("headers"), "headers");
     JsonNode requests = root.get("requests");
     if (requests == null || !requests.isArray()) {
@@ -175,11 +242,7 @@ final class RequestPlanner {
       String body = null;
       String contentType = r.hasNonNull("contentType") ? r.get("contentType").asText() : null;
       if (r.has("body")) {
-        try {
-          body = JSON.writeValueAsString(r.get("body"));
-        } catch (JsonProcessingException e) {
-          throw new IllegalArgumentException(where + ".body: " + e.getOriginalMessage(), e);
-        }
+        body = json(r.get("body"), where + ".body");
         contentType = contentType == null ? "application/json" : contentType;
       } else if (r.has("bodyText")) {
         body = r.get("bodyText").asText();
@@ -192,9 +255,40 @@ final class RequestPlanner {
         throw new IllegalArgumentException(
             where + ".probe must be a path starting with a single '/', but was \"" + probe + "\"");
       }
-      plans.put(operation, new Planned(path, body, contentType, headers, probe));
+      String probeCount = r.hasNonNull("probeCount") ? r.get("probeCount").asText() : null;
+      if (probeCount != null && !probeCount.isEmpty() && !probeCount.startsWith("/")) {
+        throw new IllegalArgumentException(
+            where
+                + ".probeCount is a JSON Pointer (\"/total\", \"/items\"), not \""
+                + probeCount
+                + "\"");
+      }
+      String otherBody = r.has("otherBody") ? json(r.get("otherBody"), where + ".otherBody") : null;
+      String slowBody = r.has("slowBody") ? json(r.get("slowBody"), where + ".slowBody") : null;
+      Map<String, String> slowHeaders = headers(r.get("slowHeaders"), where + ".slowHeaders");
+      plans.put(
+          operation,
+          new Planned(
+              path,
+              body,
+              contentType,
+              headers,
+              probe,
+              false,
+              probeCount,
+              otherBody,
+              slowBody,
+              slowHeaders));
     }
     return plans;
+  }
+
+  private static String json(JsonNode node, String where) {
+    try {
+      return JSON.writeValueAsString(node);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException(where + ": " + e.getOriginalMessage(), e);
+    }
   }
 
   private static String text(JsonNode r, String name, String where) {

@@ -69,8 +69,7 @@ public final class RouteTable {
           if (SAFE.contains(method)) {
             continue;
           }
-          Parameter key =
-              OperationAuditor.keyParameter(path.getValue(), op.getValue(), components, headerName);
+          Parameter key = KeyLocator.header(path.getValue(), op.getValue(), components, headerName);
           Need need =
               key == null
                   ? Need.NONE
