@@ -7,6 +7,7 @@ import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.store.redis.RedisKeyStore;
+import dev.idempotency.store.redis.RedisKeyStoreBuilder;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
@@ -49,7 +50,7 @@ final class RedisFixture implements Fixture {
     this.replica = replica;
     client = RedisClient.create(uri);
     connection = client.connect(ByteArrayCodec.INSTANCE);
-    RedisKeyStore.Builder b = RedisKeyStore.builder(connection).keyPrefix(prefix + ":");
+    RedisKeyStoreBuilder b = RedisKeyStore.builder(connection).keyPrefix(prefix + ":");
     if (replica != null) {
       // WAIT on a connection of its own, as the store requires; client.shutdown() closes it
       b.waitForReplicas(1, Duration.ofSeconds(1), client.connect(ByteArrayCodec.INSTANCE));

@@ -140,7 +140,47 @@ final class DemoReport {
       }
       out.append(sb.toString().stripTrailing()).append('\n');
     }
+    out.append('\n').append(closing(runs));
     return out.toString();
+  }
+
+  /**
+   * What the table says, in sentences: the guarantee, what the run without the library did, and why
+   * the library's latency tail is longer.
+   */
+  static String closing(List<Run> runs) {
+    Run on = runs.get(0);
+    long lost =
+        on.faults().getOrDefault(Fault.FORWARD_THEN_DROP, 0L)
+            + on.faults().getOrDefault(Fault.FORWARD_SLOWED_THEN_DROP, 0L)
+            + on.faults().getOrDefault(Fault.FORWARD_THEN_RESET, 0L);
+    StringBuilder s = new StringBuilder();
+    s.append(
+        String.format(
+            Locale.ROOT,
+            "Effectively once within the key's scope (the client) and the replay window (24 h): %d"
+                + " answers were lost after the charge, every retry carried its payment's key, and"
+                + " %d duplicate charges followed.%n",
+            lost,
+            on.duplicateCharges()));
+    if (runs.size() > 1) {
+      Run off = runs.get(1);
+      s.append(
+          String.format(
+              Locale.ROOT,
+              "Without the library the same faults charged %d payments twice or more: a retry of a"
+                  + " lost answer ran the charge again.%n",
+              off.duplicateCharges()));
+      s.append(
+          "The library's latency tail is longer on purpose: a retry that arrives while its first"
+              + " attempt still runs is told to wait (409 in flight with Retry-After, then the"
+              + " replay) instead of charging again at once.\n");
+    } else {
+      s.append(
+          "Run it with --compare to send the same traffic without the library and count the"
+              + " duplicate charges.\n");
+    }
+    return s.toString();
   }
 
   private static void add(Map<String, List<String>> rows, String name, Object value) {

@@ -3,7 +3,9 @@ package dev.idempotency.examples;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.http.EndpointRule;
 import dev.idempotency.http.IdempotencyHttp;
+import dev.idempotency.http.KeyRequirement;
 import dev.idempotency.servlet.IdempotencyFilter;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
@@ -81,7 +83,13 @@ final class PaymentsApi implements AutoCloseable {
     context.addFilter(
         new FilterHolder(new BearerAuthFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
     if (withFilter) {
-      IdempotencyHttp http = IdempotencyHttp.builder(engine).build();
+      // the servlet charges the card network, a call outside the database that no rollback takes
+      // back: the stepped lifecycle, chosen by name (on the JDBC store a rule that chose none runs
+      // in one transaction)
+      IdempotencyHttp http =
+          IdempotencyHttp.builder(engine)
+              .endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/**", "POST", "PATCH").stepped())
+              .build();
       context.addFilter(
           new FilterHolder(new IdempotencyFilter(http)), "/*", EnumSet.of(DispatcherType.REQUEST));
     }

@@ -39,6 +39,11 @@ class PaymentsDemoTest {
     assertThat(report).containsPattern("DUPLICATE CHARGES\\s+0\\s+[1-9]\\d*\\n");
     assertThat(report).containsPattern("payments requested\\s+24\\s+24\\n");
     assertThat(report).containsPattern("replays \\(Idempotent-Replayed\\)\\s+[1-9]");
+    // the closing sentences say the same as the table
+    assertThat(report)
+        .contains("every retry carried its payment's key, and 0 duplicate charges followed")
+        .containsPattern("Without the library the same faults charged [1-9]\\d* payments twice")
+        .contains("latency tail is longer on purpose");
   }
 
   @Test
