@@ -9,11 +9,12 @@ import java.util.Optional;
  * which fence, and where to resume. The engine creates one per successful claim and hands it to the
  * operation.
  *
- * <p>An operation of several phases calls {@link #checkpoint(RecoveryPoint)} after each phase (or a
- * transactional store's {@code inPhase}, which commits the phase's business writes and the recovery
- * point in one transaction). Once a phase has committed, a failure of the operation no longer
- * releases the key: the record stays {@link KeyState#IN_FLIGHT} and a retry or the completer
- * resumes it from {@link #resumeFrom()}.
+ * <p>An operation of several phases calls {@link #checkpoint(RecoveryPoint)} after each phase, or
+ * {@link #inPhase}, which commits the phase's business writes and the recovery point in one
+ * transaction of the store's; {@link #completeWith} commits the last phase's writes with the
+ * response. Once a phase has committed, a failure of the operation no longer releases the key: the
+ * record stays {@link KeyState#IN_FLIGHT} and a retry or the completer resumes it from {@link
+ * #resumeFrom()}.
  *
  * <p>Implementations are thread-safe: the operation may hand the execution to other threads, but
  * the calls of one owner should not race each other (a checkpoint racing the completion has no
@@ -58,6 +59,53 @@ public interface Execution {
    * @throws dev.idempotency.spi.StoreUnavailableException if the store cannot be reached
    */
   void checkpoint(RecoveryPoint point);
+
+  /**
+   * Runs one phase of the operation in one transaction of the store's: {@code work}, then the
+   * checkpoint to {@code next} under this execution's fence, committed together. A takeover after
+   * it resumes from {@code next}; if the work throws, or another owner took the record over, the
+   * whole transaction rolls back and nothing the work wrote remains. The work gets the store's
+   * transaction handle ({@code java.sql.Connection} for the JDBC store) and may be run again in a
+   * new transaction after a serialization failure or a deadlock: call other systems between phases,
+   * never inside one.
+   *
+   * @param transactionType the store's transaction handle, for example {@code Connection.class}
+   * @param next the recovery point the phase reaches
+   * @param work the phase's business writes
+   * @param <T> the transaction handle
+   * @param <R> the work's result
+   * @return the work's result, once committed
+   * @throws UnsupportedOperationException if the store runs no such transaction, or with another
+   *     handle than {@code transactionType}; no work ran
+   * @throws NullPointerException if an argument is null; no work ran
+   * @throws dev.idempotency.spi.LeaseLostException if another owner took the record over; the
+   *     transaction rolled back
+   * @throws dev.idempotency.spi.StoreUnavailableException if the store cannot be reached; the
+   *     transaction rolled back if it began
+   * @throws Exception whatever {@code work} threw, as it was thrown; the transaction rolled back
+   */
+  <T, R> R inPhase(Class<T> transactionType, RecoveryPoint next, TransactionalWork<T, R> work)
+      throws Exception;
+
+  /**
+   * Runs the operation's last phase in one transaction of the store's: {@code work}, which returns
+   * the response, then the completion with that response under this execution's fence, committed
+   * together. The operation then returns that response, and the engine keeps the completion as it
+   * is. As {@link #inPhase} otherwise.
+   *
+   * @param transactionType the store's transaction handle, for example {@code Connection.class}
+   * @param work the last phase's business writes, returning the response to store
+   * @param <T> the transaction handle
+   * @return the stored response, once committed
+   * @throws UnsupportedOperationException if the store runs no such transaction, or with another
+   *     handle than {@code transactionType}; no work ran
+   * @throws NullPointerException if an argument is null, or the work returned null
+   * @throws dev.idempotency.spi.KeyStoreException if the response is larger than the store keeps;
+   *     the transaction rolled back
+   * @throws Exception as {@link #inPhase}
+   */
+  <T> StoredResponse completeWith(
+      Class<T> transactionType, TransactionalWork<T, StoredResponse> work) throws Exception;
 
   /**
    * Whether this owner must stop before its next side effect outside the store, because it has lost

@@ -87,8 +87,8 @@ final class OrdersDatabase implements AutoCloseable {
             RecordId.of(SCOPE, orderRef),
             FINGERPRINT,
             execution ->
-                store.completeWith(
-                    execution,
+                execution.completeWith(
+                    Connection.class,
                     c -> {
                       insertOrder(c, orderRef);
                       return CREATED;

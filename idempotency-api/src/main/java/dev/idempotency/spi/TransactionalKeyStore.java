@@ -1,14 +1,20 @@
 package dev.idempotency.spi;
 
-import dev.idempotency.Execution;
+import dev.idempotency.FenceToken;
+import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.TransactionalWork;
+import java.time.Duration;
+import java.time.Instant;
 
 /**
  * A {@link KeyStore} that runs the caller's business writes in the same transaction as its own
  * fenced write, so that a key can never record a phase or a result whose business writes rolled
  * back, nor the reverse: the ACID unit AWS requires of an idempotent API. A store implementing it
- * declares {@link StoreCapability#TRANSACTIONAL}.
+ * declares {@link StoreCapability#TRANSACTIONAL}. Applications reach it through the engine ({@code
+ * Execution.inPhase} and {@code completeWith}), which renews the lease around each transaction; the
+ * store calls nothing back.
  *
  * <p>Both methods run {@code work}, then the fenced write, then commit; if the work throws, or the
  * fence is stale (another owner took the record over), the whole transaction rolls back and nothing
@@ -16,11 +22,8 @@ import dev.idempotency.StoredResponse;
  * time, when the database aborted the previous one for a serialization failure or a deadlock: only
  * the last run's writes commit, and its result is the one returned and stored. The work must
  * therefore have no effects outside the transaction (call external systems between phases, not
- * inside one). Around the transaction they tell the engine what they do through {@link
- * TransactionCallbacks#of(Execution)}: that it opens and closes (closes also when it rolled back),
- * and after the commit what committed (never a transaction that rolled back). An execution without
- * those callbacks, or a null argument, is refused before any work runs. Thread-safe like every
- * store.
+ * inside one). A method returns only once its transaction committed, and a null argument is refused
+ * before any work runs. Thread-safe like every store.
  *
  * <p>The numbered rules are section 10 of the TCK's {@code SPEC.md}; the {@code tck} module's
  * {@code TransactionalKeyStoreContract} proves them.
@@ -30,44 +33,59 @@ import dev.idempotency.StoredResponse;
 public interface TransactionalKeyStore<T> extends KeyStore {
 
   /**
+   * The type of the transaction handle every work of this store is given: never null, the same on
+   * every call.
+   */
+  Class<T> transactionType();
+
+  /**
    * Runs one phase of a multi-step request: {@code work}, then the checkpoint to {@code next} under
-   * the execution's fence, in one transaction. The checkpoint is {@link KeyStore#checkpoint}'s,
-   * with the execution's {@code now} and {@code lease}: a takeover after it resumes from {@code
-   * next}.
+   * {@code fence}, in one transaction. The checkpoint is {@link KeyStore#checkpoint}'s with the
+   * same arguments: a takeover after it resumes from {@code next}.
    *
-   * @param execution the owner's execution (record, fence, time, lease)
+   * @param id the record
+   * @param fence the owner's fence
    * @param next the recovery point the phase reaches
+   * @param now the engine's time
+   * @param lease the lease the checkpoint renews, from {@code now}
    * @param work the phase's business writes
    * @param <R> the work's result
    * @return the work's result, once committed
    * @throws LeaseLostException if the fence is stale; the transaction rolled back
    * @throws StoreUnavailableException if the store cannot be reached; the transaction rolled back
    *     if it began
-   * @throws IllegalArgumentException if {@code execution} does not implement {@link
-   *     TransactionCallbacks}; no work ran
    * @throws NullPointerException if an argument is null; no work ran
    * @throws Exception whatever {@code work} threw, as it was thrown; the transaction rolled back
    */
-  <R> R inPhase(Execution execution, RecoveryPoint next, TransactionalWork<T, R> work)
+  <R> R inPhase(
+      RecordId id,
+      FenceToken fence,
+      RecoveryPoint next,
+      Instant now,
+      Duration lease,
+      TransactionalWork<T, R> work)
       throws Exception;
 
   /**
    * Runs the last phase: {@code work}, which returns the response, then the completion with that
-   * response under the execution's fence, in one transaction. The completion is {@link
-   * KeyStore#complete}'s, with the execution's {@code now}.
+   * response under {@code fence}, in one transaction. The completion is {@link KeyStore#complete}'s
+   * with the same arguments.
    *
-   * @param execution the owner's execution
+   * @param id the record
+   * @param fence the owner's fence
+   * @param now the engine's time, the completion's {@code completedAt}
    * @param work the last phase's business writes, returning the response to store
    * @return the stored response, once committed
    * @throws LeaseLostException if the fence is stale; the transaction rolled back
    * @throws StoreUnavailableException if the store cannot be reached; the transaction rolled back
    *     if it began
-   * @throws IllegalArgumentException if {@code execution} does not implement {@link
-   *     TransactionCallbacks}; no work ran
-   * @throws NullPointerException if an argument is null; no work ran
+   * @throws KeyStoreException if the response is larger than {@link #maxResponseBytes()}; the
+   *     transaction rolled back
+   * @throws NullPointerException if an argument is null, or the work returned null
    * @throws Exception whatever {@code work} threw, as it was thrown; the transaction rolled back
    */
-  StoredResponse completeWith(Execution execution, TransactionalWork<T, StoredResponse> work)
+  StoredResponse completeWith(
+      RecordId id, FenceToken fence, Instant now, TransactionalWork<T, StoredResponse> work)
       throws Exception;
 
   /**
@@ -98,11 +116,10 @@ public interface TransactionalKeyStore<T> extends KeyStore {
    *       retry runs as a first attempt.
    * </ol>
    *
-   * There is no lease to renew and no {@link TransactionCallbacks}: nobody else can see the record
-   * before it is complete. The work must be short (a concurrent duplicate waits on the record's
-   * lock for as long) and call nothing outside the transaction; a request with a foreign call needs
-   * the two-commit lifecycle and its recovery points. The numbered rules are 10.9 to 10.13 of the
-   * TCK's {@code SPEC.md}.
+   * There is no lease to renew: nobody else can see the record before it is complete. The work must
+   * be short (a concurrent duplicate waits on the record's lock for as long) and call nothing
+   * outside the transaction; a request with a foreign call needs the two-commit lifecycle and its
+   * recovery points. The numbered rules are 10.9 to 10.13 of the TCK's {@code SPEC.md}.
    *
    * @param request the claim (record, fingerprint, time, lease, replay window); the lease is what
    *     the record would hold if the transaction left it in flight, which it never does
@@ -120,7 +137,7 @@ public interface TransactionalKeyStore<T> extends KeyStore {
     throw new UnsupportedOperationException(
         getClass().getName()
             + " does not declare StoreCapability.ONE_TRANSACTION: it cannot claim, run the work"
-            + " and complete in one transaction; use inPhase/completeWith through the engine's"
-            + " execute instead");
+            + " and complete in one transaction; use Execution.inPhase/completeWith through the"
+            + " engine's execute instead");
   }
 }

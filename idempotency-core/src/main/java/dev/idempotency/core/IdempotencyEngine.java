@@ -3,6 +3,7 @@ package dev.idempotency.core;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.TransactionalWork;
 import dev.idempotency.core.internal.Events;
 import dev.idempotency.core.internal.Heartbeats;
 import dev.idempotency.event.IdempotencyEvent;
@@ -14,7 +15,6 @@ import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.spi.TransactionalKeyStore;
-import dev.idempotency.spi.TransactionalWork;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Objects;
@@ -110,7 +110,7 @@ public final class IdempotencyEngine implements AutoCloseable {
    * @throws IllegalStateException if the store does not declare {@link
    *     StoreCapability#TRANSACTIONAL}
    */
-  public <T> TransactionalKeyStore<T> transactionalStore() {
+  <T> TransactionalKeyStore<T> transactionalStore() {
     if (!(store instanceof TransactionalKeyStore<?> transactional)
         || !store.capabilities().contains(StoreCapability.TRANSACTIONAL)) {
       throw new IllegalStateException(

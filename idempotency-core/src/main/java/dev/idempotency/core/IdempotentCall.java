@@ -4,11 +4,11 @@ import dev.idempotency.Execution;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.TransactionalWork;
 import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.spi.TransactionalKeyStore;
-import dev.idempotency.spi.TransactionalWork;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -129,9 +129,9 @@ public final class IdempotentCall<R> {
    * store that runs business work in its transactions ({@code JdbcKeyStore}: {@code T} is {@code
    * java.sql.Connection}): in one transaction with the claim too when the store declares {@link
    * StoreCapability#ONE_TRANSACTION} ({@link IdempotencyEngine#executeInOneTransaction}), else
-   * claimed first and completed with {@link TransactionalKeyStore#completeWith}. The work must
-   * neither commit nor roll back, call nothing outside the transaction, and may run again after a
-   * retryable abort of the transaction. Answers as {@link #run}.
+   * claimed first and completed with {@link Execution#completeWith}. The work must neither commit
+   * nor roll back, call nothing outside the transaction, and may run again after a retryable abort
+   * of the transaction. Answers as {@link #run}.
    *
    * @throws IllegalStateException if the engine's store runs no business work in its transactions
    */
@@ -166,7 +166,8 @@ public final class IdempotentCall<R> {
       return engine.executeInOneTransaction(id, fingerprint, stored);
     }
     TransactionalKeyStore<T> store = engine.transactionalStore();
-    return engine.execute(id, fingerprint, execution -> store.completeWith(execution, stored));
+    return engine.execute(
+        id, fingerprint, execution -> execution.completeWith(store.transactionType(), stored));
   }
 
   private StoredResponse run(Work<R> work, Execution execution, AtomicReference<@Nullable R> ran)

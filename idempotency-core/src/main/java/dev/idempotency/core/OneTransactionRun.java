@@ -2,6 +2,7 @@ package dev.idempotency.core;
 
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.TransactionalWork;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
@@ -9,7 +10,6 @@ import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.OneTransactionOutcome;
 import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.spi.TransactionalKeyStore;
-import dev.idempotency.spi.TransactionalWork;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -130,7 +130,7 @@ final class OneTransactionRun<T> {
       workThrew = none;
       throw none;
     }
-    if (!policy.shouldStore(response)) {
+    if (response.notStoredReason().isEmpty() && !policy.shouldStore(response)) {
       throw new NotStored(response);
     }
     if (response.size() > store.maxResponseBytes()) {

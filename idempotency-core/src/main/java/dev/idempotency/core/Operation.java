@@ -8,8 +8,8 @@ import dev.idempotency.StoredResponse;
  * replay.
  *
  * <p>A multi-step operation checks {@link Execution#resumeFrom()} first and skips the phases a
- * previous owner finished, then records each finished phase with {@link Execution#checkpoint} (or a
- * transactional store's {@code inPhase}).
+ * previous owner finished, then records each finished phase with {@link Execution#checkpoint} (or
+ * {@link Execution#inPhase}, which commits the phase's writes with it).
  */
 @FunctionalInterface
 public interface Operation {

@@ -238,7 +238,11 @@ final class SteppedRuns {
               id, clock.instant(), execution.fence(), committed.status()));
       return new Outcome.Executed(committed, execution.fence(), resumed, true);
     }
-    if (!config.storedResponsePolicy().shouldStore(response)
+    // a not-stored marker says the work ran and its answer is not kept: the policy judged the
+    // answer it stands for (its binding did), never the marker's own 500, and releasing would run
+    // the work again
+    if (response.notStoredReason().isEmpty()
+        && !config.storedResponsePolicy().shouldStore(response)
         && execution.committedPoint().isEmpty()) {
       heartbeats.stop(execution);
       release(execution, "status " + response.status() + " is not stored (storedResponsePolicy)");

@@ -11,8 +11,11 @@ import java.util.Objects;
  * releases the key (when no phase committed), so a retry runs anew: the usual exclusion is {@code
  * 429}, which says "not processed, come back later".
  *
- * <p>An operation that <em>throws</em> is not governed by this policy: it released the key if
- * nothing committed, else left it in flight (see {@link Operation#run}). Implementations must be
+ * <p>A {@linkplain StoredResponse#notStoredMarker not-stored marker} the operation returns is not
+ * judged either: it stands for an answer the operation produced but the store cannot keep, and is
+ * stored as it is (the operation judged the answer it stands for), so that a retry does not run the
+ * work again. An operation that <em>throws</em> is not governed by this policy: it released the key
+ * if nothing committed, else left it in flight (see {@link Operation#run}). Implementations must be
  * thread-safe and quick.
  */
 @FunctionalInterface

@@ -7,13 +7,13 @@ import dev.idempotency.FenceToken;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.RecordId;
+import dev.idempotency.RecoveryPoint;
 import dev.idempotency.Scope;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.LeaseLostException;
-import dev.idempotency.spi.TransactionCallbacks;
 import dev.idempotency.testing.DelegatingStore;
 import dev.idempotency.testing.MutableClock;
 import java.nio.charset.StandardCharsets;
@@ -305,8 +305,8 @@ class LeaseKeepingTest {
   @Test
   void anOpenPhaseIsLeftOutOfRenewals() throws Exception {
     List<Set<RecordId>> batches = new CopyOnWriteArrayList<>();
-    DelegatingStore recording =
-        new DelegatingStore(memory) {
+    TransactionalMemoryStore recording =
+        new TransactionalMemoryStore(memory) {
           @Override
           public Set<RecordId> heartbeatAll(
               Map<RecordId, FenceToken> leases, Instant now, Duration l) {
@@ -337,13 +337,14 @@ class LeaseKeepingTest {
                       engine,
                       id(1),
                       execution -> {
-                        TransactionCallbacks.of(execution).phaseOpening();
-                        try {
-                          phaseOpen.countDown();
-                          closePhase.await();
-                        } finally {
-                          TransactionCallbacks.of(execution).phaseClosed();
-                        }
+                        execution.inPhase(
+                            Object.class,
+                            RecoveryPoint.of("phase", new byte[0]),
+                            tx -> {
+                              phaseOpen.countDown();
+                              closePhase.await();
+                              return "";
+                            });
                         finish.await();
                         return StoredResponse.ofUtf8(201, "done");
                       }),

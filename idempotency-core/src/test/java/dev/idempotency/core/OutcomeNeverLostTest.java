@@ -2,22 +2,17 @@ package dev.idempotency.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idempotency.Execution;
 import dev.idempotency.FenceToken;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
-import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.TransactionalWork;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.StoreUnavailableException;
-import dev.idempotency.spi.TransactionCallbacks;
-import dev.idempotency.spi.TransactionalKeyStore;
-import dev.idempotency.spi.TransactionalWork;
 import dev.idempotency.testing.DelegatingStore;
 import java.time.Duration;
 import java.time.Instant;
@@ -61,6 +56,34 @@ class OutcomeNeverLostTest {
         .heartbeatInterval(lease.dividedBy(4))
         .listener(events::add)
         .build();
+  }
+
+  /**
+   * A not-stored marker the operation returns (a binding's, for an answer over its own limit) is
+   * stored as it is, even under a policy that excludes the marker's 500: it stands for an answer
+   * that ran, and a release would run the work again on the retry.
+   */
+  @Test
+  void aMarkerTheOperationReturnsIsStoredWhateverThePolicySaysOf500() throws Exception {
+    try (IdempotencyEngine engine =
+        IdempotencyEngine.builder(memory)
+            .storedResponsePolicy(StoredResponsePolicy.storeAllExcept(500))
+            .build()) {
+      Operation answeredTooLarge =
+          execution -> {
+            runs.incrementAndGet();
+            return StoredResponse.notStoredMarker(201, "the answer is over the binding's limit");
+          };
+      Outcome first = engine.execute(ID, FP, answeredTooLarge);
+      Outcome retry = engine.execute(ID, FP, answeredTooLarge);
+
+      assertThat(first).isInstanceOf(Outcome.Executed.class);
+      assertThat(((Outcome.Executed) first).stored()).isTrue();
+      assertThat(retry).isInstanceOf(Outcome.Replayed.class);
+      assertThat(((Outcome.Replayed) retry).response().notStoredReason())
+          .contains("201; the answer is over the binding's limit");
+      assertThat(runs).as("the work ran once").hasValue(1);
+    }
   }
 
   /** A response larger than the store's declared limit is replaced by the marker, never lost. */
@@ -371,61 +394,42 @@ class OutcomeNeverLostTest {
 
   /**
    * The same race on the transactional path: the store commits the completion with the work's
-   * writes, closes the phase, and only then tells the engine; a renewal answered in that gap is
-   * refused because the record is complete, which is not a lost lease (it was reported as one).
+   * writes and returns some time later. Renewals leave the record alone until the engine has learnt
+   * of the completion (the phase it opened around the call is still open); a renewal in that gap
+   * would be refused, the record being complete, and read as a lost lease.
    */
   @Test
-  void aRenewalRefusedBetweenACommittedCompletionAndItsCallbackIsNotALostLease() throws Exception {
+  void noRenewalReachesACompletionCommittedButNotYetReturned() throws Exception {
     CountDownLatch committed = new CountDownLatch(1);
-    CountDownLatch renewalAnswered = new CountDownLatch(1);
-    class GapStore extends DelegatingStore implements TransactionalKeyStore<Object> {
+    CountDownLatch ticksAfterCommit = new CountDownLatch(3);
+    List<Set<RecordId>> renewedAfterCommit = new CopyOnWriteArrayList<>();
+    class GapStore extends TransactionalMemoryStore {
       GapStore() {
         super(memory);
       }
 
       @Override
-      public Set<StoreCapability> capabilities() {
-        return Set.of(StoreCapability.TRANSACTIONAL);
-      }
-
-      @Override
-      public <R> R inPhase(
-          Execution execution, RecoveryPoint next, TransactionalWork<Object, R> w) {
-        throw new UnsupportedOperationException("not used here");
-      }
-
-      @Override
       public StoredResponse completeWith(
-          Execution execution, TransactionalWork<Object, StoredResponse> work) throws Exception {
-        TransactionCallbacks callbacks = TransactionCallbacks.of(execution);
-        callbacks.phaseOpening();
-        StoredResponse response;
-        try {
-          response = work.run(new Object());
-          complete(execution.recordId(), execution.fence(), response, execution.now());
-        } finally {
-          callbacks.phaseClosed();
-        }
+          RecordId id,
+          FenceToken fence,
+          Instant now,
+          TransactionalWork<Object, StoredResponse> work)
+          throws Exception {
+        StoredResponse response = super.completeWith(id, fence, now, work);
         committed.countDown();
-        renewalAnswered.await(5, TimeUnit.SECONDS); // the gap the engine used to misread
-        Thread.sleep(100);
-        callbacks.completionCommitted(response);
+        // renewal ticks pass while the committed completion has not returned yet
+        assertThat(ticksAfterCommit.await(5, TimeUnit.SECONDS)).isTrue();
         return response;
       }
 
       @Override
       public Set<RecordId> heartbeatAll(
           Map<RecordId, FenceToken> leases, Instant now, Duration lease) {
-        try {
-          committed.await(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
+        if (committed.getCount() == 0) {
+          renewedAfterCommit.add(Set.copyOf(leases.keySet()));
+          ticksAfterCommit.countDown();
         }
-        Set<RecordId> refused = super.heartbeatAll(leases, now, lease);
-        if (!refused.isEmpty()) {
-          renewalAnswered.countDown();
-        }
-        return refused;
+        return super.heartbeatAll(leases, now, lease);
       }
     }
     GapStore store = new GapStore();
@@ -435,16 +439,37 @@ class OutcomeNeverLostTest {
             .heartbeatInterval(Duration.ofMillis(50))
             .listener(events::add)
             .build()) {
+      // a second operation keeps the renewal ticks coming while the first one's completion is open
+      CountDownLatch done = new CountDownLatch(1);
+      Thread other =
+          new Thread(
+              () -> {
+                try {
+                  engine.execute(
+                      RecordId.of("tenant-1", "other"),
+                      FP,
+                      execution -> {
+                        done.await(10, TimeUnit.SECONDS);
+                        return StoredResponse.ofUtf8(201, "other");
+                      });
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      other.start();
       Outcome outcome =
           engine.execute(
               ID,
               FP,
-              execution -> {
-                Thread.sleep(120); // a renewal is waiting when the last phase commits
-                return store.completeWith(execution, tx -> StoredResponse.ofUtf8(201, "ok"));
-              });
+              execution ->
+                  execution.completeWith(Object.class, tx -> StoredResponse.ofUtf8(201, "ok")));
+      done.countDown();
+      other.join(10_000);
 
-      assertThat(renewalAnswered.await(5, TimeUnit.SECONDS)).as("a renewal was refused").isTrue();
+      assertThat(renewedAfterCommit)
+          .as("renewal batches between the commit and the return")
+          .hasSizeGreaterThanOrEqualTo(3)
+          .allSatisfy(batch -> assertThat(batch).doesNotContain(ID));
       assertThat(((Outcome.Executed) outcome).stored()).isTrue();
       assertThat(events).noneMatch(IdempotencyEvent.LeaseLost.class::isInstance);
     }

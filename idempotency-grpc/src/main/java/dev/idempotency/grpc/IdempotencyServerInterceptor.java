@@ -352,7 +352,7 @@ public final class IdempotencyServerInterceptor implements ServerInterceptor {
     public IdempotencyServerInterceptor build() {
       KeyStore store = engine.store();
       long storeLimit = store.maxResponseBytes();
-      long markerBytes = Refusals.notStoredMarker().size();
+      long markerBytes = Refusals.notStoredMarker(0, Long.MAX_VALUE, Long.MAX_VALUE).size();
       if (storeLimit < markerBytes) {
         throw new IllegalArgumentException(
             "the store "

@@ -75,7 +75,7 @@ class GrpcResponseNotStoredTest {
   }
 
   @Test
-  void anUnsetLimitFollowsTheStoresSmallerOneAndTheBindingStoresItsOwnMarker() throws Exception {
+  void anUnsetLimitFollowsTheStoresSmallerOneAndTheBindingsMarkerNamesIt() throws Exception {
     try (GrpcFixture f = new GrpcFixture(limitedStore(), 4, e -> e, c -> c)) {
       ChargeRequest charge = charge("y".repeat(STORE_LIMIT));
       ChargeReply first = f.stub(callerAndKey("acct-1", "k-large")).charge(charge);
@@ -86,8 +86,11 @@ class GrpcResponseNotStoredTest {
       StoredResponse stored =
           f.store.lookup(RecordId.of("acct-1", "k-large")).orElseThrow().response().orElseThrow();
       assertThat(stored.notStoredReason())
-          .as("the binding's marker, committed at the binding's limit, not the engine's")
-          .isEmpty();
+          .as("the binding's marker, at the binding's limit (before the store refused anything)")
+          .hasValueSatisfying(
+              reason ->
+                  assertThat(reason)
+                      .endsWith("maxStoredResponseBytes (" + STORE_LIMIT + " bytes)"));
       assertThat(f.eventsOf(IdempotencyEvent.ResponseNotStored.class)).isZero();
     }
   }

@@ -5,7 +5,6 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Operation;
 import dev.idempotency.http.internal.StoringRules;
-import dev.idempotency.spi.TransactionCallbacks;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -43,10 +42,9 @@ final class ApplicationRun implements Operation {
 
   /**
    * Runs the application and returns what the engine stores: the completion the application
-   * committed itself, the response by the {@link StoringRules}, or the not-stored marker, which
-   * this run commits itself. The engine's stored-response policy would judge the marker's own
-   * status (500) if it were returned, and a policy that excludes 500 would release a key whose side
-   * effect happened; so the policy judges the application's status.
+   * committed itself, the response by the {@link StoringRules}, or the not-stored marker. The
+   * stored-response policy judges the application's status here; the engine stores a marker as it
+   * is, whatever its policy says of the marker's own 500.
    *
    * @throws ResponseNotStored when the response is too large and may not be replaced by the marker,
    *     so that the engine releases the key (it does so only for an operation that ends without a
@@ -73,12 +71,8 @@ final class ApplicationRun implements Operation {
     if (notStoredReason != null) {
       throw new ResponseNotStored();
     }
-    StoredResponse marker = rules.notStoredMarker(live.status(), filtered);
-    engine.store().complete(claimed.recordId(), claimed.fence(), marker, claimed.now());
-    // told to the engine's execution, not the application's: the marker is no completion the
-    // application committed
-    TransactionCallbacks.of(claimed).completionCommitted(marker);
-    return marker;
+    // the engine stores a returned marker as it is (its policy judged the live response, above)
+    return rules.notStoredMarker(live.status(), filtered);
   }
 
   /** What the application returned, once it returned. */

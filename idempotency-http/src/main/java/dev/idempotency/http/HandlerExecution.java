@@ -6,7 +6,7 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
-import dev.idempotency.spi.TransactionCallbacks;
+import dev.idempotency.TransactionalWork;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -18,15 +18,13 @@ import org.jspecify.annotations.Nullable;
  * and the response the first caller gets when it went through {@link
  * IdempotencyHttp#completeWith}).
  */
-final class HandlerExecution implements Execution, TransactionCallbacks {
+final class HandlerExecution implements Execution {
   private final Execution engine;
-  private final TransactionCallbacks engineCallbacks;
   private volatile @Nullable StoredResponse committed;
   private volatile @Nullable StoredResponse answer;
 
   HandlerExecution(Execution engine) {
     this.engine = engine;
-    this.engineCallbacks = TransactionCallbacks.of(engine);
   }
 
   /** The response a transactional store committed as the completion, if any. */
@@ -92,24 +90,17 @@ final class HandlerExecution implements Execution, TransactionCallbacks {
   }
 
   @Override
-  public void phaseCommitted(RecoveryPoint point) {
-    engineCallbacks.phaseCommitted(point);
+  public <T, R> R inPhase(
+      Class<T> transactionType, RecoveryPoint next, TransactionalWork<T, R> work) throws Exception {
+    return engine.inPhase(transactionType, next, work);
   }
 
   @Override
-  public void phaseOpening() {
-    engineCallbacks.phaseOpening();
-  }
-
-  @Override
-  public void phaseClosed() {
-    engineCallbacks.phaseClosed();
-  }
-
-  @Override
-  public void completionCommitted(StoredResponse response) {
-    engineCallbacks.completionCommitted(response);
+  public <T> StoredResponse completeWith(
+      Class<T> transactionType, TransactionalWork<T, StoredResponse> work) throws Exception {
+    StoredResponse response = engine.completeWith(transactionType, work);
     committed = response;
+    return response;
   }
 
   @Override

@@ -7,12 +7,11 @@ import dev.idempotency.InvalidIdempotencyKeyException;
 import dev.idempotency.RecordId;
 import dev.idempotency.Scope;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.TransactionalWork;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.http.internal.Problems;
 import dev.idempotency.http.internal.StatusEndpoint;
 import dev.idempotency.http.internal.StoringRules;
-import dev.idempotency.spi.TransactionalKeyStore;
-import dev.idempotency.spi.TransactionalWork;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Collections;
@@ -129,7 +128,7 @@ public final class IdempotencyHttp {
     // header names are tokens: ASCII, so case-folding is exact
     this.storingRules =
         new StoringRules(
-            Collections.unmodifiableSet(names), b.bodyRedactor, maxStoredResponseBytes, problems);
+            Collections.unmodifiableSet(names), b.bodyRedactor, maxStoredResponseBytes);
     this.statusEndpoint = new StatusEndpoint(engine, statusPath, callerScope, problems);
     this.outcomes =
         new OutcomeResponses(
@@ -261,34 +260,33 @@ public final class IdempotencyHttp {
   }
 
   /**
-   * Commits the application's business writes and its completion in one transaction of {@code
-   * store}, with the response stored by this handler's rules: the allowlisted headers, the redacted
-   * body, and the not-stored marker when that body is over {@code maxStoredResponseBytes} (whatever
-   * {@link OversizedResponse}: the business writes commit with it, so releasing the key would let a
-   * retry repeat them). The first caller receives the response {@code work} returned, whatever the
-   * application wrote otherwise; a replay returns its stored form, as for every request. Call it
-   * from the application, with the execution it was handed, as its last step.
+   * Commits the application's business writes and its completion in one transaction of the engine's
+   * store ({@link Execution#completeWith}), with the response stored by this handler's rules: the
+   * allowlisted headers, the redacted body, and the not-stored marker when that body is over {@code
+   * maxStoredResponseBytes} (whatever {@link OversizedResponse}: the business writes commit with
+   * it, so releasing the key would let a retry repeat them). The first caller receives the response
+   * {@code work} returned, whatever the application wrote otherwise; a replay returns its stored
+   * form, as for every request. Call it from the application, with the execution it was handed, as
+   * its last step.
    *
    * @param <T> the store's transaction handle, for example {@code java.sql.Connection}
-   * @param store the transactional store the engine runs on
    * @param execution the execution the application received ({@link Downstream#run}, or the servlet
    *     request attribute)
+   * @param transactionType the store's transaction handle, for example {@code Connection.class}
    * @param work the business writes on the transaction; returns the complete response, every header
    *     included
    * @return the response the first caller receives (what {@code work} returned)
    * @throws Exception whatever {@code work} or the store threw; nothing was committed then
    */
   public <T> StoredResponse completeWith(
-      TransactionalKeyStore<T> store,
-      Execution execution,
-      TransactionalWork<T, StoredResponse> work)
+      Execution execution, Class<T> transactionType, TransactionalWork<T, StoredResponse> work)
       throws Exception {
-    Objects.requireNonNull(store, "store");
     Objects.requireNonNull(execution, "execution");
+    Objects.requireNonNull(transactionType, "transactionType");
     Objects.requireNonNull(work, "work");
     StoredResponse[] returned = new StoredResponse[1];
-    store.completeWith(
-        execution,
+    execution.completeWith(
+        transactionType,
         tx -> {
           returned[0] =
               Objects.requireNonNull(work.run(tx), "the work returned null instead of a response");

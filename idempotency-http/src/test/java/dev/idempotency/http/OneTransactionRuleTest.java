@@ -3,17 +3,20 @@ package dev.idempotency.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idempotency.Execution;
+import dev.idempotency.FenceToken;
+import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.TransactionalWork;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.TransactionalKeyStore;
-import dev.idempotency.spi.TransactionalWork;
 import dev.idempotency.testing.DelegatingStore;
 import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -185,14 +188,27 @@ class OneTransactionRuleTest {
     }
 
     @Override
+    public Class<Object> transactionType() {
+      return Object.class;
+    }
+
+    @Override
     public <R> R inPhase(
-        Execution execution, RecoveryPoint next, TransactionalWork<Object, R> work) {
+        RecordId id,
+        FenceToken fence,
+        RecoveryPoint next,
+        Instant now,
+        Duration lease,
+        TransactionalWork<Object, R> work) {
       throw new AssertionError("no phase was expected");
     }
 
     @Override
     public StoredResponse completeWith(
-        Execution execution, TransactionalWork<Object, StoredResponse> work) {
+        RecordId id,
+        FenceToken fence,
+        Instant now,
+        TransactionalWork<Object, StoredResponse> work) {
       throw new AssertionError("no completion with business writes was expected");
     }
   }

@@ -2,16 +2,19 @@ package dev.idempotency.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idempotency.Execution;
+import dev.idempotency.FenceToken;
+import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.TransactionalWork;
 import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.TransactionalKeyStore;
-import dev.idempotency.spi.TransactionalWork;
 import dev.idempotency.testing.DelegatingStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -27,14 +30,26 @@ class TimedStoreTest {
     }
 
     @Override
-    public <R> R inPhase(Execution execution, RecoveryPoint next, TransactionalWork<String, R> work)
+    public Class<String> transactionType() {
+      return String.class;
+    }
+
+    @Override
+    public <R> R inPhase(
+        RecordId id,
+        FenceToken fence,
+        RecoveryPoint next,
+        Instant now,
+        Duration lease,
+        TransactionalWork<String, R> work)
         throws Exception {
       return work.run("phase-tx");
     }
 
     @Override
     public StoredResponse completeWith(
-        Execution execution, TransactionalWork<String, StoredResponse> work) throws Exception {
+        RecordId id, FenceToken fence, Instant now, TransactionalWork<String, StoredResponse> work)
+        throws Exception {
       return work.run("completion-tx");
     }
 
@@ -52,7 +67,14 @@ class TimedStoreTest {
     assertThat(timed.capabilities()).containsExactly(StoreCapability.TRANSACTIONAL);
     @SuppressWarnings("unchecked")
     TransactionalKeyStore<String> tx = (TransactionalKeyStore<String>) timed;
-    assertThat(tx.completeWith(null, t -> StoredResponse.ofUtf8(200, t)).bodyAsUtf8())
+    assertThat(tx.transactionType()).isEqualTo(String.class);
+    assertThat(
+            tx.completeWith(
+                    RecordId.of("s", "k"),
+                    FenceToken.of(1),
+                    Instant.EPOCH,
+                    t -> StoredResponse.ofUtf8(200, t))
+                .bodyAsUtf8())
         .isEqualTo("completion-tx");
   }
 

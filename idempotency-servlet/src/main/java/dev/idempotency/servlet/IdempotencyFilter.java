@@ -63,9 +63,9 @@ public final class IdempotencyFilter implements Filter {
    * The request attribute under which the application finds the claimed request's {@link Execution}
    * on a guarded request ({@code null} elsewhere), for a request of several steps: {@code
    * resumeFrom()} says where a retry that took over resumes, {@code checkpoint} (or {@code
-   * JdbcKeyStore.inPhase(execution, …)}) commits a step with its recovery point, {@code
-   * downstreamKey(purpose)} gives the key for a call out that is the same on every retry, and
-   * {@code leaseLost()} says another owner took the request over. Removed when the application
+   * inPhase(Connection.class, …)}, with the step's writes) commits a step with its recovery point,
+   * {@code downstreamKey(purpose)} gives the key for a call out that is the same on every retry,
+   * and {@code leaseLost()} says another owner took the request over. Removed when the application
    * returns.
    */
   public static final String EXECUTION_ATTRIBUTE = Execution.class.getName();

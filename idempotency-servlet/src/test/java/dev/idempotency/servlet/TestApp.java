@@ -3,8 +3,8 @@ package dev.idempotency.servlet;
 import dev.idempotency.Execution;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.TransactionalWork;
 import dev.idempotency.http.IdempotencyHttp;
-import dev.idempotency.spi.TransactionalWork;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.Filter;
@@ -245,9 +245,9 @@ final class TestApp extends HttpServlet {
         };
     try {
       if (throughRules) {
-        http.completeWith(jdbc, execution, work);
+        http.completeWith(execution, Connection.class, work);
       } else {
-        jdbc.completeWith(execution, work);
+        execution.completeWith(Connection.class, work);
       }
     } catch (Exception e) {
       throw new ServletException(e);

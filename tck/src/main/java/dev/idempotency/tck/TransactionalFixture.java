@@ -2,14 +2,15 @@ package dev.idempotency.tck;
 
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
+import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.TransactionalWork;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.TransactionalKeyStore;
-import dev.idempotency.spi.TransactionalWork;
 import dev.idempotency.tck.internal.Describe;
-import dev.idempotency.tck.internal.ObservedExecution;
+import dev.idempotency.tck.internal.Owner;
 import dev.idempotency.tck.internal.Rule;
 import dev.idempotency.tck.internal.Samples;
 import dev.idempotency.tck.internal.TckClock;
@@ -23,17 +24,16 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
-import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The words section 10's tests are written in: the store under test, owners that claimed a record,
- * work that writes business markers through the transaction it is given, and the checks that recur
- * (the committed markers, an unchanged record, the callbacks' bracket, a commit reported once
- * visible), each failing with the rule it is given.
+ * work that writes business markers through the transaction it is given, the store's two calls for
+ * an owner, and the checks that recur (the committed markers, an unchanged record), each failing
+ * with the rule it is given.
  *
- * <p>Section 10's test interfaces ({@code Section10Transactions}, {@code Section10Callbacks}, and
- * {@code Section10OneTransaction} through {@code OneTransactionFixture}) extend this one, and
+ * <p>Section 10's test interfaces ({@code Section10Transactions}, {@code Section10Declarations},
+ * and {@code Section10OneTransaction} through {@code OneTransactionFixture}) extend this one, and
  * {@link TransactionalKeyStoreContract} runs each through a {@code @Nested} class that returns the
  * test's {@link TransactionalUnderTest}, as {@link ContractFixture} does for sections 1 to 9.
  *
@@ -85,11 +85,23 @@ interface TransactionalFixture<T> {
    * Claims {@code id} afresh and returns its owner's execution, at the claim's time and with its
    * lease.
    */
-  default ObservedExecution owner(RecordId id, Duration lease) {
+  default Owner owner(RecordId id, Duration lease) {
     ClaimRequest request = request(id, lease);
     ClaimOutcome.Claimed c =
         verify().claimed(store().claim(request), Rule.R1_1, "the first claim of " + id);
-    return new ObservedExecution(store(), id, c, request.now(), lease, this::markers);
+    return new Owner(id, c, request.now(), lease);
+  }
+
+  /** The store's {@code inPhase} for {@code ex}: its record, fence, time and lease. */
+  default <R> R inPhase(Owner ex, RecoveryPoint next, TransactionalWork<T, R> work)
+      throws Exception {
+    return store().inPhase(ex.recordId(), ex.fence(), next, ex.now(), ex.lease(), work);
+  }
+
+  /** The store's {@code completeWith} for {@code ex}: its record, fence and time. */
+  default StoredResponse completeWith(Owner ex, TransactionalWork<T, StoredResponse> work)
+      throws Exception {
+    return store().completeWith(ex.recordId(), ex.fence(), ex.now(), work);
   }
 
   /** The committed markers, sorted. */
@@ -139,7 +151,7 @@ interface TransactionalFixture<T> {
   }
 
   /** Work that reports its run, writes {@code marker} and returns {@code result}. */
-  default <R> TransactionalWork<T, R> work(ObservedExecution ex, String marker, R result) {
+  default <R> TransactionalWork<T, R> work(Owner ex, String marker, R result) {
     return tx -> {
       ex.workRuns();
       write(tx, marker);
@@ -148,8 +160,7 @@ interface TransactionalFixture<T> {
   }
 
   /** Work that reports its run, writes {@code marker} and throws {@code failure}. */
-  default <R> TransactionalWork<T, R> failing(
-      ObservedExecution ex, String marker, Exception failure) {
+  default <R> TransactionalWork<T, R> failing(Owner ex, String marker, Exception failure) {
     return tx -> {
       ex.workRuns();
       write(tx, marker);
@@ -162,7 +173,7 @@ interface TransactionalFixture<T> {
    * store abort its first run retryably, and returns {@code result} of the run's number.
    */
   default <R> TransactionalWork<T, R> abortedOnce(
-      ObservedExecution ex, AtomicInteger runs, String marker, IntFunction<R> result) {
+      Owner ex, AtomicInteger runs, String marker, IntFunction<R> result) {
     return tx -> {
       int run = runs.incrementAndGet();
       ex.workRuns();
@@ -196,101 +207,5 @@ interface TransactionalFixture<T> {
   /** What a call threw, in a failure message. */
   default String describe(@Nullable Throwable t) {
     return t == null ? "nothing (it returned)" : t.toString();
-  }
-
-  /** Requires every transaction the store opened for {@code ex} to be closed, in order. */
-  default void requireBracket(ObservedExecution ex, String situation) {
-    String problem = ex.bracketProblem();
-    verify()
-        .check(
-            problem == null,
-            Rule.R10_6,
-            () ->
-                situation + ": " + problem + "; the callbacks and runs, in order: " + ex.events());
-  }
-
-  /** Requires the store to have reported no commit for {@code ex}. */
-  default void requireNoCommitReported(ObservedExecution ex, String situation) {
-    verify()
-        .check(
-            ex.commits().isEmpty(),
-            Rule.R10_6,
-            () ->
-                situation
-                    + " rolled back, but the store reported a commit; the callbacks and runs, in"
-                    + " order: "
-                    + ex.events());
-  }
-
-  /**
-   * Requires the store to have reported one commit, of {@code expected}, inside a closed bracket of
-   * callbacks, and a read at that instant to have seen {@code marker} committed and the record as
-   * {@code recordShows} says.
-   */
-  default void requireVisibleWhenReported(
-      ObservedExecution ex,
-      String situation,
-      Object expected,
-      String marker,
-      Predicate<RecordSnapshot> recordShows,
-      String expectation) {
-    requireBracket(ex, situation);
-    List<ObservedExecution.Commit> commits = ex.commits();
-    Verifier verify = verify();
-    verify.check(
-        commits.size() == 1,
-        Rule.R10_6,
-        () ->
-            situation
-                + ": expected one commit reported, got "
-                + commits.size()
-                + "; the callbacks and runs, in order: "
-                + ex.events());
-    ObservedExecution.Commit c = commits.get(0);
-    verify.check(
-        c.readFailure() == null,
-        Rule.R10_6,
-        () ->
-            situation
-                + ": committedMarkers() threw inside the commit callback: "
-                + c.readFailure());
-    String reportedAt =
-        situation
-            + " was reported as "
-            + ex.events()
-            + "; at that instant the committed writes were "
-            + c.markers()
-            + " and the record "
-            + Describe.snapshot(c.record())
-            + ", expected "
-            + expectation;
-    verify.check(
-        expected instanceof StoredResponse response
-            ? c.reported() instanceof StoredResponse r && Samples.identical(r, response)
-            : expected.equals(c.reported()),
-        Rule.R10_6,
-        () -> reportedAt + " (the reported point or response differs)");
-    verify.check(
-        c.markers().contains(marker),
-        Rule.R10_6,
-        () -> reportedAt + " (the business write was not visible)");
-    verify.check(
-        c.record().filter(recordShows).isPresent(),
-        Rule.R10_6,
-        () -> reportedAt + " (the record did not show the commit)");
-    // the phase closes when its transaction has ended: closed earlier, the engine would renew the
-    // lease inside it
-    List<List<String>> atClose = ex.markersAtClose();
-    verify.check(
-        !atClose.isEmpty() && atClose.get(atClose.size() - 1).contains(marker),
-        Rule.R10_6,
-        () ->
-            situation
-                + ": at its last phaseClosed the committed writes were "
-                + (atClose.isEmpty() ? "(no phaseClosed)" : atClose.get(atClose.size() - 1))
-                + ", expected "
-                + marker
-                + " committed: phaseClosed must come after the commit (or the rollback), never"
-                + " before");
   }
 }

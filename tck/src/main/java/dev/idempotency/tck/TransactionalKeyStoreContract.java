@@ -1,7 +1,6 @@
 package dev.idempotency.tck;
 
 import dev.idempotency.spi.StoreCapability;
-import dev.idempotency.spi.TransactionCallbacks;
 import dev.idempotency.spi.TransactionalKeyStore;
 import java.util.List;
 import java.util.Objects;
@@ -36,13 +35,12 @@ import org.junit.jupiter.api.Timeout;
  * }
  * }</pre>
  *
- * <p>Each test gets a fresh, empty store and calls it with an execution that stands for the
- * engine's (it implements {@link TransactionCallbacks} and records the callbacks). Rule 10.5 needs
- * {@link #abortRetryably}: without it the test is skipped, with the reason. Time is the TCK's
- * controlled clock, or real time with short leases for a store that declares {@link
- * StoreCapability#SERVER_CLOCK}, as in {@link KeyStoreContract}. Test names carry the rule ({@code
- * required_10_x_…}, {@code optional_10_5_…}), and a failure message names the rule and what to
- * check.
+ * <p>Each test gets a fresh, empty store and calls it for an owner that claimed a record, with the
+ * record, fence, time and lease the engine would pass. Rule 10.5 needs {@link #abortRetryably}:
+ * without it the test is skipped, with the reason. Time is the TCK's controlled clock, or real time
+ * with short leases for a store that declares {@link StoreCapability#SERVER_CLOCK}, as in {@link
+ * KeyStoreContract}. Test names carry the rule ({@code required_10_x_…}, {@code optional_10_5_…}),
+ * and a failure message names the rule and what to check.
  *
  * <p>Every test has a deadline of 2 minutes: each makes a few dozen store calls and, in real time,
  * sleeps through at most one lease; a store that blocks (a phase that waits on a lock its own work
@@ -51,7 +49,7 @@ import org.junit.jupiter.api.Timeout;
  * <p>Not thread-safe: JUnit creates one instance per test.
  *
  * <p>The rules' tests are in three test interfaces of this package, {@code Section10Transactions}
- * (rules 10.1 to 10.5), {@code Section10Callbacks} (10.6 to 10.8) and {@code
+ * (rules 10.1 to 10.5), {@code Section10Declarations} (10.6 to 10.8) and {@code
  * Section10OneTransaction} (10.9 to 10.13), written over one fixture, {@code TransactionalFixture};
  * this class runs each through a {@code @Nested} class, so that an implementer extends one class
  * and gets section 10 whole.
@@ -156,8 +154,8 @@ public abstract class TransactionalKeyStoreContract<T> {
   class TransactionRules extends Section implements Section10Transactions<T> {}
 
   @Nested
-  @DisplayName("10. Transactional stores: callbacks, refusals and the capability")
-  class CallbackRules extends Section implements Section10Callbacks<T> {}
+  @DisplayName("10. Transactional stores: the transaction type, refusals and the capability")
+  class DeclarationRules extends Section implements Section10Declarations<T> {}
 
   @Nested
   @DisplayName(

@@ -74,8 +74,6 @@ class TransactionalTckSelfTest {
 
   private static final String RETRY_TEST = "optional_10_5_workRunAgainCommitsOnlyItsLastRun";
   private static final String STALE_TEST = "required_10_4_staleFenceRollsTheWorkBack";
-  private static final String ROLLBACK_CALLBACKS_TEST =
-      "required_10_6_rolledBackTransactionsAreClosedAndNeverReportedCommitted";
 
   /**
    * Each mutant, the rule it breaks, and the tests of that rule that must fail, with the rule
@@ -90,15 +88,11 @@ class TransactionalTckSelfTest {
             Set.of("required_10_3_workThatThrowsRollsBackEverythingAndIsRethrownAsIs")),
         Arguments.of("ReRunKeepsEarlierWrites", "10.5", Set.of(RETRY_TEST)),
         Arguments.of(
-            "CommitReportedEarly",
+            "NoTransactionType",
             "10.6",
-            Set.of("required_10_6_callbacksBracketTheWorkAndReportTheCommitOnceVisible")),
-        Arguments.of("CommitReportedOnRollback", "10.6", Set.of(ROLLBACK_CALLBACKS_TEST)),
-        Arguments.of("NotClosedOnFailure", "10.6", Set.of(ROLLBACK_CALLBACKS_TEST)),
+            Set.of("required_10_6_theWorkIsHandedTheDeclaredTransactionType")),
         Arguments.of(
-            "ForeignExecutionAccepted",
-            "10.7",
-            Set.of("required_10_7_foreignExecutionOrNullArgumentIsRefusedBeforeAnyWork")),
+            "NullsRefusedLate", "10.7", Set.of("required_10_7_nullArgumentIsRefusedBeforeAnyWork")),
         Arguments.of(
             "PhaseWithoutCheckpoint",
             "10.2",
@@ -107,10 +101,6 @@ class TransactionalTckSelfTest {
             "PhaseKeepsOldLease",
             "10.2",
             Set.of("required_10_2_inPhaseCommitsTheWorkAndTheRecoveryPointTogether")),
-        Arguments.of(
-            "ClosedBeforeCommit",
-            "10.6",
-            Set.of("required_10_6_callbacksBracketTheWorkAndReportTheCommitOnceVisible")),
         Arguments.of(
             "WorkDropped",
             "10.1",

@@ -182,8 +182,8 @@ public final class CrashWorker {
                     // again would charge twice
                     say("CHARGE-SKIPPED resumeFrom=" + resumeFrom);
                   } else {
-                    store.inPhase(
-                        execution,
+                    execution.inPhase(
+                        Connection.class,
                         RecoveryPoint.of(CHARGED),
                         tx -> {
                           insertLedgerRow(tx, ledgerTable, id, CHARGED, pid);
@@ -199,8 +199,8 @@ public final class CrashWorker {
                   }
                   stopHereIf(crashPoint == CrashPoint.AFTER_CHARGE, crashPoint);
 
-                  return store.completeWith(
-                      execution,
+                  return execution.completeWith(
+                      Connection.class,
                       tx -> {
                         insertLedgerRow(tx, ledgerTable, id, SHIPPED, pid);
                         stopHereIf(crashPoint == CrashPoint.DURING_COMPLETE, crashPoint);

@@ -6,10 +6,11 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.TransactionalWork;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spi.LeaseLostException;
-import dev.idempotency.spi.TransactionCallbacks;
+import dev.idempotency.spi.TransactionalKeyStore;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -20,10 +21,11 @@ import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /** The engine's {@link Execution}: one per won claim. */
-public final class ExecutionImpl implements Execution, TransactionCallbacks {
+public final class ExecutionImpl implements Execution {
   private final KeyStore store;
   private final RecordId id;
   private final FenceToken fence;
@@ -180,16 +182,88 @@ public final class ExecutionImpl implements Execution, TransactionCallbacks {
   }
 
   @Override
-  public void phaseOpening() {
-    Instant opened = heartbeats.leaseTime();
-    openPhases.incrementAndGet();
-    phaseOpenedAt = opened;
-    heartbeats.awaitRenewal(this);
+  public <T, R> R inPhase(
+      Class<T> transactionType, RecoveryPoint next, TransactionalWork<T, R> work) throws Exception {
+    Objects.requireNonNull(next, "next");
+    Objects.requireNonNull(work, "work");
+    TransactionalKeyStore<T> tx = transactional(transactionType);
+    return inTransaction(
+        () -> tx.inPhase(id, fence, next, clock.instant(), lease, work),
+        result -> {
+          committedPoint = next;
+          confirmPhase();
+        });
   }
 
   @Override
-  public void phaseClosed() {
-    openPhases.decrementAndGet();
+  public <T> StoredResponse completeWith(
+      Class<T> transactionType, TransactionalWork<T, StoredResponse> work) throws Exception {
+    Objects.requireNonNull(work, "work");
+    TransactionalKeyStore<T> tx = transactional(transactionType);
+    return inTransaction(
+        () -> tx.completeWith(id, fence, clock.instant(), work),
+        response -> {
+          committedResponse = Objects.requireNonNull(response, "the store's completion");
+          // complete: nothing left to renew, and a renewal now would be refused
+          heartbeats.stop(this);
+        });
+  }
+
+  /** A call of the store's that runs one transaction of this execution's. */
+  private interface TransactionCall<R> {
+    R call() throws Exception;
+  }
+
+  /**
+   * Runs {@code call} as an open phase, then {@code committed} with its result: the engine stops
+   * renewing this lease until both end, since a renewal committed while the transaction is open
+   * would make its fenced write fail at REPEATABLE READ and SERIALIZABLE (a concurrent update of
+   * the row), and one sent after the commit, before the engine learnt of it, would be refused by a
+   * completed record and read as a lost lease. The phase's fenced write renews the lease instead.
+   */
+  private <R> R inTransaction(TransactionCall<R> call, Consumer<R> committed) throws Exception {
+    Instant opened = heartbeats.leaseTime();
+    openPhases.incrementAndGet();
+    phaseOpenedAt = opened;
+    try {
+      heartbeats.awaitRenewal(this);
+      R result = call.call();
+      committed.accept(result);
+      return result;
+    } catch (LeaseLostException e) {
+      markLeaseLost();
+      throw e;
+    } finally {
+      openPhases.decrementAndGet();
+    }
+  }
+
+  /**
+   * The engine's store as a transactional store whose work is given a {@code type}.
+   *
+   * @throws UnsupportedOperationException if it is none, or hands the work another type
+   */
+  @SuppressWarnings("unchecked") // checked: the store's handles are instances of type
+  private <T> TransactionalKeyStore<T> transactional(Class<T> type) {
+    Objects.requireNonNull(type, "transactionType");
+    if (!(store instanceof TransactionalKeyStore<?> tx)) {
+      throw new UnsupportedOperationException(
+          "the engine's store "
+              + store
+              + " runs no transaction of the application's (it does not declare"
+              + " StoreCapability.TRANSACTIONAL): use checkpoint between phases, and return the"
+              + " response from the operation");
+    }
+    if (!type.isAssignableFrom(tx.transactionType())) {
+      throw new UnsupportedOperationException(
+          "the engine's store "
+              + store
+              + " hands its work a "
+              + tx.transactionType().getName()
+              + ", not a "
+              + type.getName());
+    }
+    return (TransactionalKeyStore<T>) tx;
   }
 
   @Override
@@ -219,18 +293,6 @@ public final class ExecutionImpl implements Execution, TransactionCallbacks {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required of every Java platform", e);
     }
-  }
-
-  @Override
-  public void phaseCommitted(RecoveryPoint point) {
-    committedPoint = Objects.requireNonNull(point, "point");
-    confirmPhase();
-  }
-
-  @Override
-  public void completionCommitted(StoredResponse response) {
-    committedResponse = Objects.requireNonNull(response, "response");
-    heartbeats.stop(this); // complete: nothing left to renew, and a renewal now would be refused
   }
 
   /** A phase's fenced write renewed the lease no earlier than the phase opened. */

@@ -9,7 +9,6 @@ import dev.idempotency.core.Outcome;
 import dev.idempotency.grpc.IdempotencyErrorReason;
 import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.spi.LeaseLostException;
-import dev.idempotency.spi.TransactionCallbacks;
 import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.Metadata;
@@ -259,34 +258,27 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
     }
     StoredResponse stored = StoredCallCodec.encode(result, settings.storedMetadataKeys());
     if (stored.bodyLength() > settings.maxStoredResponseBytes()) {
-      return commitNotStoredMarker(execution, stored);
+      return notStoredMarker(stored);
     }
     return stored;
   }
 
   /**
-   * Commits the not-stored marker in place of an answer too large to store, and returns it. The
-   * engine's stored-response policy would judge the marker's own status (INTERNAL, HTTP 500) if it
-   * were returned: a policy that excludes 500 would release a key whose side effect happened, and
-   * one that excludes the answer's own status would keep a key it means to release. So the policy
-   * judges the handler's answer here, and the marker is committed under the fence before the engine
-   * sees it (the engine keeps a committed completion as it is).
+   * The not-stored marker, for the engine to store in place of an answer too large to store. The
+   * stored-response policy judges the handler's answer here: the engine stores a marker as it is,
+   * and a policy that excludes the answer's own status must release the key instead.
    *
    * @throws NotStoredException when the policy does not store the handler's answer: the engine
    *     releases the key
    */
-  private StoredResponse commitNotStoredMarker(
-      dev.idempotency.Execution execution, StoredResponse tooLarge) throws NotStoredException {
+  private StoredResponse notStoredMarker(StoredResponse tooLarge) throws NotStoredException {
     if (!settings.engine().config().storedResponsePolicy().shouldStore(tooLarge)) {
       throw new NotStoredException();
     }
-    StoredResponse marker = Refusals.notStoredMarker();
-    settings
-        .engine()
-        .store()
-        .complete(execution.recordId(), execution.fence(), marker, execution.now());
-    TransactionCallbacks.of(execution).completionCommitted(marker);
-    return marker;
+    // the engine stores a returned marker as it is, whatever its policy says of the marker's own
+    // status
+    return Refusals.notStoredMarker(
+        tooLarge.status(), tooLarge.bodyLength(), settings.maxStoredResponseBytes());
   }
 
   private void answerFailed(OperationFailedException e, Context context) {

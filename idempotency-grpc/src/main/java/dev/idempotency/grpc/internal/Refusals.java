@@ -25,16 +25,11 @@ public final class Refusals {
   static final Metadata.Key<String> PUSHBACK =
       Metadata.Key.of("grpc-retry-pushback-ms", Metadata.ASCII_STRING_MARSHALLER);
 
-  /** What a stored refusal (the not-stored marker) keeps of its trailers: the plain reason. */
-  static final java.util.Set<String> STORED_MARKER_KEYS =
-      java.util.Set.of(dev.idempotency.grpc.GrpcIdempotencyMetadata.ERROR_REASON);
-
   private Refusals() {}
 
   /**
-   * The answer to a retry of a call that was processed but whose answer could not be stored: the
-   * binding's own marker replays it, and so does the engine's ({@code
-   * StoredResponse.notStoredMarker}).
+   * The answer to a retry of a call that was processed but whose answer could not be stored (the
+   * replay of a {@code StoredResponse.notStoredMarker}).
    */
   public static Refusal notStored() {
     return of(
@@ -46,13 +41,16 @@ public final class Refusals {
   }
 
   /**
-   * The binding's not-stored marker, as it is stored in place of an answer larger than {@code
-   * maxStoredResponseBytes}: {@link #notStored()} with its plain reason trailer.
+   * The not-stored marker stored in place of an answer of {@code bytes} larger than {@code limit}:
+   * the engine's ({@link StoredResponse#notStoredMarker}), which the engine stores whatever its
+   * policy says of the marker's status, and which a replay answers with {@link #notStored()}.
+   *
+   * @param status the status the stored form of the answer had
    */
-  public static StoredResponse notStoredMarker() {
-    Refusal refusal = notStored();
-    return StoredCallCodec.encode(
-        new CapturedCall(null, null, refusal.status(), refusal.trailers()), STORED_MARKER_KEYS);
+  public static StoredResponse notStoredMarker(int status, long bytes, long limit) {
+    return StoredResponse.notStoredMarker(
+        status,
+        "the answer was " + bytes + " bytes, over maxStoredResponseBytes (" + limit + " bytes)");
   }
 
   /** A refusal as a status and its trailers. */

@@ -143,25 +143,6 @@ public final class Problems {
   }
 
   /**
-   * {@code 500 idempotency_response_not_stored}: stored in place of a response of {@code length}
-   * bytes, over {@code limit}, that the application answered with {@code status}.
-   */
-  public StoredResponse notStored(int status, int length, int limit) {
-    return problem(
-        ProblemCode.IDEMPOTENCY_RESPONSE_NOT_STORED,
-        ProblemCode.IDEMPOTENCY_RESPONSE_NOT_STORED.defaultStatus(),
-        "the request with this idempotency key was processed (status "
-            + status
-            + "), but its response ("
-            + length
-            + " bytes) exceeded the storable limit ("
-            + limit
-            + " bytes) and cannot be replayed; retrying"
-            + " will not process it again",
-        null);
-  }
-
-  /**
    * {@code 500 idempotency_response_not_stored} for a replayed engine marker ({@link
    * StoredResponse#notStoredMarker}): the engine stored it when the store could not keep the
    * response (too large for it, or refused by it).

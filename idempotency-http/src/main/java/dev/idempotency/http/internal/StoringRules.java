@@ -20,23 +20,17 @@ public final class StoringRules {
   private final Set<String> storedHeaders;
   private final BodyRedactor bodyRedactor;
   private final int maxStoredResponseBytes;
-  private final Problems problems;
 
   /**
    * @param storedHeaders the header names stored, a case-insensitive set
    * @param bodyRedactor the hook that rewrites stored bodies
    * @param maxStoredResponseBytes the largest body stored
-   * @param problems the source of the not-stored marker
    */
   public StoringRules(
-      Set<String> storedHeaders,
-      BodyRedactor bodyRedactor,
-      int maxStoredResponseBytes,
-      Problems problems) {
+      Set<String> storedHeaders, BodyRedactor bodyRedactor, int maxStoredResponseBytes) {
     this.storedHeaders = storedHeaders;
     this.bodyRedactor = bodyRedactor;
     this.maxStoredResponseBytes = maxStoredResponseBytes;
-    this.problems = problems;
   }
 
   /**
@@ -67,10 +61,18 @@ public final class StoringRules {
 
   /**
    * The marker stored in place of {@code filtered}, too large to store, of a response with {@code
-   * liveStatus}.
+   * liveStatus}: the engine's ({@link StoredResponse#notStoredMarker}), which the engine stores
+   * whatever its policy says of 500, and which a replay answers {@code 500
+   * idempotency_response_not_stored} ({@link Problems#notStored(String)}).
    */
   public StoredResponse notStoredMarker(int liveStatus, StoredResponse filtered) {
-    return problems.notStored(liveStatus, filtered.bodyLength(), maxStoredResponseBytes);
+    return StoredResponse.notStoredMarker(
+        liveStatus,
+        "it was "
+            + filtered.bodyLength()
+            + " bytes, over the storable limit of "
+            + maxStoredResponseBytes
+            + " bytes");
   }
 
   /**

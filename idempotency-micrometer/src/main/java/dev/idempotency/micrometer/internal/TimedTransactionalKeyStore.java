@@ -1,13 +1,16 @@
 package dev.idempotency.micrometer.internal;
 
-import dev.idempotency.Execution;
+import dev.idempotency.FenceToken;
+import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.TransactionalWork;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.OneTransactionOutcome;
 import dev.idempotency.spi.OneTransactionWork;
 import dev.idempotency.spi.TransactionalKeyStore;
-import dev.idempotency.spi.TransactionalWork;
+import java.time.Duration;
+import java.time.Instant;
 
 /**
  * {@link TimedKeyStore} over a {@link TransactionalKeyStore}, itself one, so that the engine still
@@ -28,15 +31,27 @@ public final class TimedTransactionalKeyStore<T> extends TimedKeyStore
   }
 
   @Override
-  public <R> R inPhase(Execution execution, RecoveryPoint next, TransactionalWork<T, R> work)
-      throws Exception {
-    return transactional.inPhase(execution, next, work);
+  public Class<T> transactionType() {
+    return transactional.transactionType();
   }
 
   @Override
-  public StoredResponse completeWith(Execution execution, TransactionalWork<T, StoredResponse> work)
+  public <R> R inPhase(
+      RecordId id,
+      FenceToken fence,
+      RecoveryPoint next,
+      Instant now,
+      Duration lease,
+      TransactionalWork<T, R> work)
       throws Exception {
-    return transactional.completeWith(execution, work);
+    return transactional.inPhase(id, fence, next, now, lease, work);
+  }
+
+  @Override
+  public StoredResponse completeWith(
+      RecordId id, FenceToken fence, Instant now, TransactionalWork<T, StoredResponse> work)
+      throws Exception {
+    return transactional.completeWith(id, fence, now, work);
   }
 
   @Override

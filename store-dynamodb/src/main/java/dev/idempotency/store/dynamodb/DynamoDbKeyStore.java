@@ -1,19 +1,17 @@
 package dev.idempotency.store.dynamodb;
 
-import dev.idempotency.Execution;
 import dev.idempotency.FenceToken;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.TransactionalWork;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.StoreUnavailableException;
-import dev.idempotency.spi.TransactionCallbacks;
 import dev.idempotency.spi.TransactionalKeyStore;
-import dev.idempotency.spi.TransactionalWork;
 import dev.idempotency.store.dynamodb.internal.FencedWrites;
 import dev.idempotency.store.dynamodb.internal.ItemClaims;
 import dev.idempotency.store.dynamodb.internal.ItemLayout;
@@ -311,43 +309,53 @@ public final class DynamoDbKeyStore
    */
   @Override
   public <R> R inPhase(
-      Execution execution, RecoveryPoint next, TransactionalWork<DynamoDbTransaction, R> work)
+      RecordId id,
+      FenceToken fence,
+      RecoveryPoint next,
+      Instant now,
+      Duration lease,
+      TransactionalWork<DynamoDbTransaction, R> work)
       throws Exception {
     Objects.requireNonNull(next, "next");
-    R result =
-        inTransaction(
-            "phase " + next.name(),
-            execution,
-            work,
-            r ->
-                requests.checkpoint(
-                    execution.recordId(),
-                    execution.fence(),
-                    next,
-                    execution.now(),
-                    positive(execution.lease(), "lease")));
-    TransactionCallbacks.of(execution).phaseCommitted(next);
-    return result;
+    Duration held = positive(lease, "lease");
+    requireOwner(id, fence, now);
+    return inTransaction(
+        "phase " + next.name(),
+        id,
+        fence,
+        work,
+        r -> requests.checkpoint(id, fence, next, now, held));
   }
 
   /** As {@link #inPhase}, committing the completion with the response the work returns. */
   @Override
   public StoredResponse completeWith(
-      Execution execution, TransactionalWork<DynamoDbTransaction, StoredResponse> work)
+      RecordId id,
+      FenceToken fence,
+      Instant now,
+      TransactionalWork<DynamoDbTransaction, StoredResponse> work)
       throws Exception {
-    StoredResponse response =
-        inTransaction(
-            "completion",
-            execution,
-            work,
-            r ->
-                requests.complete(
-                    execution.recordId(),
-                    execution.fence(),
-                    storable(Objects.requireNonNull(r, "the work's response")),
-                    execution.now()));
-    TransactionCallbacks.of(execution).completionCommitted(response);
-    return response;
+    requireOwner(id, fence, now);
+    return inTransaction(
+        "completion",
+        id,
+        fence,
+        work,
+        r ->
+            requests.complete(
+                id, fence, storable(Objects.requireNonNull(r, "the work's response")), now));
+  }
+
+  /** The transaction handle of every work: a {@link DynamoDbTransaction}. */
+  @Override
+  public Class<DynamoDbTransaction> transactionType() {
+    return DynamoDbTransaction.class;
+  }
+
+  private static void requireOwner(RecordId id, FenceToken fence, Instant now) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(fence, "fence");
+    Objects.requireNonNull(now, "now");
   }
 
   /** Ends the renewal threads. The client stays open: it is the caller's. */
@@ -363,44 +371,34 @@ public final class DynamoDbKeyStore
 
   private <R> R inTransaction(
       String what,
-      Execution execution,
+      RecordId id,
+      FenceToken fence,
       TransactionalWork<DynamoDbTransaction, R> work,
       Function<R, Update> fencedWrite)
       throws Exception {
-    Objects.requireNonNull(execution, "execution");
     Objects.requireNonNull(work, "work");
-    TransactionCallbacks callbacks = TransactionCallbacks.of(execution);
-    callbacks.phaseOpening();
-    try {
-      for (int attempt = 1; ; attempt++) {
-        DynamoDbTransaction tx =
-            new DynamoDbTransaction(tableName(), RecordRequests.key(execution.recordId()));
-        R result;
-        try {
-          result = work.run(tx);
-        } finally {
-          tx.close();
-        }
-        if (transactions.commit(
-            transactions.request(tx.close(), fencedWrite.apply(result)),
-            execution.recordId(),
-            execution.fence(),
-            what)) {
-          return result;
-        }
-        if (attempt >= maxTransactionAttempts) {
-          throw new StoreUnavailableException(
-              "the "
-                  + what
-                  + " of "
-                  + execution.recordId()
-                  + " was cancelled by conflicting writes "
-                  + attempt
-                  + " times; nothing was committed");
-        }
+    for (int attempt = 1; ; attempt++) {
+      DynamoDbTransaction tx = new DynamoDbTransaction(tableName(), RecordRequests.key(id));
+      R result;
+      try {
+        result = work.run(tx);
+      } finally {
+        tx.close();
       }
-    } finally {
-      callbacks.phaseClosed();
+      if (transactions.commit(
+          transactions.request(tx.close(), fencedWrite.apply(result)), id, fence, what)) {
+        return result;
+      }
+      if (attempt >= maxTransactionAttempts) {
+        throw new StoreUnavailableException(
+            "the "
+                + what
+                + " of "
+                + id
+                + " was cancelled by conflicting writes "
+                + attempt
+                + " times; nothing was committed");
+      }
     }
   }
 

@@ -3,16 +3,14 @@ package dev.idempotency.store.dynamodb;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idempotency.Execution;
 import dev.idempotency.FenceToken;
-import dev.idempotency.IdempotencyKey;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.TransactionalWork;
 import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.StoreUnavailableException;
-import dev.idempotency.spi.TransactionCallbacks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -20,7 +18,6 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -79,85 +76,24 @@ class DynamoDbTransactionTest {
     public void close() {}
   }
 
-  /** An execution of the record under {@link #FENCE}, without the engine's callbacks. */
-  private static class PlainExecution implements Execution {
-    @Override
-    public RecordId recordId() {
-      return ID;
-    }
-
-    @Override
-    public FenceToken fence() {
-      return FENCE;
-    }
-
-    @Override
-    public Optional<RecoveryPoint> resumeFrom() {
-      return Optional.empty();
-    }
-
-    @Override
-    public boolean isTakeover() {
-      return false;
-    }
-
-    @Override
-    public Instant now() {
-      return NOW;
-    }
-
-    @Override
-    public Duration lease() {
-      return Duration.ofSeconds(30);
-    }
-
-    @Override
-    public void checkpoint(RecoveryPoint point) {
-      throw new AssertionError("a transactional phase checkpoints in its transaction");
-    }
-
-    @Override
-    public boolean leaseLost() {
-      return false;
-    }
-
-    @Override
-    public IdempotencyKey downstreamKey(String purpose) {
-      return IdempotencyKey.of("k-" + purpose);
-    }
-  }
-
-  /** The engine's execution, recording the callbacks in order. */
-  private static final class RecordingExecution extends PlainExecution
-      implements TransactionCallbacks {
-    final List<String> calls = new ArrayList<>();
-
-    @Override
-    public void phaseOpening() {
-      calls.add("opening");
-    }
-
-    @Override
-    public void phaseClosed() {
-      calls.add("closed");
-    }
-
-    @Override
-    public void phaseCommitted(RecoveryPoint point) {
-      calls.add("committed " + point.name());
-    }
-
-    @Override
-    public void completionCommitted(StoredResponse response) {
-      calls.add("completed " + response.status());
-    }
-  }
-
   private final RecordingClient client = new RecordingClient();
-  private final RecordingExecution execution = new RecordingExecution();
 
   private DynamoDbKeyStore store() {
     return DynamoDbKeyStore.builder(client).tableName("records").build();
+  }
+
+  /** {@code store}'s phase for the record's owner, under {@link #FENCE} at {@link #NOW}. */
+  private static <R> R inPhase(
+      DynamoDbKeyStore store, RecoveryPoint next, TransactionalWork<DynamoDbTransaction, R> work)
+      throws Exception {
+    return store.inPhase(ID, FENCE, next, NOW, Duration.ofSeconds(30), work);
+  }
+
+  /** {@code store}'s completion for the record's owner, under {@link #FENCE} at {@link #NOW}. */
+  private static StoredResponse completeWith(
+      DynamoDbKeyStore store, TransactionalWork<DynamoDbTransaction, StoredResponse> work)
+      throws Exception {
+    return store.completeWith(ID, FENCE, NOW, work);
   }
 
   static TransactWriteItem orderPut(String order) {
@@ -186,8 +122,8 @@ class DynamoDbTransactionTest {
   void aPhaseCommitsTheWorksItemsAndTheFencedCheckpointInOneRequest() throws Exception {
     try (DynamoDbKeyStore store = store()) {
       String result =
-          store.inPhase(
-              execution,
+          inPhase(
+              store,
               RecoveryPoint.of("charged"),
               tx -> {
                 tx.add(orderPut("o-1"));
@@ -209,7 +145,6 @@ class DynamoDbTransactionTest {
         .containsEntry(":I", AttributeValue.fromS("I"))
         .containsEntry(":rp", AttributeValue.fromS("charged"));
     assertThat(fenced.updateExpression()).startsWith("SET rp = :rp, rpg = gen, lease = :lease");
-    assertThat(execution.calls).containsExactly("opening", "closed", "committed charged");
   }
 
   @Test
@@ -217,8 +152,8 @@ class DynamoDbTransactionTest {
     StoredResponse response = StoredResponse.ofUtf8(201, "{\"order\":\"o-1\"}");
     try (DynamoDbKeyStore store = store()) {
       assertThat(
-              store.completeWith(
-                  execution,
+              completeWith(
+                  store,
                   tx -> {
                     tx.add(orderPut("o-1"));
                     return response;
@@ -231,17 +166,16 @@ class DynamoDbTransactionTest {
     assertThat(fenced.expressionAttributeValues())
         .containsEntry(":status", AttributeValue.fromN("201"))
         .containsEntry(":f1", AttributeValue.fromN(Long.toString(FENCE.value() + 1)));
-    assertThat(execution.calls).containsExactly("opening", "closed", "completed 201");
   }
 
   @Test
-  void aRefusedFencedWriteIsALostLeaseAndNothingIsReportedCommitted() {
+  void aRefusedFencedWriteIsALostLease() {
     client.answers.add(cancelled("None", "ConditionalCheckFailed"));
     try (DynamoDbKeyStore store = store()) {
       assertThatThrownBy(
               () ->
-                  store.inPhase(
-                      execution,
+                  inPhase(
+                      store,
                       RecoveryPoint.of("charged"),
                       tx -> {
                         tx.add(orderPut("o-1"));
@@ -250,7 +184,6 @@ class DynamoDbTransactionTest {
           .isInstanceOf(LeaseLostException.class)
           .hasMessageContaining(ID.toString());
     }
-    assertThat(execution.calls).containsExactly("opening", "closed");
   }
 
   @Test
@@ -260,15 +193,14 @@ class DynamoDbTransactionTest {
     try (DynamoDbKeyStore store = store()) {
       assertThatThrownBy(
               () ->
-                  store.completeWith(
-                      execution,
+                  completeWith(
+                      store,
                       tx -> {
                         tx.add(orderPut("o-1"));
                         return StoredResponse.ofUtf8(200, "ok");
                       }))
           .isSameAs(own);
     }
-    assertThat(execution.calls).containsExactly("opening", "closed");
   }
 
   @Test
@@ -277,8 +209,8 @@ class DynamoDbTransactionTest {
     AtomicInteger runs = new AtomicInteger();
     try (DynamoDbKeyStore store = store()) {
       String result =
-          store.inPhase(
-              execution,
+          inPhase(
+              store,
               RecoveryPoint.of("charged"),
               tx -> {
                 int run = runs.incrementAndGet();
@@ -293,19 +225,18 @@ class DynamoDbTransactionTest {
     assertThat(client.requests.get(1).clientRequestToken())
         .as("a new attempt is a new transaction")
         .isNotEqualTo(client.requests.get(0).clientRequestToken());
-    assertThat(execution.calls).containsExactly("opening", "closed", "committed charged");
   }
 
   @Test
   void throttlingIsUnavailableAndConflictsEndAfterTheAttempts() {
     client.answers.add(cancelled("None", "ThrottlingError"));
     try (DynamoDbKeyStore store = store()) {
-      assertThatThrownBy(() -> store.inPhase(execution, RecoveryPoint.of("p"), tx -> "x"))
+      assertThatThrownBy(() -> inPhase(store, RecoveryPoint.of("p"), tx -> "x"))
           .isInstanceOf(StoreUnavailableException.class);
       for (int i = 0; i < 3; i++) {
         client.answers.add(cancelled("TransactionConflict"));
       }
-      assertThatThrownBy(() -> store.inPhase(execution, RecoveryPoint.of("p"), tx -> "x"))
+      assertThatThrownBy(() -> inPhase(store, RecoveryPoint.of("p"), tx -> "x"))
           .isInstanceOf(StoreUnavailableException.class)
           .hasMessageContaining("3 times");
     }
@@ -317,8 +248,8 @@ class DynamoDbTransactionTest {
     try (DynamoDbKeyStore store = store()) {
       assertThatThrownBy(
               () ->
-                  store.inPhase(
-                      execution,
+                  inPhase(
+                      store,
                       RecoveryPoint.of("p"),
                       tx -> {
                         tx.add(orderPut("o-1"));
@@ -327,17 +258,25 @@ class DynamoDbTransactionTest {
           .isSameAs(declined);
     }
     assertThat(client.requests).isEmpty();
-    assertThat(execution.calls).containsExactly("opening", "closed");
   }
 
   @Test
-  void anExecutionWithoutCallbacksIsRefusedBeforeTheWork() {
-    Execution plain = new PlainExecution();
+  void aNullArgumentIsRefusedBeforeTheWork() {
     AtomicInteger runs = new AtomicInteger();
     try (DynamoDbKeyStore store = store()) {
       assertThatThrownBy(
-              () -> store.inPhase(plain, RecoveryPoint.of("p"), tx -> runs.incrementAndGet()))
-          .isInstanceOf(IllegalArgumentException.class);
+              () ->
+                  store.inPhase(
+                      ID,
+                      null,
+                      RecoveryPoint.of("p"),
+                      NOW,
+                      Duration.ofSeconds(30),
+                      tx -> runs.incrementAndGet()))
+          .isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(
+              () -> store.completeWith(ID, FENCE, null, tx -> StoredResponse.ofUtf8(200, "x")))
+          .isInstanceOf(NullPointerException.class);
     }
     assertThat(runs).hasValue(0);
     assertThat(client.requests).isEmpty();
@@ -348,8 +287,8 @@ class DynamoDbTransactionTest {
     try (DynamoDbKeyStore store = store()) {
       assertThatThrownBy(
               () ->
-                  store.inPhase(
-                      execution,
+                  inPhase(
+                      store,
                       RecoveryPoint.of("p"),
                       tx ->
                           tx.add(
@@ -366,19 +305,17 @@ class DynamoDbTransactionTest {
           .isInstanceOf(IllegalArgumentException.class);
     }
     assertThat(client.requests).isEmpty();
-    assertThat(execution.calls).containsExactly("opening", "closed");
   }
 
   @Test
   void aResponseTooLargeForAnItemIsRefusedBeforeTheCommit() {
     StoredResponse big = StoredResponse.of(200, new byte[DynamoDbKeyStore.MAX_RESPONSE_BYTES + 1]);
     try (DynamoDbKeyStore store = store()) {
-      assertThatThrownBy(() -> store.completeWith(execution, tx -> big))
+      assertThatThrownBy(() -> completeWith(store, tx -> big))
           .isInstanceOf(KeyStoreException.class)
           .hasMessageContaining("a DynamoDB record can hold");
     }
     assertThat(client.requests).as("nothing sent").isEmpty();
-    assertThat(execution.calls).containsExactly("opening", "closed");
   }
 
   @Test
@@ -398,8 +335,8 @@ class DynamoDbTransactionTest {
     try (DynamoDbKeyStore store = store()) {
       assertThatThrownBy(
               () ->
-                  store.completeWith(
-                      execution,
+                  completeWith(
+                      store,
                       tx -> {
                         tx.add(orderPut("o-1"));
                         return StoredResponse.ofUtf8(200, "ok");
@@ -419,8 +356,8 @@ class DynamoDbTransactionTest {
     try (DynamoDbKeyStore store = store()) {
       assertThatThrownBy(
               () ->
-                  store.inPhase(
-                      execution,
+                  inPhase(
+                      store,
                       RecoveryPoint.of("p"),
                       tx -> {
                         tx.add(orderPut("o-1"));

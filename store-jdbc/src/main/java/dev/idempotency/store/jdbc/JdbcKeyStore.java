@@ -1,19 +1,17 @@
 package dev.idempotency.store.jdbc;
 
-import dev.idempotency.Execution;
 import dev.idempotency.FenceToken;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.TransactionalWork;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.OneTransactionOutcome;
 import dev.idempotency.spi.OneTransactionWork;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
-import dev.idempotency.spi.TransactionCallbacks;
 import dev.idempotency.spi.TransactionalKeyStore;
-import dev.idempotency.spi.TransactionalWork;
 import dev.idempotency.store.jdbc.internal.Names;
 import dev.idempotency.store.jdbc.internal.Nanos;
 import dev.idempotency.store.jdbc.internal.ParamValues;
@@ -281,12 +279,12 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   }
 
   /**
-   * Runs {@code work} and the checkpoint to {@code next} in one transaction on one connection, then
-   * tells the execution. The connection's isolation level is left as the pool configured it: the
-   * fenced {@code UPDATE} reads the latest committed row in every dialect at {@code READ COMMITTED}
-   * or above. A serialization failure or deadlock (SQLState 40001, 40P01) rolls back and runs the
-   * work again, up to {@link JdbcKeyStoreBuilder#maxTransactionAttempts(int)} times; the work must
-   * therefore touch only this connection.
+   * Runs {@code work} and the checkpoint to {@code next} in one transaction on one connection. The
+   * connection's isolation level is left as the pool configured it: the fenced {@code UPDATE} reads
+   * the latest committed row in every dialect at {@code READ COMMITTED} or above. A serialization
+   * failure or deadlock (SQLState 40001, 40P01) rolls back and runs the work again, up to {@link
+   * JdbcKeyStoreBuilder#maxTransactionAttempts(int)} times; the work must therefore touch only this
+   * connection.
    *
    * <p>The work's connection is a view of the pool's that sets the {@linkplain
    * JdbcKeyStoreBuilder#statementTimeout statement timeout} on every statement the work creates; it
@@ -297,21 +295,34 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
    */
   @Override
   public <R> R inPhase(
-      Execution execution, RecoveryPoint next, TransactionalWork<Connection, R> work)
+      RecordId id,
+      FenceToken fence,
+      RecoveryPoint next,
+      Instant now,
+      Duration lease,
+      TransactionalWork<Connection, R> work)
       throws Exception {
     Objects.requireNonNull(next, "next");
-    R result =
-        phase(
-            "phase " + next.name(),
-            execution,
-            work,
-            r ->
-                fencedValues(execution)
-                    .lease(positive(execution.lease(), "lease"))
-                    .recoveryPoint(next),
-            sql::checkpoint);
-    TransactionCallbacks.of(execution).phaseCommitted(next);
-    return result;
+    long held = positive(lease, "lease");
+    requireOwner(id, fence, now);
+    return phase(
+        "phase " + next.name(),
+        id,
+        work,
+        r -> fencedValues(id, fence, now).lease(held).recoveryPoint(next),
+        sql::checkpoint);
+  }
+
+  /** The transaction handle of every work: a {@link Connection}. */
+  @Override
+  public Class<Connection> transactionType() {
+    return Connection.class;
+  }
+
+  private static void requireOwner(RecordId id, FenceToken fence, Instant now) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(fence, "fence");
+    Objects.requireNonNull(now, "now");
   }
 
   /**
@@ -319,20 +330,22 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
    */
   @Override
   public StoredResponse completeWith(
-      Execution execution, TransactionalWork<Connection, StoredResponse> work) throws Exception {
-    StoredResponse response =
-        phase(
-            "completion",
-            execution,
-            work,
-            r -> {
-              Objects.requireNonNull(r, "the work's response");
-              responseLimit.check(r, "completion of " + execution.recordId());
-              return fencedValues(execution).response(r);
-            },
-            sql::complete);
-    TransactionCallbacks.of(execution).completionCommitted(response);
-    return response;
+      RecordId id,
+      FenceToken fence,
+      Instant now,
+      TransactionalWork<Connection, StoredResponse> work)
+      throws Exception {
+    requireOwner(id, fence, now);
+    return phase(
+        "completion",
+        id,
+        work,
+        r -> {
+          Objects.requireNonNull(r, "the work's response");
+          responseLimit.check(r, "completion of " + id);
+          return fencedValues(id, fence, now).response(r);
+        },
+        sql::complete);
   }
 
   /**
@@ -377,36 +390,21 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     return "JdbcKeyStore[" + dialect + ", table=" + names.table() + ", clock=" + clockSource + "]";
   }
 
-  /** A transaction of {@code execution}'s, announced to the engine while it is open. */
+  /** One transaction of an owner's: {@code work}, then {@code write} with its values. */
   private <R> R phase(
       String what,
-      Execution execution,
+      RecordId id,
       TransactionalWork<Connection, R> work,
       Function<R, ParamValues> valuesFor,
       Transactions.FencedWrite write)
       throws Exception {
-    Objects.requireNonNull(execution, "execution");
     Objects.requireNonNull(work, "work");
-    TransactionCallbacks callbacks = TransactionCallbacks.of(execution);
-    // the engine stops renewing this lease until the phase closes: a renewal committed while the
-    // transaction is open would make its fenced write fail at REPEATABLE READ and SERIALIZABLE (a
-    // concurrent update of the row)
-    callbacks.phaseOpening();
-    try {
-      return transactions.inTransaction(
-          dataSource, what + " of " + execution.recordId(), work, valuesFor, write);
-    } finally {
-      callbacks.phaseClosed();
-    }
+    return transactions.inTransaction(dataSource, what + " of " + id, work, valuesFor, write);
   }
 
   private ParamValues fencedValues(RecordId id, FenceToken fence, Instant now) {
     Objects.requireNonNull(fence, "fence");
     return sql.values(now).record(id).fence(fence);
-  }
-
-  private ParamValues fencedValues(Execution execution) {
-    return fencedValues(execution.recordId(), execution.fence(), execution.now());
   }
 
   private void fenced(

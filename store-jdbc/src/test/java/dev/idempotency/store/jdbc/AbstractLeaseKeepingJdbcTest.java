@@ -354,8 +354,8 @@ abstract class AbstractLeaseKeepingJdbcTest {
                         claimed.countDown();
                         long until = System.nanoTime() + 3 * lease.toNanos();
                         while (System.nanoTime() < until) {
-                          store.inPhase(
-                              execution,
+                          execution.inPhase(
+                              Connection.class,
                               RecoveryPoint.of("step-" + phases.incrementAndGet()),
                               c -> {
                                 Thread.sleep(250); // most of the time inside a phase
@@ -407,8 +407,8 @@ abstract class AbstractLeaseKeepingJdbcTest {
                 engine,
                 id,
                 execution -> {
-                  store.inPhase(
-                      execution,
+                  execution.inPhase(
+                      Connection.class,
                       RecoveryPoint.of("charged"),
                       c -> {
                         runs.incrementAndGet();
@@ -463,8 +463,8 @@ abstract class AbstractLeaseKeepingJdbcTest {
                         newId(),
                         FP,
                         execution -> {
-                          store.inPhase(
-                              execution,
+                          execution.inPhase(
+                              Connection.class,
                               RecoveryPoint.of("charged"),
                               c -> {
                                 try (Statement s = c.createStatement()) {

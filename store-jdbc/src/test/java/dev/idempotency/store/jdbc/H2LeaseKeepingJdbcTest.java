@@ -38,11 +38,13 @@ class H2LeaseKeepingJdbcTest extends AbstractLeaseKeepingJdbcTest {
     ClaimOutcome.Claimed claimed =
         (ClaimOutcome.Claimed)
             store.claim(new ClaimRequest(id, FP, Instant.now(), lease, Duration.ofHours(24)));
-    TestExecution execution = new TestExecution(store, id, claimed, Instant.now(), lease);
     AtomicReference<Instant> workEnd = new AtomicReference<>();
     store.inPhase(
-        execution,
+        id,
+        claimed.fence(),
         RecoveryPoint.of("charged"),
+        Instant.now(),
+        lease,
         c -> {
           try (Statement s = c.createStatement();
               ResultSet rs = s.executeQuery("SELECT CURRENT_TIMESTAMP")) {

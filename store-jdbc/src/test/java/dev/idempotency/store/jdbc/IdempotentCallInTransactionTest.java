@@ -4,24 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.Execution;
+import dev.idempotency.FenceToken;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.TransactionalWork;
 import dev.idempotency.core.FingerprintBuilder;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.IdempotentCall;
 import dev.idempotency.core.ResultCodec;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.TransactionalKeyStore;
-import dev.idempotency.spi.TransactionalWork;
 import dev.idempotency.testing.DelegatingStore;
 import dev.idempotency.testing.TestDatabases;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -142,16 +144,30 @@ class IdempotentCallInTransactionTest {
     }
 
     @Override
+    public Class<Connection> transactionType() {
+      return jdbc.transactionType();
+    }
+
+    @Override
     public <R> R inPhase(
-        Execution execution, RecoveryPoint next, TransactionalWork<Connection, R> work)
+        RecordId id,
+        FenceToken fence,
+        RecoveryPoint next,
+        Instant now,
+        Duration lease,
+        TransactionalWork<Connection, R> work)
         throws Exception {
-      return jdbc.inPhase(execution, next, work);
+      return jdbc.inPhase(id, fence, next, now, lease, work);
     }
 
     @Override
     public StoredResponse completeWith(
-        Execution execution, TransactionalWork<Connection, StoredResponse> work) throws Exception {
-      return jdbc.completeWith(execution, work);
+        RecordId id,
+        FenceToken fence,
+        Instant now,
+        TransactionalWork<Connection, StoredResponse> work)
+        throws Exception {
+      return jdbc.completeWith(id, fence, now, work);
     }
 
     @Override

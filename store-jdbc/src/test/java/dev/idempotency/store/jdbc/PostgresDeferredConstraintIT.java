@@ -122,8 +122,8 @@ class PostgresDeferredConstraintIT {
                       id,
                       FP,
                       execution ->
-                          store.completeWith(
-                              execution,
+                          execution.completeWith(
+                              Connection.class,
                               tx -> {
                                 insertTheSameOrderTwice(tx, 2);
                                 return created();

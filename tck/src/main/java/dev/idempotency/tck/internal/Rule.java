@@ -349,25 +349,22 @@ public enum Rule {
       "10.5",
       "After a retryable abort (a serialization failure, a deadlock) the store may run the "
           + "work again in a new transaction: only the last run's writes commit, and the last "
-          + "run's result is the one returned, stored and reported.",
+          + "run's result is the one returned and stored.",
       "that each attempt starts a new transaction after rolling the previous one back, that "
           + "nothing an earlier attempt wrote or buffered is carried over, and that the result of "
           + "the attempt that committed is the one used"),
   R10_6(
       "10.6",
-      "The store tells the execution's TransactionCallbacks what it does: phaseOpening "
-          + "before the work runs, phaseClosed once for each phaseOpening after the transaction "
-          + "ended (also when it rolled back), and phaseCommitted / completionCommitted once, "
-          + "after the commit (its changes visible), never for a transaction that rolled back.",
-      "that phaseClosed is called in a finally, and phaseCommitted / completionCommitted "
-          + "only after commit() returned, on no path that rolls back"),
+      "transactionType() is never null and the same on every call, and the work of inPhase "
+          + "and completeWith is handed an instance of it.",
+      "that transactionType() returns a constant such as Connection.class, and that the "
+          + "handle given to the work is of that class"),
   R10_7(
       "10.7",
-      "An Execution that does not implement TransactionCallbacks is refused with "
-          + "IllegalArgumentException, and a null argument with NullPointerException, before any "
-          + "work runs: nothing is written and no callback is called.",
-      "TransactionCallbacks.of(execution) and Objects.requireNonNull on every argument at "
-          + "the top of inPhase and completeWith, before the transaction opens"),
+      "A null argument of inPhase or completeWith is refused with NullPointerException "
+          + "before any work runs: nothing is written.",
+      "Objects.requireNonNull on every argument at the top of inPhase and completeWith, "
+          + "before the transaction opens"),
   R10_8(
       "10.8",
       "A store that implements TransactionalKeyStore declares TRANSACTIONAL in "

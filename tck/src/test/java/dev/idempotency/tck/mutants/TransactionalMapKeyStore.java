@@ -1,19 +1,19 @@
 package dev.idempotency.tck.mutants;
 
-import dev.idempotency.Execution;
 import dev.idempotency.FenceToken;
+import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.TransactionalWork;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.OneTransactionOutcome;
 import dev.idempotency.spi.OneTransactionWork;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.StoreUnavailableException;
-import dev.idempotency.spi.TransactionCallbacks;
 import dev.idempotency.spi.TransactionalKeyStore;
-import dev.idempotency.spi.TransactionalWork;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -77,79 +77,67 @@ public class TransactionalMapKeyStore extends MapKeyStore
   }
 
   @Override
-  public <R> R inPhase(Execution execution, RecoveryPoint next, TransactionalWork<Tx, R> work)
+  public Class<Tx> transactionType() {
+    return Tx.class;
+  }
+
+  @Override
+  public <R> R inPhase(
+      RecordId id,
+      FenceToken fence,
+      RecoveryPoint next,
+      Instant now,
+      Duration lease,
+      TransactionalWork<Tx, R> work)
       throws Exception {
-    TransactionCallbacks callbacks = callbacks(execution);
-    Objects.requireNonNull(next, "next");
-    Objects.requireNonNull(work, "work");
-    return transaction(
-        callbacks, work, r -> phaseWrite(execution, next), r -> callbacks.phaseCommitted(next));
+    refuseNulls(id, fence, now, next, lease, work);
+    return transaction(work, r -> phaseWrite(id, fence, next, now, lease));
   }
 
   @Override
   public StoredResponse completeWith(
-      Execution execution, TransactionalWork<Tx, StoredResponse> work) throws Exception {
-    TransactionCallbacks callbacks = callbacks(execution);
-    Objects.requireNonNull(work, "work");
-    return transaction(
-        callbacks,
-        work,
-        r ->
-            complete(
-                execution.recordId(),
-                execution.fence(),
-                Objects.requireNonNull(r, "the work's response"),
-                execution.now()),
-        callbacks::completionCommitted);
-  }
-
-  /** The execution's callbacks; refuses an execution without them. */
-  protected TransactionCallbacks callbacks(Execution execution) {
-    return TransactionCallbacks.of(execution);
-  }
-
-  /** The fenced write of a phase: its checkpoint, from the execution's time and lease. */
-  protected void phaseWrite(Execution execution, RecoveryPoint next) {
-    checkpoint(execution.recordId(), execution.fence(), next, execution.now(), execution.lease());
-  }
-
-  private <R> R transaction(
-      TransactionCallbacks callbacks,
-      TransactionalWork<Tx, R> work,
-      Consumer<R> fencedWrite,
-      Consumer<R> reportCommitted)
+      RecordId id, FenceToken fence, Instant now, TransactionalWork<Tx, StoredResponse> work)
       throws Exception {
-    callbacks.phaseOpening();
-    boolean committed = false;
-    try {
-      Tx tx = null;
-      for (int attempt = 1; ; attempt++) {
-        tx = nextTx(tx);
-        R result;
-        try {
-          result = work.run(tx);
-        } catch (Exception e) {
-          workFailed(fencedWrite);
-          throw e;
-        }
-        if (tx.aborted) {
-          if (attempt < MAX_ATTEMPTS) {
-            continue;
-          }
-          throw new IllegalStateException("the transaction aborted " + attempt + " times in a row");
-        }
-        beforeCommit(callbacks);
-        commitAndReport(tx, result, fencedWrite, reportCommitted);
-        committed = true;
-        return result;
-      }
-    } finally {
-      closed(callbacks, committed);
+    refuseNulls(id, fence, now, work);
+    return transaction(
+        work, r -> complete(id, fence, Objects.requireNonNull(r, "the work's response"), now));
+  }
+
+  /** Refuses a null argument before any work runs (rule 10.7). */
+  protected void refuseNulls(Object... arguments) {
+    for (Object argument : arguments) {
+      Objects.requireNonNull(argument, "an argument of inPhase or completeWith");
     }
   }
 
-  /** Called when the work has run and the transaction is about to commit. */
-  protected void beforeCommit(TransactionCallbacks callbacks) {}
+  /** The fenced write of a phase: its checkpoint, from the owner's time and lease. */
+  protected void phaseWrite(
+      RecordId id, FenceToken fence, RecoveryPoint next, Instant now, Duration lease) {
+    checkpoint(id, fence, next, now, lease);
+  }
+
+  private <R> R transaction(TransactionalWork<Tx, R> work, Consumer<R> fencedWrite)
+      throws Exception {
+    Tx tx = null;
+    for (int attempt = 1; ; attempt++) {
+      tx = nextTx(tx);
+      R result;
+      try {
+        result = work.run(tx);
+      } catch (Exception e) {
+        workFailed(fencedWrite);
+        throw e;
+      }
+      if (tx.aborted) {
+        if (attempt < MAX_ATTEMPTS) {
+          continue;
+        }
+        throw new IllegalStateException("the transaction aborted " + attempt + " times in a row");
+      }
+      commit(tx, result, fencedWrite);
+      return result;
+    }
+  }
 
   /** The transaction of the next attempt; {@code previous} (null for the first) was rolled back. */
   protected Tx nextTx(Tx previous) {
@@ -158,13 +146,6 @@ public class TransactionalMapKeyStore extends MapKeyStore
 
   /** Called when the work threw: the transaction rolls back, so nothing is written. */
   protected <R> void workFailed(Consumer<R> fencedWrite) {}
-
-  /** Commits, then reports the commit to the execution. */
-  protected <R> void commitAndReport(
-      Tx tx, R result, Consumer<R> fencedWrite, Consumer<R> reportCommitted) {
-    commit(tx, result, fencedWrite);
-    reportCommitted.accept(result);
-  }
 
   /**
    * The commit: the fenced write first, which throws {@link dev.idempotency.spi.LeaseLostException}
@@ -181,11 +162,6 @@ public class TransactionalMapKeyStore extends MapKeyStore
   /** Applies the work's writes to the business table; called under the lock. */
   protected void apply(Tx tx) {
     table.addAll(tx.writes);
-  }
-
-  /** Tells the execution that the transaction ended, committed or not. */
-  protected void closed(TransactionCallbacks callbacks, boolean committed) {
-    callbacks.phaseClosed();
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.idempotency.tck.mutants;
 
-import dev.idempotency.Execution;
+import dev.idempotency.FenceToken;
+import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
@@ -9,7 +10,7 @@ import dev.idempotency.spi.OneTransactionOutcome;
 import dev.idempotency.spi.OneTransactionWork;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
-import dev.idempotency.spi.TransactionCallbacks;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
@@ -62,73 +63,27 @@ public final class TransactionalMutants {
     }
   }
 
-  /** Tells the execution of the commit before committing (rule 10.6). */
-  public static final class CommitReportedEarly extends TransactionalMapKeyStore {
+  /** Declares no transaction type (rule 10.6). */
+  public static final class NoTransactionType extends TransactionalMapKeyStore {
     @Override
-    protected <R> void commitAndReport(
-        Tx tx, R result, Consumer<R> fencedWrite, Consumer<R> reportCommitted) {
-      reportCommitted.accept(result);
-      commit(tx, result, fencedWrite);
+    @SuppressWarnings("NullAway") // the mutation: null where the SPI promises a class
+    public Class<Tx> transactionType() {
+      return null;
     }
   }
 
-  /**
-   * Tells the execution of a commit also when the fenced write was refused and the transaction
-   * rolled back (10.6).
-   */
-  public static final class CommitReportedOnRollback extends TransactionalMapKeyStore {
+  /** Runs the work before checking its arguments, so a null one fails after it ran (rule 10.7). */
+  public static final class NullsRefusedLate extends TransactionalMapKeyStore {
     @Override
-    protected <R> void commitAndReport(
-        Tx tx, R result, Consumer<R> fencedWrite, Consumer<R> reportCommitted) {
-      try {
-        commit(tx, result, fencedWrite);
-      } finally {
-        reportCommitted.accept(result);
-      }
-    }
-  }
-
-  /**
-   * Calls phaseClosed only after a commit, so a failed phase leaves the engine's renewals stopped
-   * (rule 10.6).
-   */
-  public static final class NotClosedOnFailure extends TransactionalMapKeyStore {
-    @Override
-    protected void closed(TransactionCallbacks callbacks, boolean committed) {
-      if (committed) {
-        callbacks.phaseClosed();
-      }
-    }
-  }
-
-  /** Runs the work for an execution without callbacks, telling nobody (rule 10.7). */
-  public static final class ForeignExecutionAccepted extends TransactionalMapKeyStore {
-    @Override
-    protected TransactionCallbacks callbacks(Execution execution) {
-      Objects.requireNonNull(execution, "execution");
-      return execution instanceof TransactionCallbacks c
-          ? c
-          : new TransactionCallbacks() {
-            @Override
-            public void phaseOpening() {}
-
-            @Override
-            public void phaseClosed() {}
-
-            @Override
-            public void phaseCommitted(RecoveryPoint point) {}
-
-            @Override
-            public void completionCommitted(StoredResponse response) {}
-          };
-    }
+    protected void refuseNulls(Object... arguments) {}
   }
 
   /** A phase's fenced write renews the lease but records no recovery point (rule 10.2). */
   public static final class PhaseWithoutCheckpoint extends TransactionalMapKeyStore {
     @Override
-    protected void phaseWrite(Execution execution, RecoveryPoint next) {
-      heartbeat(execution.recordId(), execution.fence(), execution.now(), execution.lease());
+    protected void phaseWrite(
+        RecordId id, FenceToken fence, RecoveryPoint next, Instant now, Duration lease) {
+      heartbeat(id, fence, now, lease);
     }
   }
 
@@ -138,30 +93,10 @@ public final class TransactionalMutants {
    */
   public static final class PhaseKeepsOldLease extends TransactionalMapKeyStore {
     @Override
-    protected void phaseWrite(Execution execution, RecoveryPoint next) {
-      Instant leaseEnd =
-          lookup(execution.recordId()).flatMap(RecordSnapshot::leaseExpiresAt).orElseThrow();
-      checkpoint(
-          execution.recordId(),
-          execution.fence(),
-          next,
-          leaseEnd.minus(execution.lease()),
-          execution.lease());
-    }
-  }
-
-  /** Tells the engine the phase closed before its commit, when the work has run (rule 10.6). */
-  public static final class ClosedBeforeCommit extends TransactionalMapKeyStore {
-    @Override
-    protected void beforeCommit(TransactionCallbacks callbacks) {
-      callbacks.phaseClosed();
-    }
-
-    @Override
-    protected void closed(TransactionCallbacks callbacks, boolean committed) {
-      if (!committed) {
-        callbacks.phaseClosed();
-      }
+    protected void phaseWrite(
+        RecordId id, FenceToken fence, RecoveryPoint next, Instant now, Duration lease) {
+      Instant leaseEnd = lookup(id).flatMap(RecordSnapshot::leaseExpiresAt).orElseThrow();
+      checkpoint(id, fence, next, leaseEnd.minus(lease), lease);
     }
   }
 

@@ -13,6 +13,7 @@ import java.util.List;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -47,6 +48,23 @@ public final class IdempotencyServletAutoConfiguration {
   /** Instantiated by Spring Boot's auto-configuration. */
   public IdempotencyServletAutoConfiguration() {}
 
+  private static final System.Logger LOG =
+      System.getLogger(IdempotencyServletAutoConfiguration.class.getName());
+
+  /**
+   * Said at start-up when the application's Spring JDBC writes cannot join the request's
+   * transaction.
+   */
+  static final String NOT_JOINED =
+      "idempotency: requests of endpoints in one transaction (the default on the JDBC store) run"
+          + " on the store's connection, but idempotency-spring is not on the class path, so"
+          + " JdbcTemplate, @Transactional and JPA writes do not join that transaction: they commit"
+          + " on connections of their own, which a crash between them and the response leaves"
+          + " committed under a key that runs again after its lease. Add idempotency-spring"
+          + " (idempotency-spring-boot-starter brings it), write on the request attribute"
+          + " IdempotencyFilter.TRANSACTION_ATTRIBUTE, or choose"
+          + " idempotency.endpoints[i].in-one-transaction=false with recovery points.";
+
   /** The bean name of the filter's registration. */
   public static final String REGISTRATION = "idempotencyFilterRegistration";
 
@@ -62,12 +80,19 @@ public final class IdempotencyServletAutoConfiguration {
     List<EngineExtension> timers = extensions.orderedStream().toList();
     Filter filter = new IdempotencyFilter(http);
     DataSource dataSource = dataSources.getIfUnique();
-    if (dataSource != null && joinsSpringTransactions(beans)) {
-      Object entityManagerFactory =
-          JoinedEntityManagerFactory.present()
-              ? JoinedEntityManagerFactory.find(beans, dataSource)
-              : null;
-      filter = new SpringTransactionFilter(filter, dataSource, entityManagerFactory);
+    boolean ownStore = beans.containsBean(IdempotencyJdbcAutoConfiguration.STORE);
+    if (dataSource != null
+        && ownStore
+        && present(beans, "org.springframework.jdbc.datasource.ConnectionHolder")) {
+      if (present(beans, "dev.idempotency.spring.internal.StoreConnectionBinding")) {
+        Object entityManagerFactory =
+            JoinedEntityManagerFactory.present()
+                ? JoinedEntityManagerFactory.find(beans, dataSource)
+                : null;
+        filter = new SpringTransactionFilter(filter, dataSource, entityManagerFactory);
+      } else {
+        LOG.log(System.Logger.Level.WARNING, NOT_JOINED);
+      }
     }
     FilterRegistrationBean<Filter> registration =
         new FilterRegistrationBean<>(timers.isEmpty() ? filter : new TimedFilter(filter, timers));
@@ -79,15 +104,18 @@ public final class IdempotencyServletAutoConfiguration {
   }
 
   /**
-   * Whether the store is the one {@link IdempotencyJdbcAutoConfiguration} built over the unique
-   * {@code DataSource} (a store of the application's may use another database), and the binding's
-   * classes are present.
+   * Whether {@code className} can be loaded by the context's class loader. The binding joins Spring
+   * transactions only for the store {@link IdempotencyJdbcAutoConfiguration} built over the unique
+   * {@code DataSource} (a store of the application's may use another database), with Spring JDBC
+   * and idempotency-spring's binding present.
    */
-  private static boolean joinsSpringTransactions(ListableBeanFactory beans) {
-    ClassLoader loader = IdempotencyServletAutoConfiguration.class.getClassLoader();
-    return beans.containsBean(IdempotencyJdbcAutoConfiguration.STORE)
-        && ClassUtils.isPresent("dev.idempotency.spring.internal.StoreConnectionBinding", loader)
-        && ClassUtils.isPresent("org.springframework.jdbc.datasource.ConnectionHolder", loader);
+  private static boolean present(ListableBeanFactory beans, String className) {
+    ClassLoader loader =
+        beans instanceof ConfigurableBeanFactory configurable
+                && configurable.getBeanClassLoader() != null
+            ? configurable.getBeanClassLoader()
+            : IdempotencyServletAutoConfiguration.class.getClassLoader();
+    return ClassUtils.isPresent(className, loader);
   }
 
   /** Fails start-up when the filter would run before Spring Security's. */

@@ -1,10 +1,10 @@
 package dev.idempotency.store.jdbc.internal;
 
 import dev.idempotency.StoredResponse;
+import dev.idempotency.TransactionalWork;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.OneTransactionOutcome;
 import dev.idempotency.spi.OneTransactionWork;
-import dev.idempotency.spi.TransactionalWork;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;

@@ -1,7 +1,8 @@
-package dev.idempotency.spi;
+package dev.idempotency;
 
 /**
- * Business work that runs inside a {@link TransactionalKeyStore}'s transaction.
+ * Business work that runs inside the store's transaction, together with the store's own fenced
+ * write: a phase of {@link Execution#inPhase} or the last phase of {@link Execution#completeWith}.
  *
  * @param <T> the transaction handle, for example {@code java.sql.Connection}
  * @param <R> the work's result
@@ -10,7 +11,8 @@ package dev.idempotency.spi;
 public interface TransactionalWork<T, R> {
   /**
    * Runs the work on {@code tx}. It must neither commit nor roll back: the store does, together
-   * with its own write.
+   * with its own write. The store may run it again in a new transaction after a serialization
+   * failure or a deadlock, so it must have no effect outside the transaction.
    *
    * @param tx the transaction handle, valid only during this call
    * @return the work's result
