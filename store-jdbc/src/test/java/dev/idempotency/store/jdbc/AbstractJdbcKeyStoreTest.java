@@ -85,6 +85,11 @@ abstract class AbstractJdbcKeyStoreTest {
   /** Round trips of a replay (COMPLETE within the window, same fingerprint) in this dialect. */
   abstract int replayRoundTrips();
 
+  /** Round trips of a claim that wins (fresh or takeover) in this dialect: one but on H2. */
+  int wonClaimRoundTrips() {
+    return 1;
+  }
+
   @BeforeAll
   void setUp() throws SQLException {
     url = db().url();
@@ -222,16 +227,17 @@ abstract class AbstractJdbcKeyStoreTest {
     Files.createDirectories(out);
     Files.writeString(out.resolve(db().name() + ".txt"), report + System.lineSeparator());
 
-    assertThat(rt.get("fresh")).isEqualTo(1);
+    assertThat(rt.get("fresh")).isEqualTo(wonClaimRoundTrips());
     assertThat(rt.get("in flight")).isEqualTo(1);
     assertThat(rt.get("mismatch (in flight)")).isEqualTo(1);
     assertThat(rt.get("mismatch (complete)")).isEqualTo(1);
     // MySQL/MariaDB read the row a takeover took, for its generation, as they read a replay's
     // response
-    assertThat(rt.get("takeover")).isEqualTo(replayRoundTrips());
-    assertThat(rt.get("fresh after the window")).isEqualTo(1);
+    int takeoverTrips = Math.max(replayRoundTrips(), wonClaimRoundTrips());
+    assertThat(rt.get("takeover")).isEqualTo(takeoverTrips);
+    assertThat(rt.get("fresh after the window")).isEqualTo(wonClaimRoundTrips());
     assertThat(rt.get("replay")).isEqualTo(replayRoundTrips());
-    assertThat(rt.get("takeover with recovery point")).isEqualTo(replayRoundTrips());
+    assertThat(rt.get("takeover with recovery point")).isEqualTo(takeoverTrips);
   }
 
   /**
