@@ -15,8 +15,6 @@ import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.spi.TransactionalKeyStore;
-import java.time.Duration;
-import java.time.InstantSource;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -324,97 +322,27 @@ public final class IdempotencyEngine implements AutoCloseable {
   }
 
   /**
-   * Builds an {@link IdempotencyEngine}: a store plus an {@link IdempotencyConfig}, set whole or
-   * through the shortcuts here. Not thread-safe.
+   * Builds an {@link IdempotencyEngine}: a store and its {@link IdempotencyConfig} (every default
+   * unless {@link #config} is given one; its settings are {@link IdempotencyConfig#builder()}'s).
+   * Not thread-safe.
    */
   public static final class Builder {
     private final KeyStore store;
-    private IdempotencyConfig.Builder config = IdempotencyConfig.builder();
+    private IdempotencyConfig config = IdempotencyConfig.ofDefaults();
 
     private Builder(KeyStore store) {
       this.store = store;
     }
 
-    /** Replaces the whole configuration. */
+    /** The engine's configuration (default {@link IdempotencyConfig#ofDefaults()}). */
     public Builder config(IdempotencyConfig config) {
-      this.config = Objects.requireNonNull(config, "config").toBuilder();
+      this.config = Objects.requireNonNull(config, "config");
       return this;
     }
 
-    /** See {@link IdempotencyConfig.Builder#replayWindow}. */
-    public Builder replayWindow(Duration replayWindow) {
-      config.replayWindow(replayWindow);
-      return this;
-    }
-
-    /** See {@link IdempotencyConfig.Builder#retention}. */
-    public Builder retention(Duration retention) {
-      config.retention(retention);
-      return this;
-    }
-
-    /** See {@link IdempotencyConfig.Builder#lease}. */
-    public Builder lease(Duration lease) {
-      config.lease(lease);
-      return this;
-    }
-
-    /** See {@link IdempotencyConfig.Builder#heartbeatInterval}. */
-    public Builder heartbeatInterval(Duration heartbeatInterval) {
-      config.heartbeatInterval(heartbeatInterval);
-      return this;
-    }
-
-    /** See {@link IdempotencyConfig.Builder#maxOperationTime}. */
-    public Builder maxOperationTime(Duration maxOperationTime) {
-      config.maxOperationTime(maxOperationTime);
-      return this;
-    }
-
-    /** See {@link IdempotencyConfig.Builder#longestRetryChain}. */
-    public Builder longestRetryChain(Duration longestRetryChain) {
-      config.longestRetryChain(longestRetryChain);
-      return this;
-    }
-
-    /** See {@link IdempotencyConfig.Builder#inFlightRetryAfter}. */
-    public Builder inFlightRetryAfter(Duration inFlightRetryAfter) {
-      config.inFlightRetryAfter(inFlightRetryAfter);
-      return this;
-    }
-
-    /** See {@link IdempotencyConfig.Builder#clock}. */
-    public Builder clock(InstantSource clock) {
-      config.clock(clock);
-      return this;
-    }
-
-    /** See {@link IdempotencyConfig.Builder#inFlightPolicy}. */
-    public Builder inFlightPolicy(InFlightPolicy inFlightPolicy) {
-      config.inFlightPolicy(inFlightPolicy);
-      return this;
-    }
-
-    /** See {@link IdempotencyConfig.Builder#storedResponsePolicy}. */
-    public Builder storedResponsePolicy(StoredResponsePolicy storedResponsePolicy) {
-      config.storedResponsePolicy(storedResponsePolicy);
-      return this;
-    }
-
-    /** See {@link IdempotencyConfig.Builder#listener}. */
-    public Builder listener(IdempotencyListener listener) {
-      config.listener(listener);
-      return this;
-    }
-
-    /**
-     * Validates and builds the engine.
-     *
-     * @throws IllegalArgumentException naming the setting, as {@link
-     *     IdempotencyConfig.Builder#build()} does
-     */
+    /** Builds the engine over the store, with the configuration. */
     public IdempotencyEngine build() {
-      return new IdempotencyEngine(store, config.build());
+      return new IdempotencyEngine(store, config);
     }
   }
 }

@@ -89,8 +89,8 @@ class CompletionOutageGateTest {
 
   private IdempotencyEngine engine(Duration lease) {
     return IdempotencyEngine.builder(instance())
-        .lease(lease)
-        .heartbeatInterval(lease.dividedBy(4))
+        .config(
+            IdempotencyConfig.builder().lease(lease).heartbeatInterval(lease.dividedBy(4)).build())
         .build();
   }
 

@@ -46,10 +46,13 @@ class DownstreamKeyTest {
   void aTakeoverKeepsTheKeyAndANewRequestUnderTheSameKeyGetsANewOne() throws Exception {
     try (IdempotencyEngine engine =
         IdempotencyEngine.builder(store)
-            .clock(clock)
-            .replayWindow(Duration.ofHours(1))
-            .retention(Duration.ofHours(2))
-            .heartbeatInterval(Duration.ofSeconds(29))
+            .config(
+                IdempotencyConfig.builder()
+                    .clock(clock)
+                    .replayWindow(Duration.ofHours(1))
+                    .retention(Duration.ofHours(2))
+                    .heartbeatInterval(Duration.ofSeconds(29))
+                    .build())
             .build()) {
       // the first owner claims and stalls; its lease runs out and a retry takes it over
       ClaimOutcome.Claimed first =
@@ -83,8 +86,11 @@ class DownstreamKeyTest {
   void everyOwnerOfOneRequestDerivesTheSameKey() throws Exception {
     try (IdempotencyEngine engine =
         IdempotencyEngine.builder(store)
-            .clock(clock)
-            .heartbeatInterval(Duration.ofSeconds(29))
+            .config(
+                IdempotencyConfig.builder()
+                    .clock(clock)
+                    .heartbeatInterval(Duration.ofSeconds(29))
+                    .build())
             .build()) {
       ClaimOutcome.Claimed first =
           (ClaimOutcome.Claimed)

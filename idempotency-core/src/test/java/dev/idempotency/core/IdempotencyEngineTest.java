@@ -46,9 +46,12 @@ class IdempotencyEngineTest {
   // heartbeats far apart in real time, so that only the tests about heartbeats see one
   private final IdempotencyEngine engine =
       IdempotencyEngine.builder(store)
-          .clock(clock)
-          .heartbeatInterval(Duration.ofSeconds(29))
-          .listener(events::add)
+          .config(
+              IdempotencyConfig.builder()
+                  .clock(clock)
+                  .heartbeatInterval(Duration.ofSeconds(29))
+                  .listener(events::add)
+                  .build())
           .build();
   private final AtomicInteger sideEffects = new AtomicInteger();
   // a thread per concurrent request: CompletableFuture's default executor may have one thread on a
@@ -125,8 +128,11 @@ class IdempotencyEngineTest {
   void aStatusThePolicyExcludesReleasesTheKey() throws Exception {
     try (IdempotencyEngine no429 =
         IdempotencyEngine.builder(store)
-            .clock(clock)
-            .storedResponsePolicy(StoredResponsePolicy.storeAllExcept(429))
+            .config(
+                IdempotencyConfig.builder()
+                    .clock(clock)
+                    .storedResponsePolicy(StoredResponsePolicy.storeAllExcept(429))
+                    .build())
             .build()) {
       Outcome throttled =
           no429.execute(ID, FP, execution -> StoredResponse.ofUtf8(429, "slow down"));
@@ -222,7 +228,10 @@ class IdempotencyEngineTest {
                 "connection reset while reading the commit's answer"); // ...unheard
           }
         };
-    try (IdempotencyEngine engine = IdempotencyEngine.builder(flaky).clock(clock).build()) {
+    try (IdempotencyEngine engine =
+        IdempotencyEngine.builder(flaky)
+            .config(IdempotencyConfig.builder().clock(clock).build())
+            .build()) {
       OperationFailedException e =
           catchThrowableOfType(
               OperationFailedException.class,
@@ -289,8 +298,12 @@ class IdempotencyEngineTest {
         };
     try (IdempotencyEngine waiting =
         IdempotencyEngine.builder(observed)
-            .clock(clock)
-            .inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofSeconds(20), Duration.ofMillis(10)))
+            .config(
+                IdempotencyConfig.builder()
+                    .clock(clock)
+                    .inFlightPolicy(
+                        InFlightPolicy.waitUpTo(Duration.ofSeconds(20), Duration.ofMillis(10)))
+                    .build())
             .build()) {
       CountDownLatch running = new CountDownLatch(1);
       CountDownLatch finish = new CountDownLatch(1);
@@ -333,8 +346,11 @@ class IdempotencyEngineTest {
   void theInFlightRetryAfterIsCappedByTheLeaseAndAtLeastOneSecond() throws Exception {
     try (IdempotencyEngine slowHint =
         IdempotencyEngine.builder(store)
-            .clock(clock)
-            .inFlightRetryAfter(Duration.ofSeconds(20))
+            .config(
+                IdempotencyConfig.builder()
+                    .clock(clock)
+                    .inFlightRetryAfter(Duration.ofSeconds(20))
+                    .build())
             .build()) {
       store.claim(
           new ClaimRequest(ID, FP, clock.instant(), Duration.ofSeconds(30), Duration.ofHours(24)));
@@ -351,9 +367,13 @@ class IdempotencyEngineTest {
   void aBoundedWaitEndsInTheConflictWhenTheBoundPasses() throws Exception {
     try (IdempotencyEngine waiting =
         IdempotencyEngine.builder(store)
-            .clock(clock)
-            .inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofMillis(100), Duration.ofMillis(20)))
-            .listener(events::add)
+            .config(
+                IdempotencyConfig.builder()
+                    .clock(clock)
+                    .inFlightPolicy(
+                        InFlightPolicy.waitUpTo(Duration.ofMillis(100), Duration.ofMillis(20)))
+                    .listener(events::add)
+                    .build())
             .build()) {
       store.claim(
           new ClaimRequest(ID, FP, clock.instant(), Duration.ofSeconds(30), Duration.ofHours(24)));
@@ -374,7 +394,9 @@ class IdempotencyEngineTest {
   @Test
   void aStoreThatIsDownFailsClosed() throws Exception {
     try (IdempotencyEngine failing =
-        IdempotencyEngine.builder(new UnreachableStore()).clock(clock).build()) {
+        IdempotencyEngine.builder(new UnreachableStore())
+            .config(IdempotencyConfig.builder().clock(clock).build())
+            .build()) {
       Outcome outcome = failing.execute(ID, FP, charge());
       assertThat(outcome).isInstanceOf(Outcome.StoreUnavailable.class);
       assertThat(sideEffects).hasValue(0);
@@ -421,8 +443,11 @@ class IdempotencyEngineTest {
   void theHeartbeatKeepsALongOperationOwned() throws Exception {
     try (IdempotencyEngine beating =
         IdempotencyEngine.builder(store)
-            .clock(clock)
-            .heartbeatInterval(Duration.ofMillis(20))
+            .config(
+                IdempotencyConfig.builder()
+                    .clock(clock)
+                    .heartbeatInterval(Duration.ofMillis(20))
+                    .build())
             .build()) {
       CountDownLatch running = new CountDownLatch(1);
       CountDownLatch finish = new CountDownLatch(1);
@@ -461,8 +486,11 @@ class IdempotencyEngineTest {
   void anOwnerTakenOverSeesLeaseLostBeforeItsNextSideEffect() throws Exception {
     try (IdempotencyEngine beating =
         IdempotencyEngine.builder(store)
-            .clock(clock)
-            .heartbeatInterval(Duration.ofMillis(20))
+            .config(
+                IdempotencyConfig.builder()
+                    .clock(clock)
+                    .heartbeatInterval(Duration.ofMillis(20))
+                    .build())
             .build()) {
       CountDownLatch running = new CountDownLatch(1);
       CountDownLatch takenOver = new CountDownLatch(1);
@@ -533,11 +561,14 @@ class IdempotencyEngineTest {
   void aListenerThatThrowsNeverChangesTheOutcome() throws Exception {
     try (IdempotencyEngine e =
         IdempotencyEngine.builder(store)
-            .clock(clock)
-            .listener(
-                event -> {
-                  throw new IllegalStateException("broken listener");
-                })
+            .config(
+                IdempotencyConfig.builder()
+                    .clock(clock)
+                    .listener(
+                        event -> {
+                          throw new IllegalStateException("broken listener");
+                        })
+                    .build())
             .build()) {
       assertThat(e.execute(ID, FP, charge())).isInstanceOf(Outcome.Executed.class);
     }

@@ -36,7 +36,11 @@ class IdempotentCallTest {
   private final InMemoryKeyStore store = new InMemoryKeyStore();
   private final IdempotencyEngine engine =
       IdempotencyEngine.builder(store)
-          .inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofSeconds(10), Duration.ofMillis(5)))
+          .config(
+              IdempotencyConfig.builder()
+                  .inFlightPolicy(
+                      InFlightPolicy.waitUpTo(Duration.ofSeconds(10), Duration.ofMillis(5)))
+                  .build())
           .build();
   private final IdempotentCall<String> createInvoice =
       IdempotentCall.of(engine, ResultCodec.utf8());
@@ -159,7 +163,9 @@ class IdempotentCallTest {
   @Test
   void aKeyInFlightPastTheWaitIsAnInFlightException() throws Exception {
     try (IdempotencyEngine rejecting =
-        IdempotencyEngine.builder(store).inFlightPolicy(InFlightPolicy.reject()).build()) {
+        IdempotencyEngine.builder(store)
+            .config(IdempotencyConfig.builder().inFlightPolicy(InFlightPolicy.reject()).build())
+            .build()) {
       IdempotentCall<String> call = IdempotentCall.of(rejecting, ResultCodec.utf8());
       CountDownLatch running = new CountDownLatch(1);
       CountDownLatch finish = new CountDownLatch(1);

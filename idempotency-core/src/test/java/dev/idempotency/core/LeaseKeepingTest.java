@@ -102,9 +102,12 @@ class LeaseKeepingTest {
         };
     try (IdempotencyEngine engine =
         IdempotencyEngine.builder(slow)
-            .lease(lease)
-            .heartbeatInterval(Duration.ofMillis(200))
-            .listener(events::add)
+            .config(
+                IdempotencyConfig.builder()
+                    .lease(lease)
+                    .heartbeatInterval(Duration.ofMillis(200))
+                    .listener(events::add)
+                    .build())
             .build()) {
       CountDownLatch running = new CountDownLatch(operations);
       AtomicInteger told = new AtomicInteger();
@@ -187,17 +190,21 @@ class LeaseKeepingTest {
     CompletableFuture<ClaimOutcome> retryWhenTold = new CompletableFuture<>();
     try (IdempotencyEngine engine =
         IdempotencyEngine.builder(stalled)
-            .clock(clock)
-            .lease(lease)
-            .heartbeatInterval(Duration.ofSeconds(1))
-            .listener(
-                e -> {
-                  events.add(e);
-                  if (e instanceof IdempotencyEvent.LeaseUnconfirmed u) {
-                    // what a retry from another instance finds at the moment the owner is told
-                    retryWhenTold.complete(retry(u.id(), clock.instant(), lease));
-                  }
-                })
+            .config(
+                IdempotencyConfig.builder()
+                    .clock(clock)
+                    .lease(lease)
+                    .heartbeatInterval(Duration.ofSeconds(1))
+                    .listener(
+                        e -> {
+                          events.add(e);
+                          if (e instanceof IdempotencyEvent.LeaseUnconfirmed u) {
+                            // what a retry from another instance finds at the moment the owner is
+                            // told
+                            retryWhenTold.complete(retry(u.id(), clock.instant(), lease));
+                          }
+                        })
+                    .build())
             .build()) {
       assertThat(engine.config().leaseSafetyMargin()).isEqualTo(Duration.ofMillis(500));
       CountDownLatch running = new CountDownLatch(1);
@@ -254,10 +261,13 @@ class LeaseKeepingTest {
     Duration lease = Duration.ofMillis(600);
     try (IdempotencyEngine engine =
         IdempotencyEngine.builder(memory)
-            .lease(lease)
-            .heartbeatInterval(Duration.ofMillis(100))
-            .maxOperationTime(Duration.ofMillis(600))
-            .listener(events::add)
+            .config(
+                IdempotencyConfig.builder()
+                    .lease(lease)
+                    .heartbeatInterval(Duration.ofMillis(100))
+                    .maxOperationTime(Duration.ofMillis(600))
+                    .listener(events::add)
+                    .build())
             .build()) {
       CountDownLatch running = new CountDownLatch(1);
       CompletableFuture<Outcome> hung =
@@ -315,7 +325,9 @@ class LeaseKeepingTest {
           }
         };
     try (IdempotencyEngine engine =
-        IdempotencyEngine.builder(recording).heartbeatInterval(Duration.ofMillis(20)).build()) {
+        IdempotencyEngine.builder(recording)
+            .config(IdempotencyConfig.builder().heartbeatInterval(Duration.ofMillis(20)).build())
+            .build()) {
       // a second operation without a phase keeps the renewal ticks coming
       CompletableFuture<Outcome> other =
           CompletableFuture.supplyAsync(

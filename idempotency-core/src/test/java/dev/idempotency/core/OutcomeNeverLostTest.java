@@ -52,9 +52,12 @@ class OutcomeNeverLostTest {
 
   private IdempotencyEngine engine(DelegatingStore store, Duration lease) {
     return IdempotencyEngine.builder(store)
-        .lease(lease)
-        .heartbeatInterval(lease.dividedBy(4))
-        .listener(events::add)
+        .config(
+            IdempotencyConfig.builder()
+                .lease(lease)
+                .heartbeatInterval(lease.dividedBy(4))
+                .listener(events::add)
+                .build())
         .build();
   }
 
@@ -67,7 +70,10 @@ class OutcomeNeverLostTest {
   void aMarkerTheOperationReturnsIsStoredWhateverThePolicySaysOf500() throws Exception {
     try (IdempotencyEngine engine =
         IdempotencyEngine.builder(memory)
-            .storedResponsePolicy(StoredResponsePolicy.storeAllExcept(500))
+            .config(
+                IdempotencyConfig.builder()
+                    .storedResponsePolicy(StoredResponsePolicy.storeAllExcept(500))
+                    .build())
             .build()) {
       Operation answeredTooLarge =
           execution -> {
@@ -372,10 +378,13 @@ class OutcomeNeverLostTest {
         };
     try (IdempotencyEngine engine =
         IdempotencyEngine.builder(store)
-            .clock(InstantSource.system())
-            .lease(Duration.ofSeconds(3))
-            .heartbeatInterval(Duration.ofMillis(50))
-            .listener(events::add)
+            .config(
+                IdempotencyConfig.builder()
+                    .clock(InstantSource.system())
+                    .lease(Duration.ofSeconds(3))
+                    .heartbeatInterval(Duration.ofMillis(50))
+                    .listener(events::add)
+                    .build())
             .build()) {
       Outcome outcome =
           engine.execute(
@@ -435,9 +444,12 @@ class OutcomeNeverLostTest {
     GapStore store = new GapStore();
     try (IdempotencyEngine engine =
         IdempotencyEngine.builder(store)
-            .lease(Duration.ofSeconds(3))
-            .heartbeatInterval(Duration.ofMillis(50))
-            .listener(events::add)
+            .config(
+                IdempotencyConfig.builder()
+                    .lease(Duration.ofSeconds(3))
+                    .heartbeatInterval(Duration.ofMillis(50))
+                    .listener(events::add)
+                    .build())
             .build()) {
       // a second operation keeps the renewal ticks coming while the first one's completion is open
       CountDownLatch done = new CountDownLatch(1);

@@ -24,8 +24,11 @@ class ReaperAndCompleterTest {
   private final InMemoryKeyStore store = new InMemoryKeyStore();
   private final IdempotencyEngine engine =
       IdempotencyEngine.builder(store)
-          .clock(clock)
-          .heartbeatInterval(Duration.ofSeconds(29))
+          .config(
+              IdempotencyConfig.builder()
+                  .clock(clock)
+                  .heartbeatInterval(Duration.ofSeconds(29))
+                  .build())
           .build();
 
   @AfterEach

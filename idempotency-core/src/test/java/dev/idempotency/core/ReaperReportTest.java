@@ -33,8 +33,11 @@ class ReaperReportTest {
   private final InMemoryKeyStore memory = new InMemoryKeyStore();
   private final IdempotencyEngine engine =
       IdempotencyEngine.builder(memory)
-          .clock(clock)
-          .heartbeatInterval(Duration.ofSeconds(29))
+          .config(
+              IdempotencyConfig.builder()
+                  .clock(clock)
+                  .heartbeatInterval(Duration.ofSeconds(29))
+                  .build())
           .build();
 
   @AfterEach

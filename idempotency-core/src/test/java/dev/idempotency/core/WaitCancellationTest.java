@@ -80,7 +80,11 @@ class WaitCancellationTest {
     // a poll interval far beyond the test's bound: only the cancel can end this sleep in time
     try (IdempotencyEngine engine =
         IdempotencyEngine.builder(counting)
-            .inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofSeconds(60), Duration.ofSeconds(30)))
+            .config(
+                IdempotencyConfig.builder()
+                    .inFlightPolicy(
+                        InFlightPolicy.waitUpTo(Duration.ofSeconds(60), Duration.ofSeconds(30)))
+                    .build())
             .build()) {
       WaitCancellation cancellation = new WaitCancellation();
       Future<Outcome> waiting = execute(engine, cancellation);
@@ -121,7 +125,11 @@ class WaitCancellationTest {
         };
     try (IdempotencyEngine engine =
         IdempotencyEngine.builder(holding)
-            .inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofSeconds(60), Duration.ofMillis(10)))
+            .config(
+                IdempotencyConfig.builder()
+                    .inFlightPolicy(
+                        InFlightPolicy.waitUpTo(Duration.ofSeconds(60), Duration.ofMillis(10)))
+                    .build())
             .build()) {
       WaitCancellation cancellation = new WaitCancellation();
       Future<Outcome> waiting = execute(engine, cancellation);

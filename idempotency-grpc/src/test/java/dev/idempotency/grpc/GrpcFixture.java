@@ -3,6 +3,7 @@ package dev.idempotency.grpc;
 import dev.idempotency.FenceToken;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.event.IdempotencyEvent;
@@ -35,12 +36,14 @@ final class GrpcFixture implements AutoCloseable {
   GrpcFixture(
       KeyStore store,
       int threads,
-      UnaryOperator<IdempotencyEngine.Builder> engineConfig,
+      UnaryOperator<IdempotencyConfig.Builder> engineConfig,
       UnaryOperator<IdempotencyServerInterceptor.Builder> config)
       throws IOException {
     this.store = store;
     this.engine =
-        engineConfig.apply(IdempotencyEngine.builder(store).listener(events::add)).build();
+        IdempotencyEngine.builder(store)
+            .config(engineConfig.apply(IdempotencyConfig.builder().listener(events::add)).build())
+            .build();
     this.interceptor =
         config.apply(IdempotencyServerInterceptor.builder(engine, GrpcServers.scopes())).build();
     this.server = GrpcServers.start(threads, interceptor, payments);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.core.StoredResponsePolicy;
@@ -24,7 +25,10 @@ class OversizedResponsePolicyTest {
   private final InMemoryKeyStore store = new InMemoryKeyStore();
   private final IdempotencyEngine engine =
       IdempotencyEngine.builder(store)
-          .storedResponsePolicy(StoredResponsePolicy.storeAllExcept(500, 502, 503, 504))
+          .config(
+              IdempotencyConfig.builder()
+                  .storedResponsePolicy(StoredResponsePolicy.storeAllExcept(500, 502, 503, 504))
+                  .build())
           .build();
   private final AtomicInteger charges = new AtomicInteger();
 

@@ -34,7 +34,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>{@code
  * IdempotencyMetrics metrics = IdempotencyMetrics.create(registry);
- * IdempotencyEngine engine = IdempotencyEngine.builder(metrics.timed(store)).listener(metrics).build();
+ * IdempotencyEngine engine = IdempotencyEngine.builder(metrics.timed(store))
+ *     .config(IdempotencyConfig.builder().listener(metrics).build())
+ *     .build();
  * }</pre>
  *
  * <table>

@@ -7,6 +7,7 @@ import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.core.OperationFailedException;
@@ -52,7 +53,9 @@ class IdempotencyMetricsTest {
   }
 
   private IdempotencyEngine engineOver(KeyStore store) {
-    return IdempotencyEngine.builder(metrics.timed(store)).clock(clock).listener(metrics).build();
+    return IdempotencyEngine.builder(metrics.timed(store))
+        .config(IdempotencyConfig.builder().clock(clock).listener(metrics).build())
+        .build();
   }
 
   private static Fingerprint fingerprint(String s) {
@@ -164,10 +167,13 @@ class IdempotencyMetricsTest {
         };
     engine =
         IdempotencyEngine.builder(metrics.timed(down))
-            .clock(clock)
-            .lease(Duration.ofMillis(300))
-            .heartbeatInterval(Duration.ofMillis(100))
-            .listener(metrics)
+            .config(
+                IdempotencyConfig.builder()
+                    .clock(clock)
+                    .lease(Duration.ofMillis(300))
+                    .heartbeatInterval(Duration.ofMillis(100))
+                    .listener(metrics)
+                    .build())
             .build();
     engine.execute(RecordId.of("acct", "k4"), FP, e -> OK);
 

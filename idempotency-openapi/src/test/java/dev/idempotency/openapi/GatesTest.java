@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idempotency.Scope;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.http.IdempotencyHttp;
@@ -60,8 +61,7 @@ class GatesTest {
     if (layer == ChargesApi.Layer.NONE) {
       engine =
           IdempotencyEngine.builder(new InMemoryKeyStore())
-              .clock(clock)
-              .replayWindow(window)
+              .config(IdempotencyConfig.builder().clock(clock).replayWindow(window).build())
               .build();
       IdempotencyHttp http = IdempotencyHttp.builder(engine).anonymousScope(Scope.of("t")).build();
       server = JettyHarness.start(api, api.arrivals(), new IdempotencyFilter(http));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InFlightPolicy;
 import dev.idempotency.core.InMemoryKeyStore;
@@ -57,7 +58,7 @@ class ContractOverHttpTest {
    * adjust them.
    */
   private FilteredTestApp start(
-      UnaryOperator<IdempotencyEngine.Builder> engineSettings,
+      UnaryOperator<IdempotencyConfig.Builder> engineSettings,
       UnaryOperator<IdempotencyHttpBuilder> settings)
       throws Exception {
     return start(store, engineSettings, settings);
@@ -65,10 +66,13 @@ class ContractOverHttpTest {
 
   private FilteredTestApp start(
       KeyStore keyStore,
-      UnaryOperator<IdempotencyEngine.Builder> engineSettings,
+      UnaryOperator<IdempotencyConfig.Builder> engineSettings,
       UnaryOperator<IdempotencyHttpBuilder> settings)
       throws Exception {
-    engine = engineSettings.apply(IdempotencyEngine.builder(keyStore).clock(clock)).build();
+    engine =
+        IdempotencyEngine.builder(keyStore)
+            .config(engineSettings.apply(IdempotencyConfig.builder().clock(clock)).build())
+            .build();
     server = new FilteredTestApp(settings.apply(IdempotencyHttp.builder(engine)).build());
     return server;
   }

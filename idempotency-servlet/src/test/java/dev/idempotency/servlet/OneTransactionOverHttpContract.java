@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.StoredResponsePolicy;
 import dev.idempotency.http.EndpointRule;
@@ -77,7 +78,7 @@ abstract class OneTransactionOverHttpContract {
   /** What a test changes of the store, the engine and the handler. */
   private record Settings(
       UnaryOperator<JdbcKeyStoreBuilder> store,
-      UnaryOperator<IdempotencyEngine.Builder> engine,
+      UnaryOperator<IdempotencyConfig.Builder> engine,
       UnaryOperator<IdempotencyHttpBuilder> http) {
     static Settings defaults() {
       return new Settings(s -> s, e -> e, h -> h);
@@ -99,7 +100,10 @@ abstract class OneTransactionOverHttpContract {
             .build();
     outsideStore = JdbcKeyStore.builder(outside).tableName(recordsTable).build();
     OneTransactionOrdersApp.createOrders(outside, ordersTable);
-    engine = settings.engine().apply(IdempotencyEngine.builder(store)).build();
+    engine =
+        IdempotencyEngine.builder(store)
+            .config(settings.engine().apply(IdempotencyConfig.builder()).build())
+            .build();
     // the handler's default rule (POST and PATCH on every path), which chose no lifecycle: on the
     // JDBC store it runs in one transaction, and these tests fail if it does not
     IdempotencyHttp http = settings.http().apply(IdempotencyHttp.builder(engine)).build();

@@ -2,6 +2,7 @@ package dev.idempotency.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.IdempotencyKeyInFlightException;
 import dev.idempotency.core.InFlightPolicy;
@@ -44,7 +45,10 @@ abstract class ConcurrentInvocationsContract {
     context.registerBean(DefaultAdvisorAutoProxyCreator.class);
     context.registerBean(
         IdempotencyEngine.class,
-        () -> IdempotencyEngine.builder(store).inFlightPolicy(inFlight).build());
+        () ->
+            IdempotencyEngine.builder(store)
+                .config(IdempotencyConfig.builder().inFlightPolicy(inFlight).build())
+                .build());
     context.registerBean(
         IdempotentMethods.class,
         () -> IdempotentMethods.builder(context.getBean(IdempotencyEngine.class)).build());

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idempotency.Execution;
 import dev.idempotency.FenceToken;
 import dev.idempotency.RecordId;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.IdempotencyKeyInFlightException;
 import dev.idempotency.core.InMemoryKeyStore;
@@ -106,16 +107,19 @@ class IdempotentMethodLeaseTest {
     IdempotencyEngine engine() {
       CountDownLatch told = timedOut;
       return IdempotencyEngine.builder(store)
-          .clock(clock)
-          .lease(LEASE)
-          .heartbeatInterval(Duration.ofMillis(50))
-          .maxOperationTime(LEASE)
-          .listener(
-              event -> {
-                if (event instanceof IdempotencyEvent.OperationTimedOut) {
-                  told.countDown();
-                }
-              })
+          .config(
+              IdempotencyConfig.builder()
+                  .clock(clock)
+                  .lease(LEASE)
+                  .heartbeatInterval(Duration.ofMillis(50))
+                  .maxOperationTime(LEASE)
+                  .listener(
+                      event -> {
+                        if (event instanceof IdempotencyEvent.OperationTimedOut) {
+                          told.countDown();
+                        }
+                      })
+                  .build())
           .build();
     }
 

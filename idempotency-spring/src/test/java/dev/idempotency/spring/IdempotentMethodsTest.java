@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.IdempotencyKeyInFlightException;
 import dev.idempotency.core.IdempotencyKeyReusedException;
@@ -66,8 +67,11 @@ class IdempotentMethodsTest {
     @Bean
     IdempotencyEngine engine() {
       return IdempotencyEngine.builder(store)
-          .inFlightPolicy(inFlight)
-          .inFlightRetryAfter(Duration.ofSeconds(1))
+          .config(
+              IdempotencyConfig.builder()
+                  .inFlightPolicy(inFlight)
+                  .inFlightRetryAfter(Duration.ofSeconds(1))
+                  .build())
           .build();
     }
 

@@ -7,6 +7,7 @@ import dev.idempotency.client.RetriesExhaustedException;
 import dev.idempotency.client.RetryEnvironment;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.StopReason;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.http.IdempotencyHttp;
@@ -61,7 +62,9 @@ class RestClientTransportsTest {
   @BeforeEach
   void start() throws Exception {
     IdempotencyEngine engine =
-        IdempotencyEngine.builder(new InMemoryKeyStore()).lease(Duration.ofSeconds(5)).build();
+        IdempotencyEngine.builder(new InMemoryKeyStore())
+            .config(IdempotencyConfig.builder().lease(Duration.ofSeconds(5)).build())
+            .build();
     dropping =
         new ConnectionDroppingFilter(
             new IdempotencyFilter(IdempotencyHttp.builder(engine).build()));

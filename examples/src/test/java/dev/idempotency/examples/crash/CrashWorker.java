@@ -6,6 +6,7 @@ import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InFlightPolicy;
 import dev.idempotency.core.Outcome;
@@ -147,12 +148,15 @@ public final class CrashWorker {
       JdbcKeyStore store = JdbcKeyStore.builder(dataSource).tableName(recordsTable).build();
       IdempotencyEngine engine =
           IdempotencyEngine.builder(store)
-              .lease(LEASE)
-              // The takeover worker starts while the dead worker's lease may still run: the engine
-              // polls the claim until the lease expires and then takes the record over, instead of
-              // answering in-flight at once.
-              .inFlightPolicy(
-                  InFlightPolicy.waitUpTo(Duration.ofSeconds(20), Duration.ofMillis(100)))
+              .config(
+                  IdempotencyConfig.builder()
+                      .lease(LEASE)
+                      // The takeover worker starts while the dead worker's lease may still run:
+                      // the engine polls the claim until the lease expires and then takes the
+                      // record over, instead of answering in-flight at once.
+                      .inFlightPolicy(
+                          InFlightPolicy.waitUpTo(Duration.ofSeconds(20), Duration.ofMillis(100)))
+                      .build())
               .build();
       // the connection is made and the store's classes are loaded before a racing worker waits to
       // be released

@@ -11,6 +11,7 @@ import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.Sleeper;
 import dev.idempotency.client.StopReason;
 import dev.idempotency.client.TokenBucketRetryBudget;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.http.IdempotencyHttp;
@@ -57,7 +58,9 @@ class OkHttpFilterEndToEndTest {
   @BeforeEach
   void start() throws Exception {
     IdempotencyEngine engine =
-        IdempotencyEngine.builder(new InMemoryKeyStore()).lease(Duration.ofSeconds(5)).build();
+        IdempotencyEngine.builder(new InMemoryKeyStore())
+            .config(IdempotencyConfig.builder().lease(Duration.ofSeconds(5)).build())
+            .build();
     server =
         ProxiedConfirmApp.start(
             new IdempotencyFilter(IdempotencyHttp.builder(engine).build()), engine);

@@ -3,6 +3,7 @@ package dev.idempotency.client.okhttp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.http.EndpointRule;
@@ -41,7 +42,9 @@ class OkHttpOwnRetriesPitfallTest {
   @BeforeEach
   void start() throws Exception {
     IdempotencyEngine engine =
-        IdempotencyEngine.builder(new InMemoryKeyStore()).lease(Duration.ofSeconds(5)).build();
+        IdempotencyEngine.builder(new InMemoryKeyStore())
+            .config(IdempotencyConfig.builder().lease(Duration.ofSeconds(5)).build())
+            .build();
     // the key is optional, as on many public APIs: an unkeyed POST runs, unprotected
     dropping =
         new ConnectionDroppingFilter(

@@ -10,6 +10,7 @@ import dev.idempotency.client.RetryEvent;
 import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.StopReason;
 import dev.idempotency.client.TokenBucketRetryBudget;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.http.IdempotencyHttp;
@@ -52,7 +53,9 @@ class ResilienceStackEndToEndTest {
   @BeforeEach
   void start() throws Exception {
     IdempotencyEngine engine =
-        IdempotencyEngine.builder(new InMemoryKeyStore()).lease(Duration.ofSeconds(5)).build();
+        IdempotencyEngine.builder(new InMemoryKeyStore())
+            .config(IdempotencyConfig.builder().lease(Duration.ofSeconds(5)).build())
+            .build();
     server =
         ProxiedConfirmApp.start(
             new IdempotencyFilter(IdempotencyHttp.builder(engine).build()), engine);

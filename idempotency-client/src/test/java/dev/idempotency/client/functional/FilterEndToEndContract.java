@@ -10,6 +10,7 @@ import dev.idempotency.client.RetryPolicy;
 import dev.idempotency.client.Sleeper;
 import dev.idempotency.client.http.IdempotentResponse;
 import dev.idempotency.client.http.RetryingHttpClient;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.http.EndpointRule;
 import dev.idempotency.http.IdempotencyHttp;
@@ -75,7 +76,10 @@ abstract class FilterEndToEndContract {
   void startServers() throws Exception {
     // a 5 s lease: the in-flight 409's Retry-After (the owner's remaining lease) fits the client's
     // 30 s deadline
-    engine = IdempotencyEngine.builder(newStore()).lease(Duration.ofSeconds(5)).build();
+    engine =
+        IdempotencyEngine.builder(newStore())
+            .config(IdempotencyConfig.builder().lease(Duration.ofSeconds(5)).build())
+            .build();
     // stepped on every store: the client's half is tested against the in-flight 409 and its
     // Retry-After, which a request in one transaction (the JDBC store's default) answers only after
     // its lock wait

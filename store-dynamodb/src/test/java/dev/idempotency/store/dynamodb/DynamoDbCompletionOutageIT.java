@@ -6,6 +6,7 @@ import dev.idempotency.Fingerprint;
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.OperationFailedException;
 import dev.idempotency.core.Outcome;
@@ -203,7 +204,9 @@ class DynamoDbCompletionOutageIT {
   private static IdempotencyEngine engine(
       DynamoDbKeyStore store, Duration lease, List<AutoCloseable> open) {
     IdempotencyEngine engine =
-        IdempotencyEngine.builder(store).lease(lease).heartbeatInterval(HEARTBEAT).build();
+        IdempotencyEngine.builder(store)
+            .config(IdempotencyConfig.builder().lease(lease).heartbeatInterval(HEARTBEAT).build())
+            .build();
     open.add(engine);
     // the timeouts fit the lease: no call outlives the engine's safety margin
     store.checkLease(lease, engine.config().leaseSafetyMargin());

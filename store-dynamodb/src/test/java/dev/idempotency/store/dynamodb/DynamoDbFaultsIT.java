@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Outcome;
 import dev.idempotency.spi.ClaimRequest;
@@ -52,7 +53,10 @@ class DynamoDbFaultsIT {
                 .callTimeout(Duration.ofSeconds(2))
                 .createTableIfMissing()
                 .build();
-        IdempotencyEngine engine = IdempotencyEngine.builder(store).lease(LEASE).build()) {
+        IdempotencyEngine engine =
+            IdempotencyEngine.builder(store)
+                .config(IdempotencyConfig.builder().lease(LEASE).build())
+                .build()) {
       ScheduledExecutorService lift = Executors.newSingleThreadScheduledExecutor();
       try {
         RecordId id = RecordId.of("s", "throttled");
@@ -104,7 +108,10 @@ class DynamoDbFaultsIT {
                 .callTimeout(Duration.ofSeconds(2))
                 .createTableIfMissing()
                 .build();
-        IdempotencyEngine engine = IdempotencyEngine.builder(store).lease(LEASE).build()) {
+        IdempotencyEngine engine =
+            IdempotencyEngine.builder(store)
+                .config(IdempotencyConfig.builder().lease(LEASE).build())
+                .build()) {
       RecordId done = RecordId.of("s", "done");
       RecordId midway = RecordId.of("s", "midway");
       Outcome first = engine.execute(done, FP, e -> run(runs, "done"));

@@ -3,6 +3,7 @@ package dev.idempotency.store.dynamodb;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InFlightPolicy;
 import dev.idempotency.core.Outcome;
@@ -38,9 +39,12 @@ public final class RaceWorker {
         DynamoDbKeyStore store = DynamoDbKeyStore.builder(client).tableName(table).build();
         IdempotencyEngine engine =
             IdempotencyEngine.builder(store)
-                .lease(Duration.ofSeconds(10))
-                .inFlightPolicy(
-                    InFlightPolicy.waitUpTo(Duration.ofSeconds(20), Duration.ofMillis(50)))
+                .config(
+                    IdempotencyConfig.builder()
+                        .lease(Duration.ofSeconds(10))
+                        .inFlightPolicy(
+                            InFlightPolicy.waitUpTo(Duration.ofSeconds(20), Duration.ofMillis(50)))
+                        .build())
                 .build()) {
       store.lookup(id); // the connection is open and the classes are loaded before the race
       System.out.println("READY");

@@ -8,6 +8,7 @@ import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Operation;
 import dev.idempotency.core.Outcome;
@@ -139,9 +140,12 @@ abstract class AbstractLeaseKeepingJdbcTest {
     JdbcKeyStore peer = storeOn(newPool(2)).build();
     try (IdempotencyEngine engine =
         IdempotencyEngine.builder(store)
-            .lease(lease)
-            .heartbeatInterval(Duration.ofMillis(300))
-            .listener(events::add)
+            .config(
+                IdempotencyConfig.builder()
+                    .lease(lease)
+                    .heartbeatInterval(Duration.ofMillis(300))
+                    .listener(events::add)
+                    .build())
             .build()) {
       Starved run = startOperations(engine, operations);
       List<Connection> held = holdEveryConnection(app, 4);
@@ -189,14 +193,17 @@ abstract class AbstractLeaseKeepingJdbcTest {
     Map<RecordId, Instant> told = new ConcurrentHashMap<>();
     try (IdempotencyEngine engine =
         IdempotencyEngine.builder(store)
-            .lease(lease)
-            .heartbeatInterval(Duration.ofSeconds(1))
-            .listener(
-                e -> {
-                  if (e instanceof IdempotencyEvent.LeaseUnconfirmed u) {
-                    told.putIfAbsent(u.id(), Instant.now());
-                  }
-                })
+            .config(
+                IdempotencyConfig.builder()
+                    .lease(lease)
+                    .heartbeatInterval(Duration.ofSeconds(1))
+                    .listener(
+                        e -> {
+                          if (e instanceof IdempotencyEvent.LeaseUnconfirmed u) {
+                            told.putIfAbsent(u.id(), Instant.now());
+                          }
+                        })
+                    .build())
             .build()) {
       Starved run = startOperations(engine, operations);
       Map<RecordId, Instant> takenOver = new ConcurrentHashMap<>();
@@ -335,9 +342,12 @@ abstract class AbstractLeaseKeepingJdbcTest {
     JdbcKeyStore peer = storeOn(newPool(2)).build();
     try (IdempotencyEngine engine =
         IdempotencyEngine.builder(store)
-            .lease(lease)
-            .heartbeatInterval(Duration.ofMillis(300))
-            .listener(events::add)
+            .config(
+                IdempotencyConfig.builder()
+                    .lease(lease)
+                    .heartbeatInterval(Duration.ofMillis(300))
+                    .listener(events::add)
+                    .build())
             .build()) {
       RecordId id = newId();
       AtomicInteger phases = new AtomicInteger();
@@ -396,9 +406,12 @@ abstract class AbstractLeaseKeepingJdbcTest {
       JdbcKeyStore store = storeOn(app).build();
       try (IdempotencyEngine engine =
           IdempotencyEngine.builder(store)
-              .lease(Duration.ofSeconds(3))
-              .heartbeatInterval(Duration.ofMillis(100))
-              .listener(events::add)
+              .config(
+                  IdempotencyConfig.builder()
+                      .lease(Duration.ofSeconds(3))
+                      .heartbeatInterval(Duration.ofMillis(100))
+                      .listener(events::add)
+                      .build())
               .build()) {
         RecordId id = newId();
         AtomicInteger runs = new AtomicInteger();

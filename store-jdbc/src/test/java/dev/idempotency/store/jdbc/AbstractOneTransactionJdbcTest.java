@@ -7,6 +7,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InFlightPolicy;
 import dev.idempotency.core.OperationFailedException;
@@ -201,7 +202,9 @@ abstract class AbstractOneTransactionJdbcTest {
     List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
     RecordId id = newId();
     try (IdempotencyEngine engine =
-        IdempotencyEngine.builder(store).listener(events::add).build()) {
+        IdempotencyEngine.builder(store)
+            .config(IdempotencyConfig.builder().listener(events::add).build())
+            .build()) {
       Outcome first = order(engine, id, "first", "order 1");
       assertThat(first).isInstanceOf(Outcome.Executed.class);
       assertThat(((Outcome.Executed) first).stored()).isTrue();
@@ -223,7 +226,9 @@ abstract class AbstractOneTransactionJdbcTest {
     List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
     RecordId id = newId();
     try (IdempotencyEngine engine =
-        IdempotencyEngine.builder(store).listener(events::add).build()) {
+        IdempotencyEngine.builder(store)
+            .config(IdempotencyConfig.builder().listener(events::add).build())
+            .build()) {
       IllegalStateException declined = new IllegalStateException("card declined");
       assertThatThrownBy(
               () ->
@@ -253,7 +258,10 @@ abstract class AbstractOneTransactionJdbcTest {
     RecordId id = newId();
     try (IdempotencyEngine engine =
         IdempotencyEngine.builder(store)
-            .storedResponsePolicy(StoredResponsePolicy.storeAllExcept(429))
+            .config(
+                IdempotencyConfig.builder()
+                    .storedResponsePolicy(StoredResponsePolicy.storeAllExcept(429))
+                    .build())
             .build()) {
       Outcome outcome =
           engine.executeInOneTransaction(
@@ -386,7 +394,11 @@ abstract class AbstractOneTransactionJdbcTest {
     List<Outcome> outcomes = new ArrayList<>();
     try (IdempotencyEngine engine =
         IdempotencyEngine.builder(isolated)
-            .inFlightPolicy(InFlightPolicy.waitUpTo(Duration.ofSeconds(20), Duration.ofMillis(20)))
+            .config(
+                IdempotencyConfig.builder()
+                    .inFlightPolicy(
+                        InFlightPolicy.waitUpTo(Duration.ofSeconds(20), Duration.ofMillis(20)))
+                    .build())
             .build()) {
       List<Future<Outcome>> calls = new ArrayList<>();
       for (int i = 0; i < racers; i++) {

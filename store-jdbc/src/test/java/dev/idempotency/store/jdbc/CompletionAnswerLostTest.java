@@ -7,6 +7,7 @@ import dev.idempotency.FenceToken;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Outcome;
 import dev.idempotency.spi.StoreUnavailableException;
@@ -46,7 +47,9 @@ class CompletionAnswerLostTest {
             }
           };
       try (IdempotencyEngine engine =
-          IdempotencyEngine.builder(answerLostOnce).lease(Duration.ofSeconds(8)).build()) {
+          IdempotencyEngine.builder(answerLostOnce)
+              .config(IdempotencyConfig.builder().lease(Duration.ofSeconds(8)).build())
+              .build()) {
         Outcome outcome =
             engine.execute(
                 RecordId.of("gate", "answer-lost"),

@@ -7,6 +7,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Outcome;
 import dev.idempotency.testing.CompletionOutageGate;
@@ -114,13 +115,17 @@ final class JdbcOutageGate {
             JdbcKeyStore.builder(pool).tableName(table).statementTimeout(STATEMENT_TIMEOUT).build();
         engines.add(
             IdempotencyEngine.builder(store)
-                .lease(lease)
-                .heartbeatInterval(lease.dividedBy(8))
-                .listener(
-                    e ->
-                        events
-                            .computeIfAbsent(e.getClass().getSimpleName(), k -> new LongAdder())
-                            .increment())
+                .config(
+                    IdempotencyConfig.builder()
+                        .lease(lease)
+                        .heartbeatInterval(lease.dividedBy(8))
+                        .listener(
+                            e ->
+                                events
+                                    .computeIfAbsent(
+                                        e.getClass().getSimpleName(), k -> new LongAdder())
+                                    .increment())
+                        .build())
                 .build());
       }
       CompletionOutageGate gate =

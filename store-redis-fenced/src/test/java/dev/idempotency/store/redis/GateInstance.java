@@ -1,5 +1,6 @@
 package dev.idempotency.store.redis;
 
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.event.IdempotencyListener;
 import io.lettuce.core.AbstractRedisClient;
@@ -72,9 +73,12 @@ final class GateInstance implements AutoCloseable {
   private static IdempotencyEngine.Builder engine(
       RedisKeyStore store, Duration lease, Duration heartbeat, IdempotencyListener listener) {
     return IdempotencyEngine.builder(store)
-        .lease(lease)
-        .heartbeatInterval(heartbeat)
-        .listener(listener);
+        .config(
+            IdempotencyConfig.builder()
+                .lease(lease)
+                .heartbeatInterval(heartbeat)
+                .listener(listener)
+                .build());
   }
 
   @Override

@@ -7,6 +7,7 @@ import dev.idempotency.Fingerprint;
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Outcome;
 import dev.idempotency.testing.DelegatingStore;
@@ -61,8 +62,11 @@ class RedisCompletionLandedLateIT {
         RecordId id = RecordId.of("tenant", "landed-late");
         try (IdempotencyEngine engine =
             IdempotencyEngine.builder(thawedAtTheSecondAttempt)
-                .lease(Duration.ofSeconds(15))
-                .heartbeatInterval(Duration.ofSeconds(3))
+                .config(
+                    IdempotencyConfig.builder()
+                        .lease(Duration.ofSeconds(15))
+                        .heartbeatInterval(Duration.ofSeconds(3))
+                        .build())
                 .build()) {
           // the scripts are cached: a completion sent to the frozen server is one that can run
           engine.execute(RecordId.of("tenant", "warm-up"), FP, e -> StoredResponse.ofUtf8(201, ""));

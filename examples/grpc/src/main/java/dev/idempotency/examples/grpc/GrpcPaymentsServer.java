@@ -2,6 +2,7 @@ package dev.idempotency.examples.grpc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.grpc.GrpcScopeResolver;
@@ -40,12 +41,15 @@ final class GrpcPaymentsServer implements AutoCloseable {
     dataSource = new HikariDataSource(pool);
     engine =
         IdempotencyEngine.builder(JdbcKeyStore.builder(dataSource).createSchemaIfMissing().build())
-            .listener(
-                event -> {
-                  if (event instanceof IdempotencyEvent.Replayed) {
-                    replays.increment();
-                  }
-                })
+            .config(
+                IdempotencyConfig.builder()
+                    .listener(
+                        event -> {
+                          if (event instanceof IdempotencyEvent.Replayed) {
+                            replays.increment();
+                          }
+                        })
+                    .build())
             .build();
     PaymentsService service = new PaymentsService(cards);
     NettyServerBuilder builder =
