@@ -82,7 +82,30 @@ abstract class AbstractOneTransactionCrashTest {
    * commits one row; the retry after it replays that response byte for byte.
    */
   @Test
+  @Timeout(value = 20, unit = TimeUnit.MINUTES) // each repetition's waits have bounds of their own
   void killedHoldingItsTransactionLeavesNothingAndTheRetryRunsAsAFirstAttempt() throws Exception {
+    // once per build; -Didempotency.crash.repetitions=20 runs the kill 20 times, a fresh key each
+    int repetitions = Integer.getInteger("idempotency.crash.repetitions", 1);
+    String firstKey = key;
+    for (int i = 1; i <= repetitions; i++) {
+      key = i == 1 ? firstKey : firstKey + "-" + i;
+      if (i > 1) {
+        for (WorkerProcess w : workers) {
+          w.destroy();
+        }
+        workers.clear(); // worker names restart at 1: the ledger names the second worker's row
+      }
+      killedBeforeTheCommitThenRetried();
+    }
+    System.out.println(
+        "ONE-TRANSACTION CRASH GATE "
+            + db.database().label
+            + ": "
+            + repetitions
+            + " kill(s) before the commit, each key with one row, by the retry");
+  }
+
+  private void killedBeforeTheCommitThenRetried() throws Exception {
     WorkerProcess first = start(OneTransactionHttpWorker.BEFORE_COMMIT);
     CompletableFuture<HttpResponse<byte[]>> lost =
         JettyHarness.CLIENT.sendAsync(

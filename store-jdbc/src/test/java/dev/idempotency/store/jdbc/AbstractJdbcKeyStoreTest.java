@@ -90,6 +90,11 @@ abstract class AbstractJdbcKeyStoreTest {
     return 1;
   }
 
+  /** Round trips every claim adds in this dialect, whatever its outcome: none but on H2. */
+  int claimOverhead() {
+    return 0;
+  }
+
   @BeforeAll
   void setUp() throws SQLException {
     url = db().url();
@@ -227,16 +232,17 @@ abstract class AbstractJdbcKeyStoreTest {
     Files.createDirectories(out);
     Files.writeString(out.resolve(db().name() + ".txt"), report + System.lineSeparator());
 
-    assertThat(rt.get("fresh")).isEqualTo(wonClaimRoundTrips());
-    assertThat(rt.get("in flight")).isEqualTo(1);
-    assertThat(rt.get("mismatch (in flight)")).isEqualTo(1);
-    assertThat(rt.get("mismatch (complete)")).isEqualTo(1);
+    int o = claimOverhead();
+    assertThat(rt.get("fresh")).isEqualTo(wonClaimRoundTrips() + o);
+    assertThat(rt.get("in flight")).isEqualTo(1 + o);
+    assertThat(rt.get("mismatch (in flight)")).isEqualTo(1 + o);
+    assertThat(rt.get("mismatch (complete)")).isEqualTo(1 + o);
     // MySQL/MariaDB read the row a takeover took, for its generation, as they read a replay's
     // response
-    int takeoverTrips = Math.max(replayRoundTrips(), wonClaimRoundTrips());
+    int takeoverTrips = Math.max(replayRoundTrips(), wonClaimRoundTrips()) + o;
     assertThat(rt.get("takeover")).isEqualTo(takeoverTrips);
-    assertThat(rt.get("fresh after the window")).isEqualTo(wonClaimRoundTrips());
-    assertThat(rt.get("replay")).isEqualTo(replayRoundTrips());
+    assertThat(rt.get("fresh after the window")).isEqualTo(wonClaimRoundTrips() + o);
+    assertThat(rt.get("replay")).isEqualTo(replayRoundTrips() + o);
     assertThat(rt.get("takeover with recovery point")).isEqualTo(takeoverTrips);
   }
 

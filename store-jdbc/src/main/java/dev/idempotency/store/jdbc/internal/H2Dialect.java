@@ -27,6 +27,7 @@ final class H2Dialect extends SqlDialect {
       System.getLogger("dev.idempotency.store.jdbc.JdbcKeyStore");
 
   private final NamedSql claim;
+  private final NamedSql lockRow;
 
   H2Dialect(Names names, boolean serverClock, int queryTimeoutSeconds) {
     super(names, serverClock, queryTimeoutSeconds);
@@ -40,6 +41,9 @@ final class H2Dialect extends SqlDialect {
         "(r.state = 'I' AND r.lease_expires_at_ns <= {now} AND r.fingerprint = s.fp)"
             .replace("{now}", n);
     String won = "(" + absent + " OR " + takeover + ")";
+    lockRow =
+        NamedSql.parse(
+            "SELECT fence FROM " + t + " WHERE scope = :scope AND idem_key = :key FOR UPDATE");
     claim =
         NamedSql.parse(
             """
@@ -280,11 +284,55 @@ final class H2Dialect extends SqlDialect {
     return l;
   }
 
-  // lostBefore changes nothing here: the statement decides under the row lock it takes, on the
-  // newest row.
+  /**
+   * The claim, in a transaction of its own unless the caller's is open: the row's lock first
+   * ({@code SELECT … FOR UPDATE}, bounded by H2's {@code LOCK_TIMEOUT}), then the {@code MERGE},
+   * which then decides on a row nobody else can change, then a read that confirms a won claim.
+   *
+   * <p>Under load H2's {@code MERGE} answered claims it had not made when it waited for another
+   * session's write of the key inside the statement: it returned the row it would have written (a
+   * fresh claim under a fence) while the record kept the other session's state (in flight under
+   * another fence, or complete), and it reported a claim it had made as in flight under a later
+   * owner's lease. Both were found by the TCK's concurrent histories (rule 2.6) on a busy two-core
+   * machine. Holding the row's lock first leaves the statement nothing to wait for on an existing
+   * row; two sessions inserting a new key still race on its unique index, and the read after a won
+   * claim catches a loser that was told it won: unless the row shows the record in flight under the
+   * claim's fence, the claim decides again on the committed record ({@code SqlDialect#claim}), as a
+   * claim that lost the race does. {@code lostBefore} changes nothing here.
+   */
   @Override
   @Nullable ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore)
       throws SQLException {
+    boolean own = c.getAutoCommit();
+    if (own) {
+      c.setAutoCommit(false);
+    }
+    boolean committed = false;
+    try {
+      try (PreparedStatement ps = prepare(lockRow, c, p);
+          ResultSet locked = executeBounded(ps, c)) {
+        locked.next(); // the row, if there is one, stays locked until this claim commits
+      }
+      ClaimOutcome outcome = merge(c, p);
+      if (own) {
+        c.commit();
+      }
+      committed = true;
+      return outcome;
+    } finally {
+      if (own) {
+        try {
+          if (!committed) {
+            c.rollback();
+          }
+        } finally {
+          c.setAutoCommit(true);
+        }
+      }
+    }
+  }
+
+  private @Nullable ClaimOutcome merge(Connection c, ParamValues p) throws SQLException {
     Row row;
     String kind;
     long dbNow;
@@ -300,12 +348,6 @@ final class H2Dialect extends SqlDialect {
     if (!"F".equals(kind) && !"T".equals(kind)) {
       return row.outcomeOfClaim(dbNow, p.fingerprint(), p.window());
     }
-    // Under load H2's MERGE has answered claims it did not make: a claim that waited for another
-    // session's write of the key returned the row it would have written (a fresh claim, a fence)
-    // while the record kept the other session's (in flight under another fence, or complete).
-    // Seen in the TCK's concurrent histories (rule 2.6) on a busy two-core machine, never when
-    // idle. So a won claim is confirmed by reading the row: not ours, the claim decides again on
-    // the committed record (SqlDialect#claim reads it), as a claim that lost the race would.
     Optional<Row> now = read(c, p);
     if (now.isEmpty() || now.get().state() != 'I' || now.get().fence() != row.fence()) {
       return null;
