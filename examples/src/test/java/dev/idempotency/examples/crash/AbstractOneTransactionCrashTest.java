@@ -7,9 +7,11 @@ import dev.idempotency.RecordId;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
 import dev.idempotency.testing.JettyHarness;
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,6 +47,12 @@ abstract class AbstractOneTransactionCrashTest {
   @TempDir Path tempDir;
 
   private final List<WorkerProcess> workers = new ArrayList<>();
+  // a repetition gets a client of its own: a worker of the next may listen on a port the last one
+  // used, and a connection the shared client pooled to it is dead
+  private HttpClient client = JettyHarness.CLIENT;
+  // the folder of the workers' signals: a repetition gets one of its own, or its serving worker
+  // would find the last one's release and stop at once
+  private Path workerDir;
   private CrashDatabase.Target db;
   private String recordsTable;
   private String ledgerTable;
@@ -55,6 +63,7 @@ abstract class AbstractOneTransactionCrashTest {
 
   @BeforeEach
   void createTables(TestInfo test) throws Exception {
+    workerDir = tempDir;
     db = database().target(tempDir);
     String suffix = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
     recordsTable = "otx_crash_rec_" + suffix;
@@ -94,6 +103,12 @@ abstract class AbstractOneTransactionCrashTest {
           w.destroy();
         }
         workers.clear(); // worker names restart at 1: the ledger names the second worker's row
+        workerDir = Files.createDirectories(tempDir.resolve("repetition-" + i));
+        client =
+            HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
       }
       killedBeforeTheCommitThenRetried();
     }
@@ -108,8 +123,7 @@ abstract class AbstractOneTransactionCrashTest {
   private void killedBeforeTheCommitThenRetried() throws Exception {
     WorkerProcess first = start(OneTransactionHttpWorker.BEFORE_COMMIT);
     CompletableFuture<HttpResponse<byte[]>> lost =
-        JettyHarness.CLIENT.sendAsync(
-            order(serving(first)), HttpResponse.BodyHandlers.ofByteArray());
+        client.sendAsync(order(serving(first)), HttpResponse.BodyHandlers.ofByteArray());
     first.awaitMarker(OneTransactionHttpWorker.BEFORE_COMMIT, WORKER_TIMEOUT, this::report);
     if (database() != CrashDatabase.H2_FILE) { // the file is the first worker's while it lives
       assertThat(observe())
@@ -158,8 +172,7 @@ abstract class AbstractOneTransactionCrashTest {
             + " the frozen one keeps the file");
     WorkerProcess first = start(OneTransactionHttpWorker.BEFORE_COMMIT);
     CompletableFuture<HttpResponse<byte[]>> lost =
-        JettyHarness.CLIENT.sendAsync(
-            order(serving(first)), HttpResponse.BodyHandlers.ofByteArray());
+        client.sendAsync(order(serving(first)), HttpResponse.BodyHandlers.ofByteArray());
     first.awaitMarker(OneTransactionHttpWorker.BEFORE_COMMIT, WORKER_TIMEOUT, this::report);
     first.pause(this::report);
     WorkerProcess second = start("none");
@@ -188,7 +201,7 @@ abstract class AbstractOneTransactionCrashTest {
         WorkerProcess.start(
             "worker " + (workers.size() + 1),
             OneTransactionHttpWorker.class,
-            tempDir,
+            workerDir,
             db,
             List.of(recordsTable, ledgerTable, crashPoint));
     workers.add(w);
@@ -222,7 +235,7 @@ abstract class AbstractOneTransactionCrashTest {
   }
 
   private HttpResponse<byte[]> send(URI orders) throws Exception {
-    return JettyHarness.CLIENT.send(order(orders), HttpResponse.BodyHandlers.ofByteArray());
+    return client.send(order(orders), HttpResponse.BodyHandlers.ofByteArray());
   }
 
   /** The record's state (or ABSENT) and the ledger rows of the key, as the database has them. */
