@@ -236,7 +236,11 @@ public final class IdempotencyEngine implements AutoCloseable {
   public <T> Outcome executeInOneTransaction(
       RecordId id, Fingerprint fingerprint, TransactionalWork<T, StoredResponse> work)
       throws OperationFailedException, InterruptedException {
-    return executeInOneTransaction(id, fingerprint, work, config.storedResponsePolicy());
+    // a not-stored marker the work returns stands for an answer that ran: the engine's policy
+    // never judges it (as in execute); a policy given to the overload below judges what it is given
+    StoredResponsePolicy policy = config.storedResponsePolicy();
+    return executeInOneTransaction(
+        id, fingerprint, work, r -> r.notStoredReason().isPresent() || policy.shouldStore(r));
   }
 
   /**

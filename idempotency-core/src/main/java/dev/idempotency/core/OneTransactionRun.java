@@ -130,7 +130,7 @@ final class OneTransactionRun<T> {
       workThrew = none;
       throw none;
     }
-    if (response.notStoredReason().isEmpty() && !policy.shouldStore(response)) {
+    if (!policy.shouldStore(response)) {
       throw new NotStored(response);
     }
     if (response.size() > store.maxResponseBytes()) {

@@ -21,7 +21,7 @@ import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 
 /** The engine's {@link Execution}: one per won claim. */
@@ -52,8 +52,6 @@ public final class ExecutionImpl implements Execution {
   // transactional phases open now (normally 0 or 1): their fenced write renews the lease, renewals
   // stay away
   private final AtomicInteger openPhases = new AtomicInteger();
-  // when the last phase opened, by the lease clock: its fenced write renewed the lease no earlier
-  private volatile @Nullable Instant phaseOpenedAt;
 
   /**
    * Creates the execution of one won claim.
@@ -189,9 +187,10 @@ public final class ExecutionImpl implements Execution {
     TransactionalKeyStore<T> tx = transactional(transactionType);
     return inTransaction(
         () -> tx.inPhase(id, fence, next, clock.instant(), lease, work),
-        result -> {
+        (result, opened) -> {
           committedPoint = next;
-          confirmPhase();
+          // the phase's fenced write renewed the lease no earlier than the phase opened
+          confirmUntil(opened.plus(lease));
         });
   }
 
@@ -202,7 +201,7 @@ public final class ExecutionImpl implements Execution {
     TransactionalKeyStore<T> tx = transactional(transactionType);
     return inTransaction(
         () -> tx.completeWith(id, fence, clock.instant(), work),
-        response -> {
+        (response, opened) -> {
           committedResponse = Objects.requireNonNull(response, "the store's completion");
           // complete: nothing left to renew, and a renewal now would be refused
           heartbeats.stop(this);
@@ -221,17 +220,20 @@ public final class ExecutionImpl implements Execution {
    * the row), and one sent after the commit, before the engine learnt of it, would be refused by a
    * completed record and read as a lost lease. The phase's fenced write renews the lease instead.
    */
-  private <R> R inTransaction(TransactionCall<R> call, Consumer<R> committed) throws Exception {
+  private <R> R inTransaction(TransactionCall<R> call, BiConsumer<R, Instant> committed)
+      throws Exception {
     Instant opened = heartbeats.leaseTime();
     openPhases.incrementAndGet();
-    phaseOpenedAt = opened;
     try {
       heartbeats.awaitRenewal(this);
       R result = call.call();
-      committed.accept(result);
+      committed.accept(result, opened);
       return result;
     } catch (LeaseLostException e) {
-      markLeaseLost();
+      // this fence refused (another owner has the record); not one the work's own calls lost
+      if (e.id().equals(id) && e.fence().equals(fence)) {
+        markLeaseLost();
+      }
       throw e;
     } finally {
       openPhases.decrementAndGet();
@@ -292,14 +294,6 @@ public final class ExecutionImpl implements Execution {
       return IdempotencyKey.of("dk-" + HexFormat.of().formatHex(sha.digest(), 0, 24));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required of every Java platform", e);
-    }
-  }
-
-  /** A phase's fenced write renewed the lease no earlier than the phase opened. */
-  private void confirmPhase() {
-    Instant opened = phaseOpenedAt;
-    if (opened != null) {
-      confirmUntil(opened.plus(lease));
     }
   }
 

@@ -41,7 +41,10 @@ public final class StoringRules {
     live.headers()
         .forEach(
             (name, values) -> {
-              if (storedHeaders.contains(name)) {
+              // never the marker's own header: a stored response that carried it could pass for
+              // a not-stored marker, which the engine stores whatever its policy says
+              if (storedHeaders.contains(name)
+                  && !name.equalsIgnoreCase(StoredResponse.NOT_STORED_HEADER)) {
                 kept.put(name, values);
               }
             });

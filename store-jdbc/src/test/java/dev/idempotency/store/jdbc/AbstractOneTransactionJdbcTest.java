@@ -280,6 +280,49 @@ abstract class AbstractOneTransactionJdbcTest {
   }
 
   /**
+   * A not-stored marker the work returns (a binding's, for an answer over its limit) commits with
+   * the order whatever the engine's policy says of its 500; a policy given to the call itself
+   * judges it, and one that excludes it rolls the order back with the key (the HTTP binding passes
+   * one that judges the answer the marker stands for).
+   */
+  @Test
+  void aMarkerTheWorkReturnsIsJudgedByThePolicyOfTheCallNotByTheEngines() throws Exception {
+    RecordId kept = newId();
+    RecordId refused = newId();
+    StoredResponse marker = StoredResponse.notStoredMarker(201, "over the binding's limit");
+    try (IdempotencyEngine engine =
+        IdempotencyEngine.builder(store)
+            .config(
+                IdempotencyConfig.builder()
+                    .storedResponsePolicy(StoredResponsePolicy.storeAllExcept(500))
+                    .build())
+            .build()) {
+      Outcome first =
+          engine.executeInOneTransaction(
+              kept,
+              FP,
+              (Connection tx) -> {
+                insertOrder(tx, kept, "kept");
+                return marker;
+              });
+      assertThat(((Outcome.Executed) first).stored()).as("under the engine's policy").isTrue();
+      Outcome second =
+          engine.executeInOneTransaction(
+              refused,
+              FP,
+              (Connection tx) -> {
+                insertOrder(tx, refused, "refused");
+                return marker;
+              },
+              response -> false);
+      assertThat(((Outcome.Executed) second).stored()).as("under the call's policy").isFalse();
+    }
+    assertThat(ordersOf(kept)).isEqualTo(1);
+    assertThat(store.lookup(refused)).isEmpty();
+    assertThat(ordersOf(refused)).isZero();
+  }
+
+  /**
    * A response over the store's declared limit (lowered here with the builder's {@code
    * maxResponseBytes}): the caller gets it whole, the not-stored marker commits with the order in
    * the one transaction, and the retry replays the marker without running the work again.

@@ -110,12 +110,15 @@ public final class IdempotencyServletAutoConfiguration {
    * and idempotency-spring's binding present.
    */
   private static boolean present(ListableBeanFactory beans, String className) {
-    ClassLoader loader =
+    ClassLoader own = IdempotencyServletAutoConfiguration.class.getClassLoader();
+    ClassLoader context =
         beans instanceof ConfigurableBeanFactory configurable
                 && configurable.getBeanClassLoader() != null
             ? configurable.getBeanClassLoader()
-            : IdempotencyServletAutoConfiguration.class.getClassLoader();
-    return ClassUtils.isPresent(className, loader);
+            : own;
+    // the filter links the binding through this module's loader; the application sees the
+    // context's: both must have it
+    return ClassUtils.isPresent(className, own) && ClassUtils.isPresent(className, context);
   }
 
   /** Fails start-up when the filter would run before Spring Security's. */

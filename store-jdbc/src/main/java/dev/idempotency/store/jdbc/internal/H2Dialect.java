@@ -321,13 +321,25 @@ final class H2Dialect extends SqlDialect {
       return outcome;
     } finally {
       if (own) {
-        try {
-          if (!committed) {
-            c.rollback();
-          }
-        } finally {
-          c.setAutoCommit(true);
-        }
+        restoreAutoCommit(c, committed);
+      }
+    }
+  }
+
+  /**
+   * Rolls back a claim that did not commit, and puts auto-commit back. A claim that committed is
+   * the caller's even if that fails: reported as failed, its record would sit in flight with no
+   * owner until its lease ended; the pool's validation discards a connection left broken.
+   */
+  private static void restoreAutoCommit(Connection c, boolean committed) throws SQLException {
+    try {
+      if (!committed) {
+        c.rollback();
+      }
+      c.setAutoCommit(true);
+    } catch (SQLException e) {
+      if (!committed) {
+        throw e;
       }
     }
   }

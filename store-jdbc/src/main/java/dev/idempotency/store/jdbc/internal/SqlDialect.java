@@ -129,7 +129,8 @@ public abstract class SqlDialect {
    */
   PreparedStatement withTimeout(PreparedStatement ps, int extraSeconds) throws SQLException {
     try {
-      ps.setQueryTimeout(queryTimeoutSeconds + extraSeconds);
+      ps.setQueryTimeout(
+          (int) Math.min(Integer.MAX_VALUE, (long) queryTimeoutSeconds + extraSeconds));
       return ps;
     } catch (SQLException | RuntimeException e) {
       try {
