@@ -194,6 +194,7 @@ class OutcomeNeverLostTest {
       events.clear();
       RecordId id = RecordId.of("acct", "answer-lost-" + bodyBytes);
       AtomicInteger answersLost = new AtomicInteger(1);
+      AtomicInteger slowReads = new AtomicInteger(2);
       DelegatingStore store =
           new DelegatingStore(memory) {
             @Override
@@ -202,6 +203,15 @@ class OutcomeNeverLostTest {
               if (answersLost.getAndDecrement() > 0) {
                 throw new StoreUnavailableException("read timed out (the commit went through)");
               }
+            }
+
+            // the store that answered late answers the owner's read late too, twice
+            @Override
+            public java.util.Optional<dev.idempotency.spi.RecordSnapshot> lookup(RecordId rid) {
+              if (rid.equals(id) && answersLost.get() <= 0 && slowReads.getAndDecrement() > 0) {
+                throw new StoreUnavailableException("read timed out");
+              }
+              return super.lookup(rid);
             }
 
             @Override

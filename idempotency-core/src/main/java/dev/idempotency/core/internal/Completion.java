@@ -108,7 +108,8 @@ public final class Completion {
         if (attempts > 1) {
           // an earlier attempt whose answer was lost may have committed (a frozen server runs the
           // statement when it wakes): then the record is complete under this owner's own fence
-          Stored own = committedEarlier(execution, response);
+          long readUntil = (firstFailure == 0 ? System.nanoTime() : firstFailure) + lease.toNanos();
+          Stored own = committedEarlier(execution, response, readUntil, longestPause);
           if (own != null) {
             return own;
           }
@@ -147,12 +148,25 @@ public final class Completion {
    * the response, or the marker (which an attempt refused for another reason than an outage may
    * have committed before the marker replaced it); null when it is not, or cannot be read.
    */
-  private @Nullable Stored committedEarlier(ExecutionImpl execution, StoredResponse response) {
+  private @Nullable Stored committedEarlier(
+      ExecutionImpl execution, StoredResponse response, long readUntil, long longestPause) {
     Optional<RecordSnapshot> record;
-    try {
-      record = store.lookup(execution.recordId());
-    } catch (RuntimeException e) {
-      return null;
+    long pause = FIRST_PAUSE_NANOS;
+    while (true) {
+      try {
+        record = store.lookup(execution.recordId());
+        break;
+      } catch (StoreUnavailableException e) {
+        // the store that answered the completion late may answer this read late too: asked again
+        // while the lease lasts, as the completion was (seen in CI: dynalite frozen, then slow)
+        long left = readUntil - System.nanoTime();
+        if (left <= 0 || !pause(Math.min(pause, left))) {
+          return null;
+        }
+        pause = Math.min(pause * 2, longestPause);
+      } catch (RuntimeException e) {
+        return null;
+      }
     }
     if (record.isEmpty()
         || record.get().state() != KeyState.COMPLETE
