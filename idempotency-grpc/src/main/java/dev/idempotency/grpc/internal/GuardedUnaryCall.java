@@ -291,15 +291,16 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
     } else if (cause instanceof TimeoutException) {
       call.close(Status.INTERNAL.withDescription(cause.getMessage()), new Metadata());
     } else if (answer != null) {
-      // the handler answered, and what failed after it is the store, committing the not-stored
-      // marker (unavailable, or any other store error): the caller gets the answer, as over HTTP,
-      // and the key stays in flight (as when the engine cannot store an answer)
+      // the handler answered, and what failed after it is turning that answer into what the engine
+      // stores: the caller gets the answer, as over HTTP
       LOG.log(
           System.Logger.Level.WARNING,
-          "could not store the not-stored marker of "
+          "could not hand the answer of "
               + id
-              + "; the key stays in flight and a retry after the lease expires may run the handler"
-              + " again",
+              + " to the engine to store; "
+              + (e.keyReleased()
+                  ? "the key was released, and a retry runs the handler again"
+                  : "the key stays in flight, and a retry after the lease may run the handler again"),
           cause);
       sendLive();
     } else if (storeError != null) {
