@@ -213,7 +213,8 @@ final class Batches {
                         + s
                         + past));
     int deleted = 0;
-    try (PreparedStatement ps = sql.withTimeout(c.prepareStatement(deleteOne.text()), 0)) {
+    try (PreparedStatement ps =
+        sql.withTimeout(c.prepareStatement(deleteOne.text()), sql.queryTimeoutSeconds())) {
       for (String[] k : keys) {
         deleteOne.bind(ps, p.recordKey(k[0], k[1]));
         deleted += ps.executeUpdate();

@@ -131,7 +131,7 @@ final class H2Dialect extends SqlDialect {
    * of its own ({@link #executeBounded}). An embedded database has no network to hang on.
    */
   @Override
-  PreparedStatement withTimeout(PreparedStatement ps, int extraSeconds) {
+  PreparedStatement withTimeout(PreparedStatement ps, int seconds) {
     return ps;
   }
 

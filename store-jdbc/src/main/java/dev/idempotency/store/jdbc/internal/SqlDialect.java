@@ -108,29 +108,25 @@ public abstract class SqlDialect {
   }
 
   /**
-   * Prepares {@code sql} with {@code p} bound and the store's query timeout set: a statement that
-   * waits on a lock held by a stalled transaction, or on a database that stopped answering, ends
-   * with a timeout (mapped to StoreUnavailableException) instead of holding the caller, for example
-   * the engine's one heartbeat thread. A statement that carries a response is given its {@link
-   * TransferAllowance} too.
+   * Prepares {@code sql} with {@code p} bound and the store's query timeout (with the {@link
+   * TransferAllowance} of a response) set: a statement that waits on a stalled transaction's lock,
+   * or on a database that stopped answering, ends with a timeout (StoreUnavailableException)
+   * instead of holding the caller, for example the engine's one heartbeat thread.
    */
   PreparedStatement prepare(NamedSql sql, Connection c, ParamValues p) throws SQLException {
-    return withTimeout(sql.prepare(c, p), TransferAllowance.seconds(p, queryTimeoutSeconds));
+    return withTimeout(sql.prepare(c, p), TransferAllowance.timeout(p, queryTimeoutSeconds));
   }
 
   /** {@link #prepare}, asking for generated keys. */
   PreparedStatement prepareWithKeys(NamedSql sql, Connection c, ParamValues p) throws SQLException {
     return withTimeout(
-        sql.prepareWithKeys(c, p), TransferAllowance.seconds(p, queryTimeoutSeconds));
+        sql.prepareWithKeys(c, p), TransferAllowance.timeout(p, queryTimeoutSeconds));
   }
 
-  /**
-   * Sets the store's query timeout plus {@code extraSeconds} on {@code ps}; closes it on failure.
-   */
-  PreparedStatement withTimeout(PreparedStatement ps, int extraSeconds) throws SQLException {
+  /** Sets the query timeout {@code seconds} on {@code ps}; closes it on failure. */
+  PreparedStatement withTimeout(PreparedStatement ps, int seconds) throws SQLException {
     try {
-      ps.setQueryTimeout(
-          (int) Math.min(Integer.MAX_VALUE, (long) queryTimeoutSeconds + extraSeconds));
+      ps.setQueryTimeout(seconds);
       return ps;
     } catch (SQLException | RuntimeException e) {
       try {

@@ -19,4 +19,13 @@ final class TransferAllowance {
     long mib = (p.responseBytes() + MIB - 1) / MIB;
     return (int) Math.min(mib, 3L * queryTimeoutSeconds);
   }
+
+  /**
+   * The query timeout of a statement that sends {@code p}: the store's and the allowance, at most
+   * {@code Integer.MAX_VALUE} (a timeout near it, set as "none", must not overflow).
+   */
+  static int timeout(ParamValues p, int queryTimeoutSeconds) {
+    return (int)
+        Math.min(Integer.MAX_VALUE, (long) queryTimeoutSeconds + seconds(p, queryTimeoutSeconds));
+  }
 }

@@ -30,4 +30,13 @@ class TransferAllowanceTest {
     assertThat(seconds(64 << 20, 5)).isEqualTo(15);
     assertThat(seconds(64 << 20, 1)).isEqualTo(3);
   }
+
+  @Test
+  void theTimeoutIsTheStoresPlusTheAllowanceAndNeverOverflows() {
+    ParamValues small =
+        new ParamValues(false, 0).response(StoredResponse.of(200, Map.of(), new byte[1]));
+    assertThat(TransferAllowance.timeout(small, 5)).isEqualTo(6);
+    assertThat(TransferAllowance.timeout(new ParamValues(false, 0), 5)).isEqualTo(5);
+    assertThat(TransferAllowance.timeout(small, Integer.MAX_VALUE)).isEqualTo(Integer.MAX_VALUE);
+  }
 }
