@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks that docs/install.md's dependency snippet works as printed: installs the build into the local Maven
+# Checks that docs/getting-started.md's dependency snippet works as printed: installs the build into the local Maven
 # repository (-Pdemo: no tests, javadoc or source jars), makes a throwaway project whose pom.xml holds that snippet
 # verbatim (plus H2), compiles a small program against it, and runs it: an engine on the JDBC store over H2 that
 # runs a piece of work once and replays its result. Exits non-zero if any step fails.
@@ -14,8 +14,8 @@ if [ "${1:-}" != --no-install ]; then
   ./mvnw -B -ntp -q -Pdemo install
 fi
 
-snippet=$(sed -n '/consumer-snippet:begin/,/consumer-snippet:end/p' docs/install.md | sed '/^<!--/d; /^```/d')
-[ -n "$snippet" ] || { echo "[consumer-check] no snippet between the markers in docs/install.md" >&2; exit 1; }
+snippet=$(sed -n '/consumer-snippet:begin/,/consumer-snippet:end/p' docs/getting-started.md | sed '/^<!--/d; /^```/d')
+[ -n "$snippet" ] || { echo "[consumer-check] no snippet between the markers in docs/getting-started.md" >&2; exit 1; }
 h2=$(sed -n 's:.*<h2.version>\(.*\)</h2.version>.*:\1:p' pom.xml)
 
 work=$(mktemp -d)
@@ -77,4 +77,4 @@ echo "[consumer-check] building the throwaway project in $work ..." >&2
 cd "$work"
 "$root/mvnw" -B -ntp -q -f "$work/pom.xml" package dependency:build-classpath -Dmdep.outputFile=cp.txt
 java -cp "target/classes:$(cat cp.txt)" consumer.Main
-echo "[consumer-check] the snippet in docs/install.md works as printed" >&2
+echo "[consumer-check] the snippet in docs/getting-started.md works as printed" >&2
