@@ -11,8 +11,9 @@ import java.util.EnumSet;
 import javax.sql.DataSource;
 
 /**
- * The README's code, compiled: {@link ReadmeSnippetsTest} holds each README block equal to the
- * region between its tags here, so that a snippet that no longer compiles fails the build.
+ * The server in ten lines, compiled, as README.md, docs/getting-started.md and docs/http.md show
+ * it: {@link DocSnippetsTest} holds each of those blocks equal to the region between the tags here,
+ * so that a snippet that no longer compiles fails the build.
  */
 final class ReadmeSnippets {
   private ReadmeSnippets() {}
