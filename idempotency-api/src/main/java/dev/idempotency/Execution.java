@@ -10,11 +10,10 @@ import java.util.Optional;
  * operation.
  *
  * <p>An operation of several phases calls {@link #checkpoint(RecoveryPoint)} after each phase, or
- * {@link #inPhase}, which commits the phase's business writes and the recovery point in one
- * transaction of the store's; {@link #completeWith} commits the last phase's writes with the
- * response. Once a phase has committed, a failure of the operation no longer releases the key: the
- * record stays {@link KeyState#IN_FLIGHT} and a retry or the completer resumes it from {@link
- * #resumeFrom()}.
+ * its overload that commits the phase's business writes with the recovery point in one transaction
+ * of the store's; {@link #completeWith} commits the last phase's writes with the response. Once a
+ * phase has committed, a failure of the operation no longer releases the key: the record stays
+ * {@link KeyState#IN_FLIGHT} and a retry or the completer resumes it from {@link #resumeFrom()}.
  *
  * <p>Implementations are thread-safe: the operation may hand the execution to other threads, but
  * the calls of one owner should not race each other (a checkpoint racing the completion has no
@@ -69,8 +68,8 @@ public interface Execution {
    * new transaction after a serialization failure or a deadlock: call other systems between phases,
    * never inside one.
    *
-   * @param transactionType the store's transaction handle, for example {@code Connection.class}
    * @param next the recovery point the phase reaches
+   * @param transactionType the store's transaction handle, for example {@code Connection.class}
    * @param work the phase's business writes
    * @param <T> the transaction handle
    * @param <R> the work's result
@@ -84,28 +83,32 @@ public interface Execution {
    *     transaction rolled back if it began
    * @throws Exception whatever {@code work} threw, as it was thrown; the transaction rolled back
    */
-  <T, R> R inPhase(Class<T> transactionType, RecoveryPoint next, TransactionalWork<T, R> work)
+  <T, R> R checkpoint(RecoveryPoint next, Class<T> transactionType, TransactionalWork<T, R> work)
       throws Exception;
 
   /**
    * Runs the operation's last phase in one transaction of the store's: {@code work}, which returns
-   * the response, then the completion with that response under this execution's fence, committed
-   * together. The operation then returns that response, and the engine keeps the completion as it
-   * is. As {@link #inPhase} otherwise.
+   * the answer, then the completion with the answer's stored form under this execution's fence,
+   * committed together. The caller gets the answer's {@link Answer#sent() sent} response, whatever
+   * the operation returns afterwards, and the engine keeps the completion as it is (the
+   * stored-response policy does not judge it: the work's writes committed with it). As {@link
+   * #checkpoint(RecoveryPoint, Class, TransactionalWork)} otherwise.
    *
    * @param transactionType the store's transaction handle, for example {@code Connection.class}
-   * @param work the last phase's business writes, returning the response to store
+   * @param work the last phase's business writes, returning the answer
    * @param <T> the transaction handle
-   * @return the stored response, once committed
+   * @return the response the caller gets, once committed
    * @throws UnsupportedOperationException if the store runs no such transaction, or with another
    *     handle than {@code transactionType}; no work ran
    * @throws NullPointerException if an argument is null, or the work returned null
-   * @throws dev.idempotency.spi.KeyStoreException if the response is larger than the store keeps;
-   *     the transaction rolled back
-   * @throws Exception as {@link #inPhase}
+   * @throws IllegalArgumentException if the work answered {@link Answer#released}: its writes would
+   *     commit while a retry ran the work again; the transaction rolled back
+   * @throws dev.idempotency.spi.KeyStoreException if the stored form is larger than the store
+   *     keeps; the transaction rolled back
+   * @throws Exception as {@link #checkpoint(RecoveryPoint, Class, TransactionalWork)}
    */
   <T> StoredResponse completeWith(
-      Class<T> transactionType, TransactionalWork<T, StoredResponse> work) throws Exception;
+      Class<T> transactionType, TransactionalWork<T, ? extends Answer> work) throws Exception;
 
   /**
    * Whether this owner must stop before its next side effect outside the store, because it has lost

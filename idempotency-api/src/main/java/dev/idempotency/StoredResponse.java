@@ -23,7 +23,7 @@ import java.util.Optional;
  * <p>Immutable and thread-safe: the body and the header map are copied in, and {@link #body()}
  * returns a copy. Non-HTTP operations may use any status in 100 to 999 as a result code.
  */
-public final class StoredResponse {
+public final class StoredResponse implements Answer {
   /**
    * The header of a {@linkplain #notStoredMarker not-stored marker}: its value says which response
    * the marker stands for and why that response was not stored.
@@ -143,6 +143,12 @@ public final class StoredResponse {
       }
     }
     return true;
+  }
+
+  /** This response: a stored response is sent as it is stored. */
+  @Override
+  public StoredResponse sent() {
+    return this;
   }
 
   /** The status code. */

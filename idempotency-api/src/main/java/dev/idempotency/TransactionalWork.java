@@ -2,7 +2,9 @@ package dev.idempotency;
 
 /**
  * Business work that runs inside the store's transaction, together with the store's own fenced
- * write: a phase of {@link Execution#inPhase} or the last phase of {@link Execution#completeWith}.
+ * write: a request run in one transaction, a phase committed with its recovery point ({@link
+ * Execution#checkpoint(RecoveryPoint, Class, TransactionalWork)}), or the last phase committed with
+ * the completion ({@link Execution#completeWith}).
  *
  * @param <T> the transaction handle, for example {@code java.sql.Connection}
  * @param <R> the work's result

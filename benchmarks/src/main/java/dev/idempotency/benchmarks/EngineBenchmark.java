@@ -6,6 +6,7 @@ import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.core.Operation;
 import dev.idempotency.core.Outcome;
+import dev.idempotency.core.Work;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import java.time.Instant;
@@ -55,7 +56,7 @@ public class EngineBenchmark {
     }
     store = new InMemoryKeyStore();
     engine = IdempotencyEngine.builder(store).build();
-    engine.execute(COMPLETED, FINGERPRINT, OPERATION);
+    engine.execute(COMPLETED, FINGERPRINT, Work.stepped(OPERATION));
   }
 
   @TearDown(Level.Trial)
@@ -66,7 +67,9 @@ public class EngineBenchmark {
   @Benchmark
   public Outcome engineFresh(AbstractStoreBenchmark.Keys keys) throws Exception {
     return engine.execute(
-        RecordId.of(AbstractStoreBenchmark.SCOPE, keys.next()), FINGERPRINT, OPERATION);
+        RecordId.of(AbstractStoreBenchmark.SCOPE, keys.next()),
+        FINGERPRINT,
+        Work.stepped(OPERATION));
   }
 
   @Benchmark
@@ -84,7 +87,7 @@ public class EngineBenchmark {
 
   @Benchmark
   public Outcome engineReplay() throws Exception {
-    return engine.execute(COMPLETED, FINGERPRINT, OPERATION);
+    return engine.execute(COMPLETED, FINGERPRINT, Work.stepped(OPERATION));
   }
 
   @Benchmark

@@ -7,6 +7,7 @@ import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Outcome;
+import dev.idempotency.core.Work;
 import dev.idempotency.store.jdbc.Dialect;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
 import java.nio.charset.StandardCharsets;
@@ -86,28 +87,32 @@ final class OrdersDatabase implements AutoCloseable {
         engine.execute(
             RecordId.of(SCOPE, orderRef),
             FINGERPRINT,
-            execution ->
-                execution.completeWith(
-                    Connection.class,
-                    c -> {
-                      insertOrder(c, orderRef);
-                      return CREATED;
-                    })));
+            Work.stepped(
+                execution ->
+                    execution.completeWith(
+                        Connection.class,
+                        c -> {
+                          insertOrder(c, orderRef);
+                          return CREATED;
+                        }))));
   }
 
   /**
-   * The request in the library's one-transaction mode: {@code engine.executeInOneTransaction}
-   * claims, runs the business write and completes in one transaction, with one commit.
+   * The request in the library's one-transaction mode: {@code engine.execute} with {@code
+   * Work.inOneTransaction} claims, runs the business write and completes in one transaction, with
+   * one commit.
    */
   Outcome oneTransactionRequest(IdempotencyEngine engine, String orderRef) throws Exception {
     return executed(
-        engine.executeInOneTransaction(
+        engine.execute(
             RecordId.of(SCOPE, orderRef),
             FINGERPRINT,
-            (Connection c) -> {
-              insertOrder(c, orderRef);
-              return CREATED;
-            }));
+            Work.inOneTransaction(
+                Connection.class,
+                (Connection c) -> {
+                  insertOrder(c, orderRef);
+                  return CREATED;
+                })));
   }
 
   /** A fresh key must run the request: any other outcome would measure something else. */

@@ -23,8 +23,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <ul>
  *   <li>{@code baseline}: the request without the library, its write and its commit;
- *   <li>{@code oneTransaction}: through {@code IdempotencyEngine.executeInOneTransaction}: the
- *       claim, the business write and the completion in one transaction, one commit;
+ *   <li>{@code oneTransaction}: through {@code IdempotencyEngine.execute} with {@code
+ *       Work.inOneTransaction}: the claim, the business write and the completion in one
+ *       transaction, one commit;
  *   <li>{@code twoCommits}: through {@code IdempotencyEngine.execute}, the business write committed
  *       with the completion by {@code JdbcKeyStore.completeWith}: the claim commits on its own
  *       first, so two commits;

@@ -67,7 +67,7 @@ public final class WalPerRequest {
           measure(
               db,
               "one transaction: claim, business INSERT, completion, one commit"
-                  + " (executeInOneTransaction)",
+                  + " (Work.inOneTransaction)",
               n,
               key -> db.oneTransactionRequest(engine, key)));
       results.add(

@@ -13,8 +13,8 @@ import java.time.Instant;
  * fenced write, so that a key can never record a phase or a result whose business writes rolled
  * back, nor the reverse: the ACID unit AWS requires of an idempotent API. A store implementing it
  * declares {@link StoreCapability#TRANSACTIONAL}. Applications reach it through the engine ({@code
- * Execution.inPhase} and {@code completeWith}), which renews the lease around each transaction; the
- * store calls nothing back.
+ * Execution.checkpoint} with a phase's writes, and {@code completeWith}), which renews the lease
+ * around each transaction; the store calls nothing back.
  *
  * <p>Both methods run {@code work}, then the fenced write, then commit; if the work throws, or the
  * fence is stale (another owner took the record over), the whole transaction rolls back and nothing
@@ -137,7 +137,7 @@ public interface TransactionalKeyStore<T> extends KeyStore {
     throw new UnsupportedOperationException(
         getClass().getName()
             + " does not declare StoreCapability.ONE_TRANSACTION: it cannot claim, run the work"
-            + " and complete in one transaction; use Execution.inPhase/completeWith through the"
-            + " engine's execute instead");
+            + " and complete in one transaction; use Execution.checkpoint/completeWith in the"
+            + " engine's stepped work instead");
   }
 }

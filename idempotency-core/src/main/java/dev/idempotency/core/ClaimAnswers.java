@@ -14,10 +14,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a request's claims come to when the engine runs no work: a replay, a mismatch or the store's
  * outage answered as its {@link Outcome} with its event, and a key in flight claimed again through
- * the {@link InFlightPolicy}'s bounded wait until the request settles. Both ways of running a
- * request ({@link IdempotencyEngine#execute} and {@link IdempotencyEngine#executeInOneTransaction})
- * and the completer's resumption answer their claims here, so the three publish the same events for
- * the same answers. One per engine; holds no state of a request, so thread-safe.
+ * the {@link InFlightPolicy}'s bounded wait until the request settles. Both lifecycles of {@link
+ * IdempotencyEngine#execute} (stepped, and in one transaction) and the completer's resumption
+ * answer their claims here, so the three publish the same events for the same answers. One per
+ * engine; holds no state of a request, so thread-safe.
  */
 final class ClaimAnswers {
   private static final Duration MIN_RETRY_AFTER = Duration.ofSeconds(1);

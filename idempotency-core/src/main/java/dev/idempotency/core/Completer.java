@@ -1,5 +1,6 @@
 package dev.idempotency.core;
 
+import dev.idempotency.Answer;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spi.RecordSnapshot;
 import java.util.Objects;
@@ -30,7 +31,7 @@ public final class Completer {
      * The operation that finishes {@code record} from its recovery point, or empty to leave it
      * alone.
      */
-    Optional<Operation> operationFor(RecordSnapshot record);
+    Optional<Operation<? extends Answer>> operationFor(RecordSnapshot record);
   }
 
   /**
@@ -65,7 +66,7 @@ public final class Completer {
     int skipped = 0;
     int failed = 0;
     for (RecordSnapshot record : abandoned) {
-      Optional<Operation> operation = resumer.operationFor(record);
+      Optional<Operation<? extends Answer>> operation = resumer.operationFor(record);
       if (operation.isEmpty()) {
         skipped++;
         continue;

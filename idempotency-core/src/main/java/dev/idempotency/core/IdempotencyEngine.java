@@ -1,9 +1,9 @@
 package dev.idempotency.core;
 
+import dev.idempotency.Answer;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
-import dev.idempotency.TransactionalWork;
 import dev.idempotency.core.internal.Events;
 import dev.idempotency.core.internal.Heartbeats;
 import dev.idempotency.event.IdempotencyEvent;
@@ -26,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>{@code
  * IdempotencyEngine engine = IdempotencyEngine.builder(store).build();
- * Outcome outcome = engine.execute(RecordId.of(accountId, key), fingerprint, execution -> charge(request));
+ * Outcome outcome = engine.execute(RecordId.of(accountId, key), fingerprint,
+ *     Work.stepped(execution -> charge(request)));
  * }</pre>
  *
  * <p>What happens to one request:
@@ -101,198 +102,180 @@ public final class IdempotencyEngine implements AutoCloseable {
   }
 
   /**
-   * The store the engine drives, as the {@link TransactionalKeyStore} it is, for a request whose
-   * phases run business writes in the store's transactions ({@code inPhase}, {@code completeWith}).
+   * Runs {@code work} at most once for the record {@code id} within the replay window, and returns
+   * what happened: in one transaction with the claim and the stored answer ({@link
+   * Work#inOneTransaction}), or stepped, under a committed claim whose lease is renewed ({@link
+   * Work#stepped}). The work's {@link Answer} says what its caller gets and what is stored.
    *
-   * @param <T> the store's transaction handle, for {@code JdbcKeyStore} {@code java.sql.Connection}
-   * @throws IllegalStateException if the store does not declare {@link
-   *     StoreCapability#TRANSACTIONAL}
+   * <pre>{@code
+   * Outcome outcome = engine.execute(id, fingerprint, Work.inOneTransaction(Connection.class, tx -> {
+   *   insertOrder(tx, order);                           // the application's statements only
+   *   return StoredResponse.of(201, Map.of(), body);
+   * }));
+   * }</pre>
+   *
+   * <p>In one transaction:
+   *
+   * <ul>
+   *   <li>No lease is renewed: nobody else can see the record before it commits complete. A
+   *       concurrent duplicate waits on the record's lock until this transaction ends (bounded by
+   *       the store's lock or statement timeout, then {@link Outcome.InFlightConflict}), and then
+   *       replays its answer; the {@link InFlightPolicy} applies to that answer as to any other.
+   *   <li>Work that throws rolls everything back, the claim included: the key stays absent and a
+   *       retry runs as a first attempt ({@link OperationFailedException#keyReleased()} is true).
+   *       So does a crash of the process before the commit.
+   *   <li>An answer to be released (one the {@link StoredResponsePolicy} excludes, or {@link
+   *       Answer#released}) rolls the whole transaction back too, the work's writes included:
+   *       {@link Outcome.Executed} with {@code stored} false.
+   *   <li>A record left in flight by stepped work with an expired lease is taken over when it has
+   *       no recovery point; with one, one transaction cannot resume it, nothing is written, and
+   *       the answer is {@link Outcome.InFlightConflict} (logged as a warning) until a retry with
+   *       the stepped work or the {@link Completer} resumes it.
+   *   <li>On a store that declares {@link StoreCapability#TRANSACTIONAL} but not {@link
+   *       StoreCapability#ONE_TRANSACTION} the claim commits first, and the work's writes commit
+   *       with the completion ({@link dev.idempotency.Execution#completeWith}).
+   * </ul>
+   *
+   * <p>Events are the same in both lifecycles: {@code Claimed} or {@code TakenOver} as the work
+   * starts, {@code Completed} after the answer is stored, {@code Released}, {@code Replayed},
+   * {@code Mismatched}, {@code InFlightConflict}, {@code StoreUnavailable}. In one transaction a
+   * claim is not always followed by {@code Completed} or {@code Released}: a run the store repeats
+   * after a retryable abort publishes {@code Claimed} again, and a commit that fails publishes
+   * {@code StoreUnavailable} although the work ran (its writes rolled back with the claim).
+   *
+   * @param id the scope and key of the request
+   * @param fingerprint the fingerprint of the request
+   * @param work the work the key guards
+   * @return the outcome; never null
+   * @throws OperationFailedException if the work threw (its cause); the key was released or left in
+   *     flight as {@link OperationFailedException#keyReleased()} says: released only when nothing
+   *     had committed and the failure was not the store's (a {@link StoreUnavailableException} may
+   *     hide a committed checkpoint)
+   * @throws LeaseLostException if stepped work ran but another owner took the key over before its
+   *     answer could be stored: the lease expired while it ran (heartbeats failed, or the process
+   *     was paused)
+   * @throws InterruptedException if the thread was interrupted while waiting on an in-flight key
+   * @throws IllegalStateException if the engine was closed, or the work runs in one transaction and
+   *     the store runs no business writes in its transactions; nothing was claimed
+   * @throws IllegalArgumentException if the work runs in one transaction on another handle than the
+   *     store's {@link TransactionalKeyStore#transactionType()}; nothing was claimed
    */
-  <T> TransactionalKeyStore<T> transactionalStore() {
+  public Outcome execute(RecordId id, Fingerprint fingerprint, Work<? extends Answer> work)
+      throws OperationFailedException, InterruptedException {
+    return run(id, fingerprint, work, null);
+  }
+
+  /**
+   * {@link #execute(RecordId, Fingerprint, Work)} whose wait on an in-flight key {@code
+   * cancellation} can end from another thread without an interrupt, which could land in a store
+   * call (see {@link WaitCancellation}): the wait ends before its next claim, with {@link
+   * Outcome.InFlightConflict}. It does not stop work that has started.
+   *
+   * @param id the scope and key of the request
+   * @param fingerprint the fingerprint of the request
+   * @param work the work the key guards
+   * @param cancellation ends the wait
+   * @return the outcome; never null
+   * @throws OperationFailedException as {@link #execute(RecordId, Fingerprint, Work)}
+   * @throws InterruptedException if the thread was interrupted while waiting on an in-flight key
+   */
+  public Outcome execute(
+      RecordId id,
+      Fingerprint fingerprint,
+      Work<? extends Answer> work,
+      WaitCancellation cancellation)
+      throws OperationFailedException, InterruptedException {
+    return run(id, fingerprint, work, Objects.requireNonNull(cancellation, "cancellation"));
+  }
+
+  private Outcome run(
+      RecordId id,
+      Fingerprint fingerprint,
+      Work<? extends Answer> work,
+      @Nullable WaitCancellation cancellation)
+      throws OperationFailedException, InterruptedException {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(fingerprint, "fingerprint");
+    Objects.requireNonNull(work, "work");
+    if (closed) {
+      throw new IllegalStateException("the engine is closed: no lease it claimed would be renewed");
+    }
+    if (work instanceof SteppedWork<? extends Answer> stepped) {
+      return stepped(id, fingerprint, stepped.operation(), cancellation);
+    }
+    return inOneTransaction(
+        id, fingerprint, (InTransactionWork<?, ? extends Answer>) work, cancellation);
+  }
+
+  private Outcome stepped(
+      RecordId id,
+      Fingerprint fingerprint,
+      Operation<? extends Answer> operation,
+      @Nullable WaitCancellation cancellation)
+      throws OperationFailedException, InterruptedException {
+    return answers.untilSettled(
+        id, cancellation, now -> steppedRuns.attempt(id, fingerprint, now, operation));
+  }
+
+  private <T> Outcome inOneTransaction(
+      RecordId id,
+      Fingerprint fingerprint,
+      InTransactionWork<T, ? extends Answer> work,
+      @Nullable WaitCancellation cancellation)
+      throws OperationFailedException, InterruptedException {
+    TransactionalKeyStore<T> transactional = transactionalStore(work.transactionType());
+    if (!store.capabilities().contains(StoreCapability.ONE_TRANSACTION)) {
+      // the claim commits on its own; the writes commit with the completion, so neither can be
+      // lost without the other
+      return stepped(
+          id,
+          fingerprint,
+          execution -> {
+            execution.completeWith(work.transactionType(), work.work());
+            // the engine keeps the completion that committed, and answers with its sent form
+            return StoredResponse.ofUtf8(200, "");
+          },
+          cancellation);
+    }
+    OneTransactionRun<T> run =
+        new OneTransactionRun<>(
+            this, answers, transactional, id, work.work(), config.storedResponsePolicy());
+    return answers.untilSettled(
+        id,
+        cancellation,
+        now -> {
+          ClaimRequest request =
+              new ClaimRequest(id, fingerprint, now, config.lease(), config.replayWindow());
+          return run.attempt(request);
+        });
+  }
+
+  /**
+   * The store as the {@link TransactionalKeyStore} of {@code type}'s handles.
+   *
+   * @throws IllegalStateException if it runs no business writes in its transactions
+   * @throws IllegalArgumentException if its handles are not {@code type}'s
+   */
+  private <T> TransactionalKeyStore<T> transactionalStore(Class<T> type) {
     if (!(store instanceof TransactionalKeyStore<?> transactional)
         || !store.capabilities().contains(StoreCapability.TRANSACTIONAL)) {
       throw new IllegalStateException(
           "the store "
               + store
               + " does not declare StoreCapability.TRANSACTIONAL: it runs no business writes in its"
-              + " transactions (JdbcKeyStore does)");
+              + " transactions (JdbcKeyStore does), so Work.inOneTransaction cannot run on it; use"
+              + " Work.stepped");
+    }
+    if (!type.isAssignableFrom(transactional.transactionType())) {
+      throw new IllegalArgumentException(
+          "the work runs on a "
+              + type.getName()
+              + ", but the store "
+              + store
+              + " hands its work a "
+              + transactional.transactionType().getName());
     }
     return OneTransactionRun.typed(transactional);
-  }
-
-  /**
-   * Runs {@code operation} at most once for the record {@code id} within the replay window, and
-   * returns what happened.
-   *
-   * @param id the scope and key of the request
-   * @param fingerprint the fingerprint of the request
-   * @param operation the work the key guards
-   * @return the outcome; never null
-   * @throws OperationFailedException if the operation threw (its cause); the key was released or
-   *     left in flight as {@link OperationFailedException#keyReleased()} says: released only when
-   *     nothing had committed and the failure was not the store's (a {@link
-   *     StoreUnavailableException} may hide a committed checkpoint)
-   * @throws LeaseLostException if the operation ran but another owner took the key over before its
-   *     result could be stored: the lease expired while the operation ran (heartbeats failed, or
-   *     the process was paused)
-   * @throws InterruptedException if the thread was interrupted while waiting on an in-flight key
-   * @throws IllegalStateException if the engine was closed
-   */
-  public Outcome execute(RecordId id, Fingerprint fingerprint, Operation operation)
-      throws OperationFailedException, InterruptedException {
-    return claimAndRun(id, fingerprint, operation, null);
-  }
-
-  /**
-   * {@link #execute(RecordId, Fingerprint, Operation)} whose wait on an in-flight key {@code
-   * cancellation} can end from another thread without an interrupt, which could land in a store
-   * call (see {@link WaitCancellation}): the wait ends before its next claim, with {@link
-   * Outcome.InFlightConflict}. It does not stop an operation that has started.
-   *
-   * @param id the scope and key of the request
-   * @param fingerprint the fingerprint of the request
-   * @param operation the work the key guards
-   * @param cancellation ends the wait
-   * @return the outcome; never null
-   * @throws OperationFailedException as {@link #execute(RecordId, Fingerprint, Operation)}
-   * @throws InterruptedException if the thread was interrupted while waiting on an in-flight key
-   */
-  public Outcome execute(
-      RecordId id, Fingerprint fingerprint, Operation operation, WaitCancellation cancellation)
-      throws OperationFailedException, InterruptedException {
-    return claimAndRun(
-        id, fingerprint, operation, Objects.requireNonNull(cancellation, "cancellation"));
-  }
-
-  private Outcome claimAndRun(
-      RecordId id,
-      Fingerprint fingerprint,
-      Operation operation,
-      @Nullable WaitCancellation cancellation)
-      throws OperationFailedException, InterruptedException {
-    Objects.requireNonNull(id, "id");
-    Objects.requireNonNull(fingerprint, "fingerprint");
-    Objects.requireNonNull(operation, "operation");
-    if (closed) {
-      throw new IllegalStateException("the engine is closed: no lease it claimed would be renewed");
-    }
-    return answers.untilSettled(
-        id, cancellation, now -> steppedRuns.attempt(id, fingerprint, now, operation));
-  }
-
-  /**
-   * Runs a request of one step in one transaction of the store: the claim, {@code work} and the
-   * completion with its response commit together, once ({@link
-   * TransactionalKeyStore#claimAndComplete}). For a request with no call outside its database
-   * transaction it costs one commit instead of two (the claim's and the completion's); a request
-   * that calls anything else needs {@link #execute} and its recovery points.
-   *
-   * <pre>{@code
-   * Outcome outcome = engine.executeInOneTransaction(id, fingerprint, (Connection tx) -> {
-   *   insertOrder(tx, order);                           // the application's statements only
-   *   return StoredResponse.of(201, Map.of(), body);
-   * });
-   * }</pre>
-   *
-   * <p>What differs from {@link #execute}:
-   *
-   * <ul>
-   *   <li>No lease is renewed: nobody else can see the record before it commits complete. A
-   *       concurrent duplicate waits on the record's lock until this transaction ends (bounded by
-   *       the store's lock or statement timeout, then {@link Outcome.InFlightConflict}), and then
-   *       replays its response; the {@link InFlightPolicy} applies to that answer as to any other.
-   *   <li>Work that throws rolls everything back, the claim included: the key stays absent and a
-   *       retry runs as a first attempt ({@link OperationFailedException#keyReleased()} is true).
-   *       So does a crash of the process before the commit.
-   *   <li>A response the {@link StoredResponsePolicy} excludes rolls the whole transaction back
-   *       too, the work's writes included (the key stays absent, as it would be released): {@link
-   *       Outcome.Executed} with {@code stored} false.
-   *   <li>A record left in flight by {@link #execute} with an expired lease is taken over when it
-   *       has no recovery point; with one, one transaction cannot resume it, nothing is written,
-   *       and the answer is {@link Outcome.InFlightConflict} (logged as a warning) until a retry
-   *       through {@code execute} or the {@link Completer} resumes it.
-   * </ul>
-   *
-   * Events are those of {@code execute}: {@code Claimed} or {@code TakenOver} as the work starts,
-   * {@code Completed} after the commit, {@code Released} when the work threw or the policy excluded
-   * its response, {@code Replayed}, {@code Mismatched}, {@code InFlightConflict}, {@code
-   * StoreUnavailable}. A claim is not always followed by {@code Completed} or {@code Released}: a
-   * run the store repeats after a retryable abort publishes {@code Claimed} again (or, if the new
-   * claim does not win, the answer it gets), and a completion or commit that fails publishes {@code
-   * StoreUnavailable} although the work ran (its writes rolled back with the claim).
-   *
-   * @param <T> the store's transaction handle, for {@code JdbcKeyStore} {@code java.sql.Connection}
-   * @param id the scope and key of the request
-   * @param fingerprint the fingerprint of the request
-   * @param work the request's business writes on the store's transaction, returning its response;
-   *     it must neither commit nor roll back, and may run again after a retryable abort
-   * @return the outcome; never null
-   * @throws OperationFailedException if the work threw (its cause); nothing committed
-   * @throws InterruptedException if the thread was interrupted while waiting on an in-flight key
-   * @throws IllegalStateException if the engine was closed, or its store does not declare {@link
-   *     StoreCapability#ONE_TRANSACTION}
-   * @throws ClassCastException if {@code T} is not the store's transaction handle
-   */
-  public <T> Outcome executeInOneTransaction(
-      RecordId id, Fingerprint fingerprint, TransactionalWork<T, StoredResponse> work)
-      throws OperationFailedException, InterruptedException {
-    // a not-stored marker the work returns stands for an answer that ran: the engine's policy
-    // never judges it (as in execute); a policy given to the overload below judges what it is given
-    StoredResponsePolicy policy = config.storedResponsePolicy();
-    return executeInOneTransaction(
-        id, fingerprint, work, r -> r.notStoredReason().isPresent() || policy.shouldStore(r));
-  }
-
-  /**
-   * {@link #executeInOneTransaction(RecordId, Fingerprint, TransactionalWork)} with {@code policy}
-   * judging this request's response in place of {@link IdempotencyConfig#storedResponsePolicy()}:
-   * for a caller that stores another response than the one it means to be judged, such as the HTTP
-   * layer's not-stored marker (status 500) of an oversized response, which the configured policy
-   * must judge by the application's own status, not the marker's.
-   *
-   * @param <T> the store's transaction handle
-   * @param id the scope and key of the request
-   * @param fingerprint the fingerprint of the request
-   * @param work the request's business writes on the store's transaction, returning its response
-   * @param policy whether the response {@code work} returned is stored, or everything rolls back
-   * @return the outcome; never null
-   * @throws OperationFailedException if the work threw (its cause); nothing committed
-   * @throws InterruptedException if the thread was interrupted while waiting on an in-flight key
-   * @throws IllegalStateException if the engine was closed, or its store does not declare {@link
-   *     StoreCapability#ONE_TRANSACTION}
-   */
-  public <T> Outcome executeInOneTransaction(
-      RecordId id,
-      Fingerprint fingerprint,
-      TransactionalWork<T, StoredResponse> work,
-      StoredResponsePolicy policy)
-      throws OperationFailedException, InterruptedException {
-    Objects.requireNonNull(id, "id");
-    Objects.requireNonNull(fingerprint, "fingerprint");
-    Objects.requireNonNull(work, "work");
-    Objects.requireNonNull(policy, "policy");
-    if (closed) {
-      throw new IllegalStateException("the engine is closed");
-    }
-    if (!(store instanceof TransactionalKeyStore<?> transactional)
-        || !store.capabilities().contains(StoreCapability.ONE_TRANSACTION)) {
-      throw new IllegalStateException(
-          "the store "
-              + store
-              + " does not declare StoreCapability.ONE_TRANSACTION, so it cannot run a request in"
-              + " one transaction; use execute (JdbcKeyStore declares it)");
-    }
-    OneTransactionRun<T> run =
-        new OneTransactionRun<>(
-            this, answers, OneTransactionRun.typed(transactional), id, work, policy);
-    return answers.untilSettled(
-        id,
-        null,
-        now -> {
-          ClaimRequest request =
-              new ClaimRequest(id, fingerprint, now, config.lease(), config.replayWindow());
-          return run.attempt(request);
-        });
   }
 
   /**
@@ -302,7 +285,7 @@ public final class IdempotencyEngine implements AutoCloseable {
    * @return the outcome, or empty when the record was not the listed one any more
    * @throws IllegalStateException if the engine was closed
    */
-  Optional<Outcome> resume(RecordSnapshot listed, Operation operation)
+  Optional<Outcome> resume(RecordSnapshot listed, Operation<? extends Answer> operation)
       throws OperationFailedException {
     if (closed) {
       throw new IllegalStateException("the engine is closed: no lease it claimed would be renewed");

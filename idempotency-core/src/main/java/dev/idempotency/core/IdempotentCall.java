@@ -1,14 +1,10 @@
 package dev.idempotency.core;
 
-import dev.idempotency.Execution;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
-import dev.idempotency.TransactionalWork;
 import dev.idempotency.spi.LeaseLostException;
-import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.StoreUnavailableException;
-import dev.idempotency.spi.TransactionalKeyStore;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -25,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * Invoice invoice = createInvoice.run(
  *     RecordId.of(event.accountId(), "invoice-" + event.id()),
  *     FingerprintBuilder.forPurpose("invoice/1").add(event.orderId()).add(event.amountCents()).build(),
- *     execution -> invoices.create(event));
+ *     Work.inOneTransaction(Connection.class, tx -> invoices.create(tx, event)));
  * }</pre>
  *
  * <p>{@link #run} answers as a method call does: the result (run now or replayed), else an
@@ -47,10 +43,8 @@ import org.jspecify.annotations.Nullable;
  *       IdempotencyEngine#execute} does</td></tr>
  * </table>
  *
- * <p>{@link #attempt} returns the engine's five-case {@link Outcome} instead, for callers that
- * switch over it, and {@link #result} turns a settled outcome into the result. The result is stored
- * as a response of status 200 whose body is the codec's bytes. Immutable and thread-safe: define
- * one per kind of work and share it.
+ * <p>The result is stored as a response of status 200 whose body is the codec's bytes. Immutable
+ * and thread-safe: define one per kind of work and share it.
  *
  * @param <R> the result type
  */
@@ -74,26 +68,10 @@ public final class IdempotentCall<R> {
   }
 
   /**
-   * The work an {@link IdempotentCall} guards.
-   *
-   * @param <R> the result type
-   */
-  @FunctionalInterface
-  public interface Work<R> {
-    /**
-     * Runs the work. A multi-step work checks {@link Execution#resumeFrom()} and records its phases
-     * with {@link Execution#checkpoint}, as an {@link Operation} does.
-     *
-     * @param execution the claimed record, its fence, and where to resume
-     * @return the result to store
-     * @throws Exception when the work fails; the key is released when nothing had committed
-     */
-    R run(Execution execution) throws Exception;
-  }
-
-  /**
    * Runs {@code work} at most once for {@code id} within the replay window and returns its result,
-   * or the stored result of the call that ran it.
+   * or the stored result of the call that ran it. Work in one transaction commits its writes with
+   * the stored result ({@link Work#inOneTransaction}); stepped work records recovery points ({@link
+   * Work#stepped}).
    *
    * @throws IdempotencyKeyReusedException if the key was used for another fingerprint
    * @throws IdempotencyKeyInFlightException if another call with the key is still running
@@ -103,95 +81,19 @@ public final class IdempotentCall<R> {
    * @throws IdempotentWorkFailedException if the work threw a checked exception
    * @throws IdempotentResultNotStoredException if an earlier call's work ran under this key but its
    *     result could not be stored (the not-stored marker is replayed)
+   * @throws IllegalStateException if the work runs in one transaction and the engine's store runs
+   *     no business writes in its transactions
    */
   public R run(RecordId id, Fingerprint fingerprint, Work<R> work) {
+    Objects.requireNonNull(work, "work");
     AtomicReference<@Nullable R> ran = new AtomicReference<>();
-    return settle(
-        id, () -> engine.execute(id, fingerprint, execution -> run(work, execution, ran)), ran);
-  }
-
-  /**
-   * {@link #run} that returns the engine's {@link Outcome} instead of throwing for the cases that
-   * return no result; {@link #result} decodes an {@link Outcome.Executed} or {@link
-   * Outcome.Replayed}.
-   *
-   * @throws OperationFailedException if the work threw (its cause)
-   * @throws InterruptedException if interrupted while waiting on an in-flight key
-   */
-  public Outcome attempt(RecordId id, Fingerprint fingerprint, Work<R> work)
-      throws OperationFailedException, InterruptedException {
-    return engine.execute(
-        id, fingerprint, execution -> run(work, execution, new AtomicReference<>()));
-  }
-
-  /**
-   * Runs {@code work} with its result committed in one transaction with the work's writes, on a
-   * store that runs business work in its transactions ({@code JdbcKeyStore}: {@code T} is {@code
-   * java.sql.Connection}): in one transaction with the claim too when the store declares {@link
-   * StoreCapability#ONE_TRANSACTION} ({@link IdempotencyEngine#executeInOneTransaction}), else
-   * claimed first and completed with {@link Execution#completeWith}. The work must neither commit
-   * nor roll back, call nothing outside the transaction, and may run again after a retryable abort
-   * of the transaction. Answers as {@link #run}.
-   *
-   * @throws IllegalStateException if the engine's store runs no business work in its transactions
-   */
-  public <T> R runInTransaction(
-      RecordId id, Fingerprint fingerprint, TransactionalWork<T, R> work) {
-    AtomicReference<@Nullable R> ran = new AtomicReference<>();
-    return settle(id, () -> attemptInTransaction(id, fingerprint, work, ran), ran);
-  }
-
-  /**
-   * The result of a settled outcome: the work's, decoded from what was stored.
-   *
-   * @throws IdempotencyKeyReusedException for {@link Outcome.Mismatch}
-   * @throws IdempotencyKeyInFlightException for {@link Outcome.InFlightConflict}
-   * @throws StoreUnavailableException for {@link Outcome.StoreUnavailable}
-   * @throws IdempotentResultNotStoredException for a replayed not-stored marker
-   * @throws IllegalStateException if the stored response is not a result this class stored (the key
-   *     of an HTTP request, say), or the codec cannot decode it
-   */
-  public R result(RecordId id, Outcome outcome) {
-    return resultOf(id, outcome, null);
-  }
-
-  private <T> Outcome attemptInTransaction(
-      RecordId id,
-      Fingerprint fingerprint,
-      TransactionalWork<T, R> work,
-      AtomicReference<@Nullable R> ran)
-      throws OperationFailedException, InterruptedException {
-    TransactionalWork<T, StoredResponse> stored = tx -> encode(ran, work.run(tx));
-    if (engine.store().capabilities().contains(StoreCapability.ONE_TRANSACTION)) {
-      return engine.executeInOneTransaction(id, fingerprint, stored);
-    }
-    TransactionalKeyStore<T> store = engine.transactionalStore();
-    return engine.execute(
-        id, fingerprint, execution -> execution.completeWith(store.transactionType(), stored));
-  }
-
-  private StoredResponse run(Work<R> work, Execution execution, AtomicReference<@Nullable R> ran)
-      throws Exception {
-    return encode(ran, work.run(execution));
-  }
-
-  private StoredResponse encode(AtomicReference<@Nullable R> ran, R result) throws Exception {
-    Objects.requireNonNull(result, "the work of an IdempotentCall returned null");
-    StoredResponse response = StoredResponse.of(RESULT_STATUS, codec.encode(result));
-    ran.set(result); // the last run's: a transactional store may run the work again
-    return response;
-  }
-
-  /** What the engine did, as the work's result or an exception. */
-  @FunctionalInterface
-  private interface Attempt {
-    Outcome run() throws OperationFailedException, InterruptedException;
-  }
-
-  private R settle(RecordId id, Attempt attempt, AtomicReference<@Nullable R> ran) {
+    Work<StoredResponse> encoded =
+        work instanceof SteppedWork<R> stepped
+            ? Work.stepped(execution -> encode(ran, stepped.operation().run(execution)))
+            : ((InTransactionWork<?, R>) work).map(result -> encode(ran, result));
     Outcome outcome;
     try {
-      outcome = attempt.run();
+      outcome = engine.execute(id, fingerprint, encoded);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IdempotencyKeyInFlightException(id, engine.config().inFlightRetryAfter());
@@ -206,6 +108,13 @@ public final class IdempotentCall<R> {
       throw new IdempotentWorkFailedException(e);
     }
     return resultOf(id, outcome, ran.get());
+  }
+
+  private StoredResponse encode(AtomicReference<@Nullable R> ran, R result) throws Exception {
+    Objects.requireNonNull(result, "the work of an IdempotentCall returned null");
+    StoredResponse response = StoredResponse.of(RESULT_STATUS, codec.encode(result));
+    ran.set(result); // the last run's: a transactional store may run the work again
+    return response;
   }
 
   private R resultOf(RecordId id, Outcome outcome, @Nullable R ran) {

@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * An {@link IdempotentCall} did not return a result: its key is held by another request, or was
  * used for another request, or its work failed. Unchecked, so that the call reads like the plain
- * method call it guards; {@link IdempotentCall#attempt} returns the same cases as an {@link
+ * method call it guards; {@link IdempotencyEngine#execute} returns the same cases as an {@link
  * Outcome} instead.
  */
 public abstract class IdempotentCallException extends RuntimeException {

@@ -1,5 +1,6 @@
 package dev.idempotency.core;
 
+import dev.idempotency.Answer;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.TransactionalWork;
@@ -16,12 +17,13 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One request of {@link IdempotencyEngine#executeInOneTransaction}: each attempt is one call of the
- * store's {@code claimAndComplete}, whose outcome it turns into the engine's, with the events
- * {@link IdempotencyEngine#execute} would publish. The work is wrapped so that the run knows the
- * claim it held (for the events), tells the work's own exception from the store's, and rolls the
- * transaction back when the request's {@link StoredResponsePolicy} (the configured one, unless the
- * caller gave its own) excludes the response. One per request; the engine calls it on one thread.
+ * One request of {@link IdempotencyEngine#execute} with {@link Work#inOneTransaction}: each attempt
+ * is one call of the store's {@code claimAndComplete}, whose outcome it turns into the engine's,
+ * with the events {@link IdempotencyEngine#execute} would publish. The work is wrapped so that the
+ * run knows the claim it held (for the events), tells the work's own exception from the store's,
+ * and rolls the transaction back when the answer is to be released (the configured {@link
+ * StoredResponsePolicy} excludes it, or the work answered {@code Answer.released}). One per
+ * request; the engine calls it on one thread.
  *
  * @param <T> the store's transaction handle
  */
@@ -32,19 +34,21 @@ final class OneTransactionRun<T> {
   private final ClaimAnswers answers;
   private final TransactionalKeyStore<T> store;
   private final RecordId id;
-  private final TransactionalWork<T, StoredResponse> work;
+  private final TransactionalWork<T, ? extends Answer> work;
   private final StoredResponsePolicy policy;
   private ClaimOutcome.@Nullable Claimed lastClaim;
   private @Nullable Throwable workThrew;
-  // the response of the last run when it was too large to store: the marker committed in its place
-  private @Nullable StoredResponse oversized;
+  // what the caller of the last run gets
+  private @Nullable StoredResponse sent;
+  // whether the last run committed the not-stored marker in place of its answer
+  private boolean markerCommitted;
 
   OneTransactionRun(
       IdempotencyEngine engine,
       ClaimAnswers answers,
       TransactionalKeyStore<T> store,
       RecordId id,
-      TransactionalWork<T, StoredResponse> work,
+      TransactionalWork<T, ? extends Answer> work,
       StoredResponsePolicy policy) {
     this.engine = engine;
     this.answers = answers;
@@ -69,31 +73,35 @@ final class OneTransactionRun<T> {
     Instant now = request.now();
     lastClaim = null;
     workThrew = null;
-    oversized = null;
+    sent = null;
+    markerCommitted = false;
     OneTransactionOutcome outcome;
     try {
       outcome = store.claimAndComplete(request, this::runWork);
     } catch (NotStored excluded) {
-      released("status " + excluded.response.status() + " is not stored (storedResponsePolicy)");
+      released(excluded.reason);
       return ClaimAnswers.Settled.outcome(
-          new Outcome.Executed(excluded.response, claim().fence(), false, false));
+          new Outcome.Executed(excluded.sent, claim().fence(), false, false));
     } catch (Exception e) {
       return ClaimAnswers.Settled.outcome(failed(now, e));
     }
     if (outcome instanceof OneTransactionOutcome.Committed committed) {
       ClaimOutcome.Claimed won = committed.claim();
-      StoredResponse original = oversized;
-      if (original != null) {
+      StoredResponse answered = Objects.requireNonNull(sent, "the committed run's answer");
+      if (markerCommitted) {
         engine.publish(
             new IdempotencyEvent.ResponseNotStored(
-                id, clock(), won.fence(), original.status(), oversizedReason(original)));
+                id,
+                clock(),
+                won.fence(),
+                answered.status(),
+                committed.response().notStoredReason().orElse("not stored")));
         return ClaimAnswers.Settled.outcome(
-            new Outcome.Executed(original, won.fence(), false, false));
+            new Outcome.Executed(answered, won.fence(), false, false));
       }
       engine.publish(
           new IdempotencyEvent.Completed(id, clock(), won.fence(), committed.response().status()));
-      return ClaimAnswers.Settled.outcome(
-          new Outcome.Executed(committed.response(), won.fence(), false, true));
+      return ClaimAnswers.Settled.outcome(new Outcome.Executed(answered, won.fence(), false, true));
     }
     if (outcome instanceof OneTransactionOutcome.NeedsResumption resumable) {
       LOG.log(
@@ -117,29 +125,34 @@ final class OneTransactionRun<T> {
         claim.takeover()
             ? new IdempotencyEvent.TakenOver(id, clock(), claim.fence(), claim.resumeFrom())
             : new IdempotencyEvent.Claimed(id, clock(), claim.fence()));
-    StoredResponse response;
+    Answer answer;
     try {
-      response = work.run(tx);
+      answer = work.run(tx);
     } catch (Exception | Error e) {
       workThrew = e;
       throw e;
     }
-    if (response == null) {
+    if (answer == null) {
       NullPointerException none =
-          new NullPointerException("the work returned null instead of a response");
+          new NullPointerException("the work returned null instead of an answer");
       workThrew = none;
       throw none;
     }
-    if (!policy.shouldStore(response)) {
-      throw new NotStored(response);
+    Disposition disposition = Disposition.of(answer, policy);
+    String release = disposition.release();
+    if (release != null) {
+      // rolls the work's writes back with the claim: the key stays absent, as released
+      throw new NotStored(disposition.sent(), release);
     }
-    if (response.size() > store.maxResponseBytes()) {
+    StoredResponse answered = disposition.sent();
+    sent = answered;
+    StoredResponse stored = disposition.stored();
+    if (stored.size() > store.maxResponseBytes()) {
       // the work's writes commit with the small marker: a retry replays it, and runs nothing
-      oversized = response;
-      return StoredResponse.notStoredMarker(response.status(), oversizedReason(response));
+      markerCommitted = true;
+      return StoredResponse.notStoredMarker(answered.status(), oversizedReason(stored));
     }
-    oversized = null;
-    return response;
+    return stored;
   }
 
   private String oversizedReason(StoredResponse response) {
@@ -197,16 +210,18 @@ final class OneTransactionRun<T> {
   }
 
   /**
-   * A response the stored-response policy excludes: thrown out of the work so that the store rolls
-   * the transaction back, and caught by the run, which returns the response unstored.
+   * An answer to release (the policy excludes it, or it asked to be): thrown out of the work so
+   * that the store rolls the transaction back, and caught by the run, which returns it unstored.
    */
   private static final class NotStored extends Exception {
     private static final long serialVersionUID = 1L;
-    private final transient StoredResponse response;
+    private final transient StoredResponse sent;
+    private final String reason;
 
-    NotStored(StoredResponse response) {
+    NotStored(StoredResponse sent, String reason) {
       super(null, null, false, false);
-      this.response = response;
+      this.sent = sent;
+      this.reason = reason;
     }
   }
 }

@@ -16,15 +16,16 @@ import java.util.Objects;
 public sealed interface Outcome {
 
   /**
-   * The operation ran under this request's claim.
+   * The work ran under this request's claim.
    *
-   * @param response what the operation returned
-   * @param fence the fence the operation ran under
+   * @param response the response the work's {@link dev.idempotency.Answer} sends to its caller
+   * @param fence the fence the work ran under
    * @param resumed whether it resumed a request a previous owner left in flight
-   * @param stored whether the response is stored for replay; false when the {@link
-   *     StoredResponsePolicy} excluded it (the key was released) or the store failed while
-   *     completing (the record stays in flight and a retry after the lease may run the operation
-   *     again; the event log says which)
+   * @param stored whether the answer's stored form is stored for replay; false when the key was
+   *     released (the {@link StoredResponsePolicy} excluded the response, or the answer asked for
+   *     it), when the store kept the not-stored marker in its place (too large, or refused), or
+   *     when the store failed while completing (the record stays in flight; the event log says
+   *     which)
    */
   record Executed(StoredResponse response, FenceToken fence, boolean resumed, boolean stored)
       implements Outcome {

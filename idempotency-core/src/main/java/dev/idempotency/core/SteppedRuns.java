@@ -1,5 +1,6 @@
 package dev.idempotency.core;
 
+import dev.idempotency.Answer;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
@@ -60,7 +61,7 @@ final class SteppedRuns {
    * One claim of a request of {@code execute} at {@code now}, and its run when the claim is won.
    */
   ClaimAnswers.Settled attempt(
-      RecordId id, Fingerprint fingerprint, Instant now, Operation operation)
+      RecordId id, Fingerprint fingerprint, Instant now, Operation<? extends Answer> operation)
       throws OperationFailedException {
     Instant leaseStart =
         heartbeats.leaseTime(now); // read before the claim: its lease cannot start earlier
@@ -86,7 +87,7 @@ final class SteppedRuns {
    *
    * @return the outcome, or empty when the record was not the listed one any more
    */
-  Optional<Outcome> resume(RecordSnapshot listed, Operation operation)
+  Optional<Outcome> resume(RecordSnapshot listed, Operation<? extends Answer> operation)
       throws OperationFailedException {
     RecordId id = listed.id();
     Instant now = clock.instant();
@@ -140,7 +141,11 @@ final class SteppedRuns {
    * @throws LeaseLostException if another owner took the key over while the operation ran or before
    *     its response was stored
    */
-  private Outcome run(RecordId id, ClaimOutcome.Claimed won, Instant claimedAt, Operation operation)
+  private Outcome run(
+      RecordId id,
+      ClaimOutcome.Claimed won,
+      Instant claimedAt,
+      Operation<? extends Answer> operation)
       throws OperationFailedException {
     Instant start = clock.instant();
     publish.accept(
@@ -150,7 +155,7 @@ final class SteppedRuns {
     ExecutionImpl execution =
         new ExecutionImpl(store, id, won, clock, config.lease(), claimedAt, heartbeats);
     heartbeats.start(execution);
-    StoredResponse response = null;
+    Answer response = null;
     Throwable thrown = null;
     try {
       response = operation.run(execution);
@@ -227,32 +232,33 @@ final class SteppedRuns {
     return false;
   }
 
-  private Outcome finish(ExecutionImpl execution, StoredResponse response) {
+  private Outcome finish(ExecutionImpl execution, Answer answer) {
     RecordId id = execution.recordId();
     boolean resumed = execution.resumeFrom().isPresent();
-    if (execution.committedResponse().isPresent()) {
-      // a transactional store already committed the completion together with the business writes
-      StoredResponse committed = execution.committedResponse().get();
+    Optional<StoredResponse> committed = execution.committedResponse();
+    if (committed.isPresent()) {
+      // a transactional store already committed the completion together with the business writes:
+      // the caller gets what that completion's work answered, whatever the operation returned after
       publish.accept(
           new IdempotencyEvent.Completed(
-              id, clock.instant(), execution.fence(), committed.status()));
-      return new Outcome.Executed(committed, execution.fence(), resumed, true);
+              id, clock.instant(), execution.fence(), committed.get().status()));
+      return new Outcome.Executed(
+          execution.committedSent().orElseThrow(), execution.fence(), resumed, true);
     }
-    // a not-stored marker says the work ran and its answer is not kept: the policy judged the
-    // answer it stands for (its binding did), never the marker's own 500, and releasing would run
-    // the work again
-    if (response.notStoredReason().isEmpty()
-        && !config.storedResponsePolicy().shouldStore(response)
-        && execution.committedPoint().isEmpty()) {
+    Disposition disposition = Disposition.of(answer, config.storedResponsePolicy());
+    String release = disposition.release();
+    if (release != null && execution.committedPoint().isEmpty()) {
       heartbeats.stop(execution);
-      release(execution, "status " + response.status() + " is not stored (storedResponsePolicy)");
-      return new Outcome.Executed(response, execution.fence(), resumed, false);
+      release(execution, release);
+      return new Outcome.Executed(disposition.sent(), execution.fence(), resumed, false);
     }
-    // the work has run: its response, or the not-stored marker in its place, is stored under the
-    // fence, retried while the lease lasts; the caller gets the response whatever became of it
-    Completion.Stored stored = completion.complete(execution, response);
+    // the work has run: its answer, or the not-stored marker in its place, is stored under the
+    // fence, retried while the lease lasts; the caller gets its response whatever became of it. A
+    // run that committed a recovery point is not released (a retry would resume it): what it
+    // answered is stored, or the marker of an answer that asked to be released.
+    Completion.Stored stored = completion.complete(execution, disposition.stored());
     return new Outcome.Executed(
-        response, execution.fence(), resumed, stored == Completion.Stored.RESPONSE);
+        disposition.sent(), execution.fence(), resumed, stored == Completion.Stored.RESPONSE);
   }
 
   /**

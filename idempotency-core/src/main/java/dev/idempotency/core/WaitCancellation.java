@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
  * finishes, and the wait ends before the next one ({@link Outcome.InFlightConflict}).
  *
  * <p>One instance per call: pass it to {@link IdempotencyEngine#execute(dev.idempotency.RecordId,
- * dev.idempotency.Fingerprint, Operation, WaitCancellation)} and call {@link #cancel()} from any
- * thread. Thread-safe.
+ * dev.idempotency.Fingerprint, Work, WaitCancellation)} and call {@link #cancel()} from any thread.
+ * Thread-safe.
  */
 public final class WaitCancellation {
   private volatile boolean cancelled;

@@ -99,10 +99,11 @@ class CompletionOutageGateTest {
         engine.execute(
             id,
             FP,
-            execution -> {
-              work.run();
-              return StoredResponse.ofUtf8(201, "charged");
-            });
+            Work.stepped(
+                execution -> {
+                  work.run();
+                  return StoredResponse.ofUtf8(201, "charged");
+                }));
   }
 
   @Test

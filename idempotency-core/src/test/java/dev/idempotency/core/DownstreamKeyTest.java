@@ -36,10 +36,11 @@ class DownstreamKeyTest {
     return engine.execute(
         ID,
         FP,
-        execution -> {
-          keys.add(execution.downstreamKey("charge"));
-          return StoredResponse.ofUtf8(201, "charged");
-        });
+        Work.stepped(
+            execution -> {
+              keys.add(execution.downstreamKey("charge"));
+              return StoredResponse.ofUtf8(201, "charged");
+            }));
   }
 
   @Test

@@ -34,18 +34,20 @@ class ExecutionPhasesTest {
                   engine.execute(
                       ID,
                       FP,
-                      execution -> {
-                        memory.release(ID, execution.fence(), Instant.now()); // the fence is stale
-                        assertThatThrownBy(
-                                () ->
-                                    execution.inPhase(
-                                        Object.class,
-                                        RecoveryPoint.of("charged", new byte[0]),
-                                        tx -> ""))
-                            .isInstanceOf(LeaseLostException.class);
-                        told.set(execution.leaseLost());
-                        return StoredResponse.ofUtf8(201, "done");
-                      }))
+                      Work.stepped(
+                          execution -> {
+                            memory.release(
+                                ID, execution.fence(), Instant.now()); // the fence is stale
+                            assertThatThrownBy(
+                                    () ->
+                                        execution.checkpoint(
+                                            RecoveryPoint.of("charged", new byte[0]),
+                                            Object.class,
+                                            tx -> ""))
+                                .isInstanceOf(LeaseLostException.class);
+                            told.set(execution.leaseLost());
+                            return StoredResponse.ofUtf8(201, "done");
+                          })))
           .isInstanceOf(LeaseLostException.class);
     }
     assertThat(told).isTrue();
@@ -63,20 +65,23 @@ class ExecutionPhasesTest {
       engine.execute(
           ID,
           FP,
-          execution -> {
-            assertThatThrownBy(
-                    () ->
-                        execution.inPhase(
-                            Object.class,
-                            RecoveryPoint.of("charged", new byte[0]),
-                            tx -> {
-                              throw new LeaseLostException(
-                                  RecordId.of("acct", "nested"), FenceToken.of(7), "taken over");
-                            }))
-                .isInstanceOf(LeaseLostException.class);
-            told.set(execution.leaseLost());
-            return StoredResponse.ofUtf8(201, "done");
-          });
+          Work.stepped(
+              execution -> {
+                assertThatThrownBy(
+                        () ->
+                            execution.checkpoint(
+                                RecoveryPoint.of("charged", new byte[0]),
+                                Object.class,
+                                tx -> {
+                                  throw new LeaseLostException(
+                                      RecordId.of("acct", "nested"),
+                                      FenceToken.of(7),
+                                      "taken over");
+                                }))
+                    .isInstanceOf(LeaseLostException.class);
+                told.set(execution.leaseLost());
+                return StoredResponse.ofUtf8(201, "done");
+              }));
     }
     assertThat(told).isFalse();
   }
@@ -92,35 +97,37 @@ class ExecutionPhasesTest {
       plain.execute(
           ID,
           FP,
-          execution -> {
-            assertThatThrownBy(
-                    () ->
-                        execution.completeWith(
-                            Object.class,
-                            tx -> {
-                              ran.set(true);
-                              return StoredResponse.ofUtf8(201, "x");
-                            }))
-                .isInstanceOf(UnsupportedOperationException.class)
-                .hasMessageContaining("runs no transaction");
-            return StoredResponse.ofUtf8(201, "done");
-          });
+          Work.stepped(
+              execution -> {
+                assertThatThrownBy(
+                        () ->
+                            execution.completeWith(
+                                Object.class,
+                                tx -> {
+                                  ran.set(true);
+                                  return StoredResponse.ofUtf8(201, "x");
+                                }))
+                    .isInstanceOf(UnsupportedOperationException.class)
+                    .hasMessageContaining("runs no transaction");
+                return StoredResponse.ofUtf8(201, "done");
+              }));
       transactional.execute(
           RecordId.of("acct", "k2"),
           FP,
-          execution -> {
-            assertThatThrownBy(
-                    () ->
-                        execution.completeWith(
-                            String.class,
-                            tx -> {
-                              ran.set(true);
-                              return StoredResponse.ofUtf8(201, "x");
-                            }))
-                .isInstanceOf(UnsupportedOperationException.class)
-                .hasMessageContaining("java.lang.Object");
-            return StoredResponse.ofUtf8(201, "done");
-          });
+          Work.stepped(
+              execution -> {
+                assertThatThrownBy(
+                        () ->
+                            execution.completeWith(
+                                String.class,
+                                tx -> {
+                                  ran.set(true);
+                                  return StoredResponse.ofUtf8(201, "x");
+                                }))
+                    .isInstanceOf(UnsupportedOperationException.class)
+                    .hasMessageContaining("java.lang.Object");
+                return StoredResponse.ofUtf8(201, "done");
+              }));
     }
     assertThat(ran).isFalse();
   }

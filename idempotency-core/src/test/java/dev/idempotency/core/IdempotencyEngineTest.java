@@ -77,8 +77,8 @@ class IdempotencyEngineTest {
    */
   @Test
   void executesOnceThenReplaysVerbatim() throws Exception {
-    Outcome first = engine.execute(ID, FP, charge());
-    Outcome retry = engine.execute(ID, FP, charge());
+    Outcome first = engine.execute(ID, FP, Work.stepped(charge()));
+    Outcome retry = engine.execute(ID, FP, Work.stepped(charge()));
 
     assertThat(first)
         .isInstanceOfSatisfying(
@@ -101,8 +101,8 @@ class IdempotencyEngineTest {
 
   @Test
   void sameKeyWithAnotherPayloadIsAMismatchAndNeverReplays() throws Exception {
-    engine.execute(ID, FP, charge());
-    Outcome reused = engine.execute(ID, OTHER_FP, charge());
+    engine.execute(ID, FP, Work.stepped(charge()));
+    Outcome reused = engine.execute(ID, OTHER_FP, Work.stepped(charge()));
     assertThat(reused).isEqualTo(new Outcome.Mismatch(KeyState.COMPLETE));
     assertThat(sideEffects).hasValue(1);
   }
@@ -113,11 +113,12 @@ class IdempotencyEngineTest {
     engine.execute(
         ID,
         FP,
-        execution -> {
-          sideEffects.incrementAndGet();
-          return StoredResponse.ofUtf8(500, "boom");
-        });
-    Outcome retry = engine.execute(ID, FP, charge());
+        Work.stepped(
+            execution -> {
+              sideEffects.incrementAndGet();
+              return StoredResponse.ofUtf8(500, "boom");
+            }));
+    Outcome retry = engine.execute(ID, FP, Work.stepped(charge()));
     assertThat(retry)
         .isInstanceOfSatisfying(
             Outcome.Replayed.class, r -> assertThat(r.response().status()).isEqualTo(500));
@@ -135,11 +136,12 @@ class IdempotencyEngineTest {
                     .build())
             .build()) {
       Outcome throttled =
-          no429.execute(ID, FP, execution -> StoredResponse.ofUtf8(429, "slow down"));
+          no429.execute(ID, FP, Work.stepped(execution -> StoredResponse.ofUtf8(429, "slow down")));
       assertThat(throttled)
           .isInstanceOfSatisfying(Outcome.Executed.class, e -> assertThat(e.stored()).isFalse());
       assertThat(store.lookup(ID)).isEmpty();
-      assertThat(no429.execute(ID, FP, charge())).isInstanceOf(Outcome.Executed.class);
+      assertThat(no429.execute(ID, FP, Work.stepped(charge())))
+          .isInstanceOf(Outcome.Executed.class);
       assertThat(sideEffects).hasValue(1);
     }
   }
@@ -157,12 +159,13 @@ class IdempotencyEngineTest {
                 engine.execute(
                     ID,
                     FP,
-                    execution -> {
-                      throw new IllegalStateException("downstream refused");
-                    }));
+                    Work.stepped(
+                        execution -> {
+                          throw new IllegalStateException("downstream refused");
+                        })));
     assertThat(e.keyReleased()).isTrue();
     assertThat(e.getCause()).hasMessage("downstream refused");
-    assertThat(engine.execute(ID, FP, charge())).isInstanceOf(Outcome.Executed.class);
+    assertThat(engine.execute(ID, FP, Work.stepped(charge()))).isInstanceOf(Outcome.Executed.class);
     assertThat(sideEffects).hasValue(1);
   }
 
@@ -192,12 +195,13 @@ class IdempotencyEngineTest {
 
     OperationFailedException failure =
         catchThrowableOfType(
-            OperationFailedException.class, () -> engine.execute(ID, FP, twoPhases));
+            OperationFailedException.class, () -> engine.execute(ID, FP, Work.stepped(twoPhases)));
     assertThat(failure.keyReleased()).isFalse();
-    assertThat(engine.execute(ID, FP, twoPhases)).isInstanceOf(Outcome.InFlightConflict.class);
+    assertThat(engine.execute(ID, FP, Work.stepped(twoPhases)))
+        .isInstanceOf(Outcome.InFlightConflict.class);
 
     clock.advance(Duration.ofSeconds(31));
-    Outcome resumed = engine.execute(ID, FP, twoPhases);
+    Outcome resumed = engine.execute(ID, FP, Work.stepped(twoPhases));
 
     assertThat(resumed)
         .isInstanceOfSatisfying(Outcome.Executed.class, e -> assertThat(e.resumed()).isTrue());
@@ -239,10 +243,11 @@ class IdempotencyEngineTest {
                   engine.execute(
                       ID,
                       FP,
-                      execution -> {
-                        execution.checkpoint(RecoveryPoint.of("charged"));
-                        return CREATED;
-                      }));
+                      Work.stepped(
+                          execution -> {
+                            execution.checkpoint(RecoveryPoint.of("charged"));
+                            return CREATED;
+                          })));
       assertThat(e.keyReleased()).isFalse();
       assertThat(store.lookup(ID))
           .get()
@@ -273,7 +278,7 @@ class IdempotencyEngineTest {
                     }),
             async);
     running.await();
-    Outcome second = engine.execute(ID, FP, charge());
+    Outcome second = engine.execute(ID, FP, Work.stepped(charge()));
     finish.countDown();
 
     assertThat(second).isEqualTo(new Outcome.InFlightConflict(Duration.ofSeconds(1)));
@@ -355,10 +360,10 @@ class IdempotencyEngineTest {
       store.claim(
           new ClaimRequest(ID, FP, clock.instant(), Duration.ofSeconds(30), Duration.ofHours(24)));
       clock.advance(Duration.ofSeconds(25));
-      assertThat(slowHint.execute(ID, FP, charge()))
+      assertThat(slowHint.execute(ID, FP, Work.stepped(charge())))
           .isEqualTo(new Outcome.InFlightConflict(Duration.ofSeconds(5)));
       clock.advance(Duration.ofMillis(4_900));
-      assertThat(slowHint.execute(ID, FP, charge()))
+      assertThat(slowHint.execute(ID, FP, Work.stepped(charge())))
           .isEqualTo(new Outcome.InFlightConflict(Duration.ofSeconds(1)));
     }
   }
@@ -377,7 +382,7 @@ class IdempotencyEngineTest {
             .build()) {
       store.claim(
           new ClaimRequest(ID, FP, clock.instant(), Duration.ofSeconds(30), Duration.ofHours(24)));
-      Outcome outcome = waiting.execute(ID, FP, charge());
+      Outcome outcome = waiting.execute(ID, FP, Work.stepped(charge()));
       assertThat(outcome).isInstanceOf(Outcome.InFlightConflict.class);
       assertThat(events)
           .filteredOn(IdempotencyEvent.InFlightConflict.class::isInstance)
@@ -397,7 +402,7 @@ class IdempotencyEngineTest {
         IdempotencyEngine.builder(new UnreachableStore())
             .config(IdempotencyConfig.builder().clock(clock).build())
             .build()) {
-      Outcome outcome = failing.execute(ID, FP, charge());
+      Outcome outcome = failing.execute(ID, FP, Work.stepped(charge()));
       assertThat(outcome).isInstanceOf(Outcome.StoreUnavailable.class);
       assertThat(sideEffects).hasValue(0);
     }
@@ -423,13 +428,14 @@ class IdempotencyEngineTest {
             async);
     running.await();
     clock.advance(Duration.ofSeconds(31));
-    Outcome takeover = engine.execute(ID, FP, execution -> StoredResponse.ofUtf8(201, "new owner"));
+    Outcome takeover =
+        engine.execute(ID, FP, Work.stepped(execution -> StoredResponse.ofUtf8(201, "new owner")));
     resume.countDown();
 
     assertThat(takeover).isInstanceOf(Outcome.Executed.class);
     assertThat(catchThrowableOfType(Exception.class, () -> paused.get(10, TimeUnit.SECONDS)))
         .hasRootCauseInstanceOf(LeaseLostException.class);
-    assertThat(engine.execute(ID, FP, charge()))
+    assertThat(engine.execute(ID, FP, Work.stepped(charge())))
         .isInstanceOfSatisfying(
             Outcome.Replayed.class,
             r -> assertThat(r.response().bodyAsUtf8()).isEqualTo("new owner"));
@@ -470,7 +476,8 @@ class IdempotencyEngineTest {
           Duration.ofSeconds(
               20)); // 40 s after the claim: past the first lease, not the renewed one
 
-      assertThat(beating.execute(ID, FP, charge())).isInstanceOf(Outcome.InFlightConflict.class);
+      assertThat(beating.execute(ID, FP, Work.stepped(charge())))
+          .isInstanceOf(Outcome.InFlightConflict.class);
       finish.countDown();
       assertThat(first.get(10, TimeUnit.SECONDS)).isInstanceOf(Outcome.Executed.class);
       assertThat(sideEffects).hasValue(0);
@@ -570,7 +577,7 @@ class IdempotencyEngineTest {
                         })
                     .build())
             .build()) {
-      assertThat(e.execute(ID, FP, charge())).isInstanceOf(Outcome.Executed.class);
+      assertThat(e.execute(ID, FP, Work.stepped(charge()))).isInstanceOf(Outcome.Executed.class);
     }
   }
 
@@ -594,13 +601,15 @@ class IdempotencyEngineTest {
                     return engine.execute(
                         ID,
                         FP,
-                        execution -> {
-                          sideEffects.incrementAndGet();
-                          Thread.sleep(
-                              20); // holds the record a while, so most of the others meet it in
-                          // flight
-                          return CREATED;
-                        });
+                        Work.stepped(
+                            execution -> {
+                              sideEffects.incrementAndGet();
+                              Thread.sleep(
+                                  20); // holds the record a while, so most of the others meet
+                              // it in
+                              // flight
+                              return CREATED;
+                            }));
                   } catch (Exception e) {
                     throw new AssertionError(e);
                   }
@@ -639,8 +648,10 @@ class IdempotencyEngineTest {
   @Test
   void nullArgumentsAreRejected() {
     Map<String, ThrowingCallable> calls = new LinkedHashMap<>();
-    calls.put("execute(null id, ...)", () -> engine.execute(null, FP, charge()));
-    calls.put("execute(..., null fingerprint, ...)", () -> engine.execute(ID, null, charge()));
+    calls.put("execute(null id, ...)", () -> engine.execute(null, FP, Work.stepped(charge())));
+    calls.put(
+        "execute(..., null fingerprint, ...)",
+        () -> engine.execute(ID, null, Work.stepped(charge())));
     calls.put("execute(..., null operation)", () -> engine.execute(ID, FP, null));
     calls.put("builder(null store)", () -> IdempotencyEngine.builder(null));
     calls.forEach(
@@ -657,11 +668,12 @@ class IdempotencyEngineTest {
   }
 
   /**
-   * {@code e.execute(ID, FP, op)} for a {@code supplyAsync}: a checked exception becomes its cause.
+   * {@code e.execute(ID, FP, Work.stepped(op))} for a {@code supplyAsync}: a checked exception
+   * becomes its cause.
    */
   private static Outcome call(IdempotencyEngine e, Operation op) {
     try {
-      return e.execute(ID, FP, op);
+      return e.execute(ID, FP, Work.stepped(op));
     } catch (Exception ex) {
       throw new java.util.concurrent.CompletionException(ex);
     }

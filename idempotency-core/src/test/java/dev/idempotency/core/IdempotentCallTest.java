@@ -57,16 +57,18 @@ class IdempotentCallTest {
 
   @Test
   void aSecondCallReturnsTheStoredResultWithoutRunningTheWork() {
-    assertThat(createInvoice.run(ID, EVENT_A, execution -> invoice())).isEqualTo("invoice-1");
-    assertThat(createInvoice.run(ID, EVENT_A, execution -> invoice())).isEqualTo("invoice-1");
+    assertThat(createInvoice.run(ID, EVENT_A, Work.stepped(execution -> invoice())))
+        .isEqualTo("invoice-1");
+    assertThat(createInvoice.run(ID, EVENT_A, Work.stepped(execution -> invoice())))
+        .isEqualTo("invoice-1");
     assertThat(runs).hasValue(1);
     assertThat(store.lookup(ID).orElseThrow().state()).isEqualTo(KeyState.COMPLETE);
   }
 
   @Test
   void theSameKeyWithAnotherRequestIsAReusedKey() {
-    createInvoice.run(ID, EVENT_A, execution -> invoice());
-    assertThatThrownBy(() -> createInvoice.run(ID, EVENT_B, execution -> invoice()))
+    createInvoice.run(ID, EVENT_A, Work.stepped(execution -> invoice()));
+    assertThatThrownBy(() -> createInvoice.run(ID, EVENT_B, Work.stepped(execution -> invoice())))
         .isInstanceOfSatisfying(
             IdempotencyKeyReusedException.class,
             e -> {
@@ -91,10 +93,11 @@ class IdempotentCallTest {
                   return createInvoice.run(
                       ID,
                       EVENT_A,
-                      execution -> {
-                        Thread.sleep(20); // keep the key in flight while the others arrive
-                        return invoice();
-                      });
+                      Work.stepped(
+                          execution -> {
+                            Thread.sleep(20); // keep the key in flight while the others arrive
+                            return invoice();
+                          }));
                 }));
       }
       start.countDown();
@@ -115,12 +118,14 @@ class IdempotentCallTest {
                 createInvoice.run(
                     ID,
                     EVENT_A,
-                    execution -> {
-                      throw failure;
-                    }))
+                    Work.stepped(
+                        execution -> {
+                          throw failure;
+                        })))
         .isSameAs(failure);
     assertThat(store.lookup(ID)).as("released: nothing had committed").isEmpty();
-    assertThat(createInvoice.run(ID, EVENT_A, execution -> invoice())).isEqualTo("invoice-1");
+    assertThat(createInvoice.run(ID, EVENT_A, Work.stepped(execution -> invoice())))
+        .isEqualTo("invoice-1");
   }
 
   @Test
@@ -131,9 +136,10 @@ class IdempotentCallTest {
                 createInvoice.run(
                     ID,
                     EVENT_A,
-                    execution -> {
-                      throw failure;
-                    }))
+                    Work.stepped(
+                        execution -> {
+                          throw failure;
+                        })))
         .isInstanceOfSatisfying(
             IdempotentWorkFailedException.class,
             e -> {
@@ -155,7 +161,8 @@ class IdempotentCallTest {
         };
     try (IdempotencyEngine downEngine = IdempotencyEngine.builder(unreachable).build()) {
       IdempotentCall<String> call = IdempotentCall.of(downEngine, ResultCodec.utf8());
-      assertThatThrownBy(() -> call.run(ID, EVENT_A, execution -> invoice())).isSameAs(down);
+      assertThatThrownBy(() -> call.run(ID, EVENT_A, Work.stepped(execution -> invoice())))
+          .isSameAs(down);
     }
     assertThat(runs).hasValue(0);
   }
@@ -175,15 +182,16 @@ class IdempotentCallTest {
                   call.run(
                       ID,
                       EVENT_A,
-                      execution -> {
-                        running.countDown();
-                        finish.await(30, TimeUnit.SECONDS);
-                        return invoice();
-                      }));
+                      Work.stepped(
+                          execution -> {
+                            running.countDown();
+                            finish.await(30, TimeUnit.SECONDS);
+                            return invoice();
+                          })));
       owner.start();
       try {
         assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
-        assertThatThrownBy(() -> call.run(ID, EVENT_A, execution -> invoice()))
+        assertThatThrownBy(() -> call.run(ID, EVENT_A, Work.stepped(execution -> invoice())))
             .isInstanceOfSatisfying(
                 IdempotencyKeyInFlightException.class,
                 e -> assertThat(e.retryAfter()).isPositive());
@@ -196,23 +204,13 @@ class IdempotentCallTest {
   }
 
   @Test
-  void attemptKeepsTheFiveCaseOutcomeAndResultDecodesIt() throws Exception {
-    Outcome first = createInvoice.attempt(ID, EVENT_A, execution -> invoice());
-    Outcome second = createInvoice.attempt(ID, EVENT_A, execution -> invoice());
-    assertThat(first).isInstanceOf(Outcome.Executed.class);
-    assertThat(second).isInstanceOf(Outcome.Replayed.class);
-    assertThat(createInvoice.result(ID, second)).isEqualTo("invoice-1");
-    assertThat(createInvoice.attempt(ID, EVENT_B, execution -> invoice()))
-        .isInstanceOf(Outcome.Mismatch.class);
-  }
-
-  @Test
   void aResponseThisClassDidNotStoreIsNotDecodedAsAResult() throws Exception {
     engine.execute(
         ID,
         EVENT_A,
-        execution -> StoredResponse.of(201, Map.of("Location", List.of("/i/1")), new byte[0]));
-    assertThatThrownBy(() -> createInvoice.run(ID, EVENT_A, execution -> invoice()))
+        Work.stepped(
+            execution -> StoredResponse.of(201, Map.of("Location", List.of("/i/1")), new byte[0])));
+    assertThatThrownBy(() -> createInvoice.run(ID, EVENT_A, Work.stepped(execution -> invoice())))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("status 201");
     assertThat(runs).hasValue(0);
@@ -235,8 +233,10 @@ class IdempotentCallTest {
       IdempotentCall<String> call = IdempotentCall.of(smallEngine, ResultCodec.utf8());
       String big = "x".repeat(100);
 
-      assertThat(call.run(ID, EVENT_A, execution -> big + runs.incrementAndGet())).startsWith(big);
-      assertThatThrownBy(() -> call.run(ID, EVENT_A, execution -> big + runs.incrementAndGet()))
+      assertThat(call.run(ID, EVENT_A, Work.stepped(execution -> big + runs.incrementAndGet())))
+          .startsWith(big);
+      assertThatThrownBy(
+              () -> call.run(ID, EVENT_A, Work.stepped(execution -> big + runs.incrementAndGet())))
           .isInstanceOfSatisfying(
               IdempotentResultNotStoredException.class,
               e -> assertThat(e.reason()).startsWith("200; ").contains("larger than the store"));
@@ -246,7 +246,10 @@ class IdempotentCallTest {
 
   @Test
   void aTransactionalCallNeedsATransactionalStore() {
-    assertThatThrownBy(() -> createInvoice.runInTransaction(ID, EVENT_A, (Object tx) -> invoice()))
+    assertThatThrownBy(
+            () ->
+                createInvoice.run(
+                    ID, EVENT_A, Work.inOneTransaction(Object.class, tx -> invoice())))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("TRANSACTIONAL");
     assertThat(runs).hasValue(0);

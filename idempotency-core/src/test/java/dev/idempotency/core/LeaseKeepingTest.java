@@ -349,9 +349,9 @@ class LeaseKeepingTest {
                       engine,
                       id(1),
                       execution -> {
-                        execution.inPhase(
-                            Object.class,
+                        execution.checkpoint(
                             RecoveryPoint.of("phase", new byte[0]),
+                            Object.class,
                             tx -> {
                               phaseOpen.countDown();
                               closePhase.await();
@@ -414,7 +414,9 @@ class LeaseKeepingTest {
         .as("told, not taken over: its fenced completion still stands")
         .isInstanceOf(Outcome.Executed.class);
     assertThatThrownBy(
-            () -> engine.execute(id(3), FP, execution -> StoredResponse.ofUtf8(201, "late")))
+            () ->
+                engine.execute(
+                    id(3), FP, Work.stepped(execution -> StoredResponse.ofUtf8(201, "late"))))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("closed");
     assertThat(memory.lookup(id(3))).as("nothing claimed by a closed engine").isEmpty();
@@ -430,7 +432,7 @@ class LeaseKeepingTest {
 
   private static Outcome call(IdempotencyEngine engine, RecordId id, Operation op) {
     try {
-      return engine.execute(id, FP, op);
+      return engine.execute(id, FP, Work.stepped(op));
     } catch (Exception e) {
       throw new RuntimeException(e);
     }

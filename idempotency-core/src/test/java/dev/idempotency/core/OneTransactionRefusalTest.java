@@ -12,9 +12,9 @@ import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link IdempotencyEngine#executeInOneTransaction} over a store without {@code ONE_TRANSACTION}:
- * refused before anything runs, with a message that names the capability. The mode itself is tested
- * over a store that has it ({@code store-jdbc}'s {@code AbstractOneTransactionJdbcTest}).
+ * {@link Work#inOneTransaction} over a store without transactions: refused before anything runs,
+ * with a message that names the capability. The mode itself is tested over a store that has it
+ * ({@code store-jdbc}'s {@code AbstractOneTransactionJdbcTest}).
  */
 class OneTransactionRefusalTest {
   @Test
@@ -25,15 +25,17 @@ class OneTransactionRefusalTest {
     try (IdempotencyEngine engine = IdempotencyEngine.builder(store).build()) {
       assertThatThrownBy(
               () ->
-                  engine.executeInOneTransaction(
+                  engine.execute(
                       id,
                       Fingerprint.of("r".getBytes(StandardCharsets.UTF_8)),
-                      (Object tx) -> {
-                        runs.incrementAndGet();
-                        return StoredResponse.of(200, Map.of(), new byte[0]);
-                      }))
+                      Work.inOneTransaction(
+                          Object.class,
+                          (Object tx) -> {
+                            runs.incrementAndGet();
+                            return StoredResponse.of(200, Map.of(), new byte[0]);
+                          })))
           .isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining("ONE_TRANSACTION");
+          .hasMessageContaining("StoreCapability.TRANSACTIONAL");
     }
     Assertions.assertThat(runs).hasValue(0);
     Assertions.assertThat(store.lookup(id)).isEmpty();

@@ -80,8 +80,8 @@ class OutcomeNeverLostTest {
             runs.incrementAndGet();
             return StoredResponse.notStoredMarker(201, "the answer is over the binding's limit");
           };
-      Outcome first = engine.execute(ID, FP, answeredTooLarge);
-      Outcome retry = engine.execute(ID, FP, answeredTooLarge);
+      Outcome first = engine.execute(ID, FP, Work.stepped(answeredTooLarge));
+      Outcome retry = engine.execute(ID, FP, Work.stepped(answeredTooLarge));
 
       assertThat(first).isInstanceOf(Outcome.Executed.class);
       assertThat(((Outcome.Executed) first).stored()).isTrue();
@@ -103,8 +103,8 @@ class OutcomeNeverLostTest {
           }
         };
     try (IdempotencyEngine engine = engine(store, Duration.ofSeconds(30))) {
-      Outcome first = engine.execute(ID, FP, charge(5_000));
-      Outcome retry = engine.execute(ID, FP, charge(5_000));
+      Outcome first = engine.execute(ID, FP, Work.stepped(charge(5_000)));
+      Outcome retry = engine.execute(ID, FP, Work.stepped(charge(5_000)));
 
       assertThat(first).isInstanceOf(Outcome.Executed.class);
       Outcome.Executed executed = (Outcome.Executed) first;
@@ -139,8 +139,8 @@ class OutcomeNeverLostTest {
           }
         };
     try (IdempotencyEngine engine = engine(store, Duration.ofSeconds(30))) {
-      Outcome first = engine.execute(ID, FP, charge(10));
-      Outcome retry = engine.execute(ID, FP, charge(10));
+      Outcome first = engine.execute(ID, FP, Work.stepped(charge(10)));
+      Outcome retry = engine.execute(ID, FP, Work.stepped(charge(10)));
 
       assertThat(first).isInstanceOf(Outcome.Executed.class);
       assertThat(((Outcome.Executed) first).stored()).isFalse();
@@ -170,8 +170,8 @@ class OutcomeNeverLostTest {
           }
         };
     try (IdempotencyEngine engine = engine(store, Duration.ofSeconds(10))) {
-      Outcome first = engine.execute(ID, FP, charge(10));
-      Outcome retry = engine.execute(ID, FP, charge(10));
+      Outcome first = engine.execute(ID, FP, Work.stepped(charge(10)));
+      Outcome retry = engine.execute(ID, FP, Work.stepped(charge(10)));
 
       assertThat(((Outcome.Executed) first).stored()).isTrue();
       assertThat(retry).isInstanceOf(Outcome.Replayed.class);
@@ -220,8 +220,8 @@ class OutcomeNeverLostTest {
             }
           };
       try (IdempotencyEngine engine = engine(store, Duration.ofSeconds(10))) {
-        Outcome first = engine.execute(id, FP, charge(bodyBytes));
-        Outcome retry = engine.execute(id, FP, charge(bodyBytes));
+        Outcome first = engine.execute(id, FP, Work.stepped(charge(bodyBytes)));
+        Outcome retry = engine.execute(id, FP, Work.stepped(charge(bodyBytes)));
 
         assertThat(first).as("body of %d bytes", bodyBytes).isInstanceOf(Outcome.Executed.class);
         assertThat(((Outcome.Executed) first).stored())
@@ -280,11 +280,12 @@ class OutcomeNeverLostTest {
                   engine.execute(
                       ID,
                       FP,
-                      execution -> {
-                        runs.incrementAndGet();
-                        Thread.sleep(700); // most of the lease
-                        return StoredResponse.ofUtf8(201, "charged");
-                      });
+                      Work.stepped(
+                          execution -> {
+                            runs.incrementAndGet();
+                            Thread.sleep(700); // most of the lease
+                            return StoredResponse.ofUtf8(201, "charged");
+                          }));
                 } catch (Exception e) {
                   throw new IllegalStateException(e);
                 }
@@ -300,7 +301,8 @@ class OutcomeNeverLostTest {
           .as("a retry after the first lease, while the completion is retried")
           .isInstanceOf(ClaimOutcome.InFlight.class);
       assertThat(renewalsDuringOutage.get()).isPositive();
-      assertThat(engine.execute(ID, FP, charge(10))).isInstanceOf(Outcome.Replayed.class);
+      assertThat(engine.execute(ID, FP, Work.stepped(charge(10))))
+          .isInstanceOf(Outcome.Replayed.class);
       assertThat(runs).hasValue(1);
     }
   }
@@ -329,7 +331,7 @@ class OutcomeNeverLostTest {
     Duration lease = Duration.ofMillis(600);
     try (IdempotencyEngine engine = engine(store, lease)) {
       long start = System.nanoTime();
-      Outcome first = engine.execute(ID, FP, charge(10));
+      Outcome first = engine.execute(ID, FP, Work.stepped(charge(10)));
       Duration took = Duration.ofNanos(System.nanoTime() - start);
 
       assertThat(((Outcome.Executed) first).response().bodyLength()).isEqualTo(10);
@@ -400,10 +402,11 @@ class OutcomeNeverLostTest {
           engine.execute(
               ID,
               FP,
-              execution -> {
-                Thread.sleep(120); // a renewal is under way when the work ends
-                return StoredResponse.ofUtf8(201, "ok");
-              });
+              Work.stepped(
+                  execution -> {
+                    Thread.sleep(120); // a renewal is under way when the work ends
+                    return StoredResponse.ofUtf8(201, "ok");
+                  }));
 
       assertThat(renewalAnswered.await(5, TimeUnit.SECONDS)).as("a renewal was refused").isTrue();
       assertThat(((Outcome.Executed) outcome).stored()).isTrue();
@@ -470,10 +473,11 @@ class OutcomeNeverLostTest {
                   engine.execute(
                       RecordId.of("tenant-1", "other"),
                       FP,
-                      execution -> {
-                        done.await(10, TimeUnit.SECONDS);
-                        return StoredResponse.ofUtf8(201, "other");
-                      });
+                      Work.stepped(
+                          execution -> {
+                            done.await(10, TimeUnit.SECONDS);
+                            return StoredResponse.ofUtf8(201, "other");
+                          }));
                 } catch (Exception e) {
                   throw new IllegalStateException(e);
                 }
@@ -483,8 +487,10 @@ class OutcomeNeverLostTest {
           engine.execute(
               ID,
               FP,
-              execution ->
-                  execution.completeWith(Object.class, tx -> StoredResponse.ofUtf8(201, "ok")));
+              Work.stepped(
+                  execution ->
+                      execution.completeWith(
+                          Object.class, tx -> StoredResponse.ofUtf8(201, "ok"))));
       done.countDown();
       other.join(10_000);
 

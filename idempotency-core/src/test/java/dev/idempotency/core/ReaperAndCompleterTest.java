@@ -40,10 +40,12 @@ class ReaperAndCompleterTest {
   @Test
   void reaperDeletesPastRetentionInBoundedBatches() throws Exception {
     for (int i = 0; i < 5; i++) {
-      engine.execute(RecordId.of("s", "old-" + i), FP, e -> StoredResponse.ofUtf8(200, "ok"));
+      engine.execute(
+          RecordId.of("s", "old-" + i), FP, Work.stepped(e -> StoredResponse.ofUtf8(200, "ok")));
     }
     clock.advance(Duration.ofHours(71));
-    engine.execute(RecordId.of("s", "young"), FP, e -> StoredResponse.ofUtf8(200, "ok"));
+    engine.execute(
+        RecordId.of("s", "young"), FP, Work.stepped(e -> StoredResponse.ofUtf8(200, "ok")));
     clock.advance(Duration.ofHours(1));
 
     Reaper.Report first = new Reaper(store, engine.config(), 2, 2).runOnce();
@@ -66,10 +68,11 @@ class ReaperAndCompleterTest {
             engine.execute(
                 stuck,
                 FP,
-                e -> {
-                  e.checkpoint(RecoveryPoint.of("charged"));
-                  throw new IllegalStateException("crash");
-                }));
+                Work.stepped(
+                    e -> {
+                      e.checkpoint(RecoveryPoint.of("charged"));
+                      throw new IllegalStateException("crash");
+                    })));
     clock.advance(Duration.ofHours(73));
     Reaper.Report report = new Reaper(store, engine.config(), 10, 1).runOnce();
     assertThat(report.unfinished())
@@ -96,7 +99,8 @@ class ReaperAndCompleterTest {
           }
           return StoredResponse.ofUtf8(201, "receipt");
         };
-    catchThrowableOfType(OperationFailedException.class, () -> engine.execute(id, FP, op));
+    catchThrowableOfType(
+        OperationFailedException.class, () -> engine.execute(id, FP, Work.stepped(op)));
 
     Completer completer = new Completer(engine, record -> Optional.of(op));
     assertThat(completer.runOnce(10).found())
@@ -107,7 +111,7 @@ class ReaperAndCompleterTest {
 
     assertThat(report.completed()).isEqualTo(1);
     assertThat(charges).hasValue(1);
-    assertThat(engine.execute(id, FP, op))
+    assertThat(engine.execute(id, FP, Work.stepped(op)))
         .isInstanceOfSatisfying(
             Outcome.Replayed.class,
             r -> assertThat(r.response().bodyAsUtf8()).isEqualTo("receipt"));

@@ -57,10 +57,11 @@ class ReaperReportTest {
             engine.execute(
                 id,
                 FP,
-                e -> {
-                  e.checkpoint(RecoveryPoint.of("charged"));
-                  throw new IllegalStateException("crash");
-                }));
+                Work.stepped(
+                    e -> {
+                      e.checkpoint(RecoveryPoint.of("charged"));
+                      throw new IllegalStateException("crash");
+                    })));
     return id;
   }
 
@@ -157,7 +158,9 @@ class ReaperReportTest {
   void withTheEnginesClockOnlyAbandonedRecordsPastRetentionAreReported() throws Exception {
     RecordId old = abandon("old");
     engine.execute(
-        RecordId.of("s", "done"), FP, e -> dev.idempotency.StoredResponse.ofUtf8(200, "ok"));
+        RecordId.of("s", "done"),
+        FP,
+        Work.stepped(e -> dev.idempotency.StoredResponse.ofUtf8(200, "ok")));
     clock.advance(Duration.ofHours(72));
     RecordId young = abandon("young");
     clock.advance(Duration.ofHours(1));

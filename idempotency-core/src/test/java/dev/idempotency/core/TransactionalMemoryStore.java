@@ -15,8 +15,8 @@ import java.util.Set;
 
 /**
  * A store whose "transactions" run the work, then the fenced write, on the store it wraps: enough
- * for the engine's side of {@code Execution.inPhase} and {@code completeWith} (no rollback; the TCK
- * proves the stores' transactions).
+ * for the engine's side of {@code Execution.checkpoint} with a transaction and {@code completeWith}
+ * (no rollback; the TCK proves the stores' transactions).
  */
 class TransactionalMemoryStore extends DelegatingStore implements TransactionalKeyStore<Object> {
   TransactionalMemoryStore(KeyStore delegate) {

@@ -55,10 +55,11 @@ class WaitCancellationTest {
               engine.execute(
                   ID,
                   FP,
-                  execution -> {
-                    ran.set(true);
-                    return StoredResponse.ofUtf8(201, "{}");
-                  },
+                  Work.stepped(
+                      execution -> {
+                        ran.set(true);
+                        return StoredResponse.ofUtf8(201, "{}");
+                      }),
                   cancellation);
           interruptedAfter.set(Thread.currentThread().isInterrupted());
           return outcome;

@@ -96,13 +96,13 @@ public final class EndpointRule {
 
   /**
    * This rule, running its requests in one transaction of the engine's store ({@link
-   * dev.idempotency.core.IdempotencyEngine#executeInOneTransaction}): the claim, the application's
-   * statements and the completion with its stored response commit together, with one commit, and
-   * the response reaches the client only after it. The application finds the open transaction (for
-   * the JDBC store a {@code java.sql.Connection}) where its adapter puts it (the servlet filter:
-   * the request attribute {@code IdempotencyFilter.TRANSACTION_ATTRIBUTE}); it runs its statements
-   * on it and neither commits nor rolls back. A handler that throws rolls everything back, the
-   * claim included, so a retry runs as a first attempt; so does a crash before the commit.
+   * dev.idempotency.core.Work#inOneTransaction}): the claim, the application's statements and the
+   * completion with its stored response commit together, with one commit, and the response reaches
+   * the client only after it. The application finds the open transaction (for the JDBC store a
+   * {@code java.sql.Connection}) where its adapter puts it (the servlet filter: the request
+   * attribute {@code IdempotencyFilter.TRANSACTION_ATTRIBUTE}); it runs its statements on it and
+   * neither commits nor rolls back. A handler that throws rolls everything back, the claim
+   * included, so a retry runs as a first attempt; so does a crash before the commit.
    *
    * <p>For requests whose whole work is statements on the store's database, and short ones: every
    * duplicate of a key holds a connection while it waits on the first one's lock, and a handler

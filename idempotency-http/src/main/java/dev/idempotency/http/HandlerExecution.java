@@ -1,5 +1,6 @@
 package dev.idempotency.http;
 
+import dev.idempotency.Answer;
 import dev.idempotency.Execution;
 import dev.idempotency.FenceToken;
 import dev.idempotency.IdempotencyKey;
@@ -7,41 +8,27 @@ import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.TransactionalWork;
+import dev.idempotency.http.internal.StoringRules;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.Optional;
-import org.jspecify.annotations.Nullable;
 
 /**
- * The execution the handler gives the application: the engine's, plus what the handler must know of
- * a completion the application commits itself through a transactional store (the stored response,
- * and the response the first caller gets when it went through {@link
- * IdempotencyHttp#completeWith}).
+ * The execution the handler gives the application: the engine's, whose {@link #completeWith} stores
+ * the completion by the handler's rules (the allowlisted headers, the redacted body, and the
+ * not-stored marker when that body is over {@code maxStoredResponseBytes}, whatever {@link
+ * OversizedResponse} says: the business writes commit with it, so releasing the key would let a
+ * retry repeat them). The first caller gets what the completion's work answered; a replay its
+ * stored form, as for every request.
  */
 final class HandlerExecution implements Execution {
   private final Execution engine;
-  private volatile @Nullable StoredResponse committed;
-  private volatile @Nullable StoredResponse answer;
+  private final StoringRules rules;
 
-  HandlerExecution(Execution engine) {
+  HandlerExecution(Execution engine, StoringRules rules) {
     this.engine = engine;
-  }
-
-  /** The response a transactional store committed as the completion, if any. */
-  Optional<StoredResponse> committed() {
-    return Optional.ofNullable(committed);
-  }
-
-  /**
-   * The response for the first caller of a completion committed through the handler's rules, if
-   * any.
-   */
-  Optional<StoredResponse> answer() {
-    return Optional.ofNullable(answer);
-  }
-
-  void answer(StoredResponse response) {
-    this.answer = response;
+    this.rules = rules;
   }
 
   @Override
@@ -90,17 +77,28 @@ final class HandlerExecution implements Execution {
   }
 
   @Override
-  public <T, R> R inPhase(
-      Class<T> transactionType, RecoveryPoint next, TransactionalWork<T, R> work) throws Exception {
-    return engine.inPhase(transactionType, next, work);
+  public <T, R> R checkpoint(
+      RecoveryPoint next, Class<T> transactionType, TransactionalWork<T, R> work) throws Exception {
+    return engine.checkpoint(next, transactionType, work);
   }
 
   @Override
   public <T> StoredResponse completeWith(
-      Class<T> transactionType, TransactionalWork<T, StoredResponse> work) throws Exception {
-    StoredResponse response = engine.completeWith(transactionType, work);
-    committed = response;
-    return response;
+      Class<T> transactionType, TransactionalWork<T, ? extends Answer> work) throws Exception {
+    Objects.requireNonNull(work, "work");
+    return engine.completeWith(
+        transactionType,
+        tx -> {
+          Answer answer =
+              Objects.requireNonNull(work.run(tx), "the work returned null instead of a response");
+          if (answer instanceof Answer.Released) {
+            return answer; // refused by the engine, which rolls the writes back
+          }
+          StoredResponse live = answer.sent();
+          StoredResponse stored =
+              answer instanceof Answer.StoredAs storedAs ? storedAs.stored() : live;
+          return Answer.storedAs(live, rules.storedForm(stored));
+        });
   }
 
   @Override

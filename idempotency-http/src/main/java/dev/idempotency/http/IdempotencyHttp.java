@@ -1,13 +1,11 @@
 package dev.idempotency.http;
 
-import dev.idempotency.Execution;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.InvalidIdempotencyKeyException;
 import dev.idempotency.RecordId;
 import dev.idempotency.Scope;
 import dev.idempotency.StoredResponse;
-import dev.idempotency.TransactionalWork;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.http.internal.Problems;
 import dev.idempotency.http.internal.StatusEndpoint;
@@ -135,7 +133,6 @@ public final class IdempotencyHttp {
             engine,
             storingRules,
             oversizedResponse,
-            maxStoredResponseBytes,
             problems,
             inFlightResponse,
             statusEndpoint,
@@ -257,45 +254,6 @@ public final class IdempotencyHttp {
 
     Fingerprint fp = fingerprint.fingerprint(request, body.get());
     return outcomes.run(request, rule, new RecordId(scope.get(), key), fp, body.get(), downstream);
-  }
-
-  /**
-   * Commits the application's business writes and its completion in one transaction of the engine's
-   * store ({@link Execution#completeWith}), with the response stored by this handler's rules: the
-   * allowlisted headers, the redacted body, and the not-stored marker when that body is over {@code
-   * maxStoredResponseBytes} (whatever {@link OversizedResponse}: the business writes commit with
-   * it, so releasing the key would let a retry repeat them). The first caller receives the response
-   * {@code work} returned, whatever the application wrote otherwise; a replay returns its stored
-   * form, as for every request. Call it from the application, with the execution it was handed, as
-   * its last step.
-   *
-   * @param <T> the store's transaction handle, for example {@code java.sql.Connection}
-   * @param execution the execution the application received ({@link Downstream#run}, or the servlet
-   *     request attribute)
-   * @param transactionType the store's transaction handle, for example {@code Connection.class}
-   * @param work the business writes on the transaction; returns the complete response, every header
-   *     included
-   * @return the response the first caller receives (what {@code work} returned)
-   * @throws Exception whatever {@code work} or the store threw; nothing was committed then
-   */
-  public <T> StoredResponse completeWith(
-      Execution execution, Class<T> transactionType, TransactionalWork<T, StoredResponse> work)
-      throws Exception {
-    Objects.requireNonNull(execution, "execution");
-    Objects.requireNonNull(transactionType, "transactionType");
-    Objects.requireNonNull(work, "work");
-    StoredResponse[] returned = new StoredResponse[1];
-    execution.completeWith(
-        transactionType,
-        tx -> {
-          returned[0] =
-              Objects.requireNonNull(work.run(tx), "the work returned null instead of a response");
-          return storingRules.storedForm(returned[0]);
-        });
-    if (execution instanceof HandlerExecution handler) {
-      handler.answer(returned[0]);
-    }
-    return returned[0];
   }
 
   /**

@@ -6,13 +6,12 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.OperationFailedException;
 import dev.idempotency.core.Outcome;
+import dev.idempotency.core.Work;
 import dev.idempotency.http.internal.Problems;
 import dev.idempotency.http.internal.StatusEndpoint;
 import dev.idempotency.http.internal.StoringRules;
 import dev.idempotency.spi.LeaseLostException;
-import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
  * The second half of {@link IdempotencyHttp#handle}: runs a request that passed every check (key,
@@ -29,7 +28,6 @@ final class OutcomeResponses {
   private final IdempotencyEngine engine;
   private final StoringRules storingRules;
   private final OversizedResponse oversizedResponse;
-  private final int maxStoredResponseBytes;
   private final Problems problems;
   private final InFlightResponse inFlightResponse;
   private final StatusEndpoint statusEndpoint;
@@ -39,7 +37,6 @@ final class OutcomeResponses {
       IdempotencyEngine engine,
       StoringRules storingRules,
       OversizedResponse oversizedResponse,
-      int maxStoredResponseBytes,
       Problems problems,
       InFlightResponse inFlightResponse,
       StatusEndpoint statusEndpoint,
@@ -47,7 +44,6 @@ final class OutcomeResponses {
     this.engine = engine;
     this.storingRules = storingRules;
     this.oversizedResponse = oversizedResponse;
-    this.maxStoredResponseBytes = maxStoredResponseBytes;
     this.problems = problems;
     this.inFlightResponse = inFlightResponse;
     this.statusEndpoint = statusEndpoint;
@@ -69,41 +65,30 @@ final class OutcomeResponses {
       throws ApplicationFailedException, InterruptedException {
     if (downstream instanceof TransactionalDownstream transactional
         && rule.runsInOneTransaction()) {
-      TransactionalApplicationRun run =
-          new TransactionalApplicationRun(
-              storingRules, engine.config().storedResponsePolicy(), body, transactional);
-      Outcome outcome = run.execute(engine, id, fp);
+      Outcome outcome =
+          new TransactionalApplicationRun(storingRules, body, transactional)
+              .execute(engine, id, fp);
       // the first caller gets what the application answered, every header included, as in the
-      // default lifecycle; after a rollback the policy asked for, too
+      // stepped lifecycle; after a rollback the policy asked for, too
       return outcome instanceof Outcome.Executed executed
-          ? new HttpResult.Respond(
-              run.live().orElse(executed.response()), HttpResult.Disposition.EXECUTED)
+          ? new HttpResult.Respond(executed.response(), HttpResult.Disposition.EXECUTED)
           : answer(request, id, outcome);
     }
-    return execute(
-        request,
-        id,
-        fp,
-        new ApplicationRun(engine, storingRules, oversizedResponse, body, downstream));
+    return stepped(
+        request, id, fp, new ApplicationRun(storingRules, oversizedResponse, body, downstream));
   }
 
-  private HttpResult execute(
+  private HttpResult stepped(
       HttpRequestView request, RecordId id, Fingerprint fp, ApplicationRun run)
       throws ApplicationFailedException, InterruptedException {
     Outcome outcome;
     try {
-      outcome = engine.execute(id, fp, run);
+      outcome = engine.execute(id, fp, Work.stepped(run));
     } catch (OperationFailedException e) {
-      if (run.live().isEmpty()) {
-        throw new ApplicationFailedException(
-            Objects.requireNonNull(
-                e.getCause(), "an OperationFailedException carries what the operation threw"),
-            e.keyReleased());
-      }
-      // the application returned; what failed is storing its response, and the caller still gets
-      // that response
-      logNotStored(id, run.notStoredReason(), e);
-      return new HttpResult.Respond(run.live().get(), HttpResult.Disposition.EXECUTED);
+      throw new ApplicationFailedException(
+          Objects.requireNonNull(
+              e.getCause(), "an OperationFailedException carries what the operation threw"),
+          e.keyReleased());
     } catch (LeaseLostException e) {
       if (run.live().isEmpty()) {
         throw e;
@@ -114,16 +99,9 @@ final class OutcomeResponses {
       LOG.log(System.Logger.Level.WARNING, "result of " + id + " not stored: " + e.getMessage());
       return new HttpResult.Respond(run.live().get(), HttpResult.Disposition.EXECUTED);
     }
-    if (outcome instanceof Outcome.Executed executed) {
-      Optional<HandlerExecution> handed = run.execution();
-      Optional<StoredResponse> committed = handed.flatMap(HandlerExecution::committed);
-      StoredResponse answer =
-          committed.isPresent()
-              ? committedAnswer(id, committed.get(), handed.get())
-              : run.live().orElse(executed.response());
-      return new HttpResult.Respond(answer, HttpResult.Disposition.EXECUTED);
-    }
-    return answer(request, id, outcome);
+    return outcome instanceof Outcome.Executed executed
+        ? new HttpResult.Respond(executed.response(), HttpResult.Disposition.EXECUTED)
+        : answer(request, id, outcome);
   }
 
   /**
@@ -158,72 +136,5 @@ final class OutcomeResponses {
         "idempotency store unavailable for " + id + "; answered 503",
         down.cause());
     return IdempotencyHttp.reject(problems.storeUnavailable());
-  }
-
-  /** Says why the live response of {@code id} is not stored, and what became of its key. */
-  private void logNotStored(RecordId id, Optional<String> reason, OperationFailedException e) {
-    if (reason.isEmpty()) {
-      LOG.log(
-          System.Logger.Level.WARNING,
-          "could not store the response of "
-              + id
-              + " or its not-stored marker; "
-              + (e.keyReleased()
-                  ? "the key was released and a retry runs the request anew"
-                  : "the key stays in flight"
-                      + " and a retry after the lease expires may run the request again"),
-          e.getCause());
-    } else if (e.keyReleased()) {
-      LOG.log(
-          System.Logger.Level.INFO,
-          () ->
-              "response of "
-                  + id
-                  + " exceeds maxStoredResponseBytes ("
-                  + maxStoredResponseBytes
-                  + ") and is not stored ("
-                  + reason.get()
-                  + "); key released, a retry runs anew");
-    } else {
-      LOG.log(
-          System.Logger.Level.WARNING,
-          () ->
-              "response of "
-                  + id
-                  + " exceeds maxStoredResponseBytes ("
-                  + maxStoredResponseBytes
-                  + ") and is not stored ("
-                  + reason.get()
-                  + "), but the key could not be"
-                  + " released: it stays in flight, retries get 409 until its lease expires, then run anew");
-    }
-  }
-
-  /**
-   * What the first caller gets when the application committed its completion through a
-   * transactional store: the response its work returned when it went through {@link
-   * IdempotencyHttp#completeWith} (whose stored form a replay returns, as for every first
-   * response), else the committed response itself, so that the first answer is the replay's. A
-   * response committed around this handler's rules is stored as it is; the log says which rule it
-   * breaks.
-   */
-  private StoredResponse committedAnswer(
-      RecordId id, StoredResponse committed, HandlerExecution execution) {
-    if (execution.answer().isPresent()) {
-      return execution.answer().get();
-    }
-    List<String> broken = storingRules.brokenBy(committed);
-    if (!broken.isEmpty()) {
-      LOG.log(
-          System.Logger.Level.ERROR,
-          () ->
-              "the response committed for "
-                  + id
-                  + " bypassed the HTTP rules ("
-                  + String.join("; ", broken)
-                  + ") and is stored and replayed as committed; commit the completion through"
-                  + " IdempotencyHttp.completeWith, which applies storedHeaders, bodyRedactor and maxStoredResponseBytes");
-    }
-    return committed;
   }
 }

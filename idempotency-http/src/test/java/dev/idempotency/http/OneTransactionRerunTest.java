@@ -79,8 +79,10 @@ class OneTransactionRerunTest {
               new Class<?>[] {TransactionalKeyStore.class},
               (proxy, method, args) ->
                   switch (method.getName()) {
-                    case "capabilities" -> Set.of(StoreCapability.ONE_TRANSACTION);
+                    case "capabilities" ->
+                        Set.of(StoreCapability.TRANSACTIONAL, StoreCapability.ONE_TRANSACTION);
                     case "toString" -> "a store that aborts the first run";
+                    case "transactionType" -> Object.class;
                     case "maxResponseBytes" -> Long.MAX_VALUE;
                     case "claimAndComplete" ->
                         claimAndComplete((OneTransactionWork<Object>) args[1]);

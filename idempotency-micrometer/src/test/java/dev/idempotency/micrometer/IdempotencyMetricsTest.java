@@ -13,6 +13,7 @@ import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.core.OperationFailedException;
 import dev.idempotency.core.Outcome;
 import dev.idempotency.core.Reaper;
+import dev.idempotency.core.Work;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
@@ -77,9 +78,9 @@ class IdempotencyMetricsTest {
   @Test
   void executedReplayedAndMismatchAreCountedWithTheirClaims() throws Exception {
     RecordId id = RecordId.of("acct", "k1");
-    engine.execute(id, FP, e -> OK);
-    engine.execute(id, FP, e -> OK);
-    engine.execute(id, fingerprint("other"), e -> OK);
+    engine.execute(id, FP, Work.stepped(e -> OK));
+    engine.execute(id, FP, Work.stepped(e -> OK));
+    engine.execute(id, fingerprint("other"), Work.stepped(e -> OK));
 
     assertThat(outcomes("executed")).isEqualTo(1);
     assertThat(outcomes("replayed")).isEqualTo(1);
@@ -101,15 +102,17 @@ class IdempotencyMetricsTest {
                 engine.execute(
                     id,
                     FP,
-                    e -> {
-                      running.countDown();
-                      assertThat(finish.await(30, TimeUnit.SECONDS)).isTrue();
-                      return OK;
-                    }));
+                    Work.stepped(
+                        e -> {
+                          running.countDown();
+                          assertThat(finish.await(30, TimeUnit.SECONDS)).isTrue();
+                          return OK;
+                        })));
     assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
     assertThat(gauge(IdempotencyMetrics.IN_FLIGHT)).isEqualTo(1);
 
-    assertThat(engine.execute(id, FP, e -> OK)).isInstanceOf(Outcome.InFlightConflict.class);
+    assertThat(engine.execute(id, FP, Work.stepped(e -> OK)))
+        .isInstanceOf(Outcome.InFlightConflict.class);
     assertThat(outcomes("in_flight")).isEqualTo(1);
     assertThat(claims("in_flight")).isEqualTo(1);
 
@@ -134,10 +137,11 @@ class IdempotencyMetricsTest {
         engine.execute(
             RecordId.of("acct", "k3"),
             FP,
-            e -> {
-              ran[0] = true;
-              return OK;
-            });
+            Work.stepped(
+                e -> {
+                  ran[0] = true;
+                  return OK;
+                }));
 
     assertThat(outcome).isInstanceOf(Outcome.StoreUnavailable.class);
     assertThat(ran[0]).isFalse();
@@ -175,7 +179,7 @@ class IdempotencyMetricsTest {
                     .listener(metrics)
                     .build())
             .build();
-    engine.execute(RecordId.of("acct", "k4"), FP, e -> OK);
+    engine.execute(RecordId.of("acct", "k4"), FP, Work.stepped(e -> OK));
 
     assertThat(outcomes("executed")).isEqualTo(1);
     assertThat(outcomes("store_unavailable")).isZero();
@@ -196,7 +200,7 @@ class IdempotencyMetricsTest {
                 return 1;
               }
             });
-    engine.execute(RecordId.of("acct", "k6"), FP, e -> OK);
+    engine.execute(RecordId.of("acct", "k6"), FP, Work.stepped(e -> OK));
 
     assertThat(outcomes("executed")).isEqualTo(1);
     assertThat(unstored("marker")).isEqualTo(1);
@@ -216,17 +220,18 @@ class IdempotencyMetricsTest {
                 engine.execute(
                     id,
                     FP,
-                    e -> {
-                      e.checkpoint(RecoveryPoint.of("charged"));
-                      throw new IllegalStateException("crash after the charge");
-                    }))
+                    Work.stepped(
+                        e -> {
+                          e.checkpoint(RecoveryPoint.of("charged"));
+                          throw new IllegalStateException("crash after the charge");
+                        })))
         .isInstanceOf(OperationFailedException.class);
     clock.advance(Duration.ofMinutes(1)); // past the 30 s lease
 
     assertThat(metrics.sampleAbandoned(engine.store(), clock.instant(), 100)).isEqualTo(1);
     assertThat(gauge(IdempotencyMetrics.ABANDONED)).isEqualTo(1);
 
-    engine.execute(id, FP, e -> OK);
+    engine.execute(id, FP, Work.stepped(e -> OK));
     assertThat(outcomes("takeover")).isEqualTo(1);
     assertThat(claims("taken_over")).isEqualTo(1);
     assertThat(metrics.sampleAbandoned(engine.store(), clock.instant(), 100)).isZero();
@@ -241,15 +246,16 @@ class IdempotencyMetricsTest {
                 engine.execute(
                     id,
                     FP,
-                    e -> {
-                      clock.advance(Duration.ofMinutes(1)); // the owner "pauses" past its lease
-                      // a second instance takes the record over meanwhile
-                      Future<Outcome> takeover =
-                          pool.submit(() -> engine.execute(id, FP, e2 -> OK));
-                      assertThat(takeover.get(30, TimeUnit.SECONDS))
-                          .isInstanceOf(Outcome.Executed.class);
-                      return StoredResponse.ofUtf8(200, "late");
-                    }))
+                    Work.stepped(
+                        e -> {
+                          clock.advance(Duration.ofMinutes(1)); // the owner "pauses" past its lease
+                          // a second instance takes the record over meanwhile
+                          Future<Outcome> takeover =
+                              pool.submit(() -> engine.execute(id, FP, Work.stepped(e2 -> OK)));
+                          assertThat(takeover.get(30, TimeUnit.SECONDS))
+                              .isInstanceOf(Outcome.Executed.class);
+                          return StoredResponse.ofUtf8(200, "late");
+                        })))
         .isInstanceOf(LeaseLostException.class);
 
     assertThat(registry.get(IdempotencyMetrics.LEASE_LOST).counter().count()).isEqualTo(1);
@@ -264,9 +270,10 @@ class IdempotencyMetricsTest {
                 engine.execute(
                     RecordId.of("acct", "k7"),
                     FP,
-                    e -> {
-                      throw new IllegalStateException("before anything committed");
-                    }))
+                    Work.stepped(
+                        e -> {
+                          throw new IllegalStateException("before anything committed");
+                        })))
         .isInstanceOf(OperationFailedException.class);
 
     assertThat(registry.get(IdempotencyMetrics.RELEASED).counter().count()).isEqualTo(1);
@@ -279,15 +286,17 @@ class IdempotencyMetricsTest {
     engine.execute(
         RecordId.of("acct", "outer"),
         FP,
-        e -> {
-          engine.execute(RecordId.of("acct", "inner"), FP, e2 -> OK);
-          engine.execute(RecordId.of("acct", "inner"), FP, e2 -> OK); // a nested replay
-          return OK;
-        });
+        Work.stepped(
+            e -> {
+              engine.execute(RecordId.of("acct", "inner"), FP, Work.stepped(e2 -> OK));
+              engine.execute(
+                  RecordId.of("acct", "inner"), FP, Work.stepped(e2 -> OK)); // a nested replay
+              return OK;
+            }));
     assertThat(sample.stop()).contains("executed");
 
     IdempotencyMetrics.Sample replay = metrics.startRequest();
-    engine.execute(RecordId.of("acct", "outer"), FP, e -> OK);
+    engine.execute(RecordId.of("acct", "outer"), FP, Work.stepped(e -> OK));
     assertThat(replay.stop()).contains("replayed");
 
     assertThat(registry.get(IdempotencyMetrics.REQUEST).tag("outcome", "executed").timer().count())
@@ -312,9 +321,9 @@ class IdempotencyMetricsTest {
     int before = registry.getMeters().size();
     for (int i = 0; i < 200; i++) {
       RecordId id = RecordId.of("caller-" + i, "key-" + i);
-      engine.execute(id, FP, e -> OK);
-      engine.execute(id, FP, e -> OK);
-      engine.execute(id, fingerprint("x"), e -> OK);
+      engine.execute(id, FP, Work.stepped(e -> OK));
+      engine.execute(id, FP, Work.stepped(e -> OK));
+      engine.execute(id, fingerprint("x"), Work.stepped(e -> OK));
     }
     assertThat(registry.getMeters()).hasSize(before);
     Set<String> tagValues =

@@ -21,7 +21,6 @@ final class FilteredTestApp implements AutoCloseable {
   private final JettyHarness jetty;
 
   FilteredTestApp(IdempotencyHttp http) throws Exception {
-    app.http = http;
     jetty = JettyHarness.start(app, new TestApp.TestAuthFilter(), new IdempotencyFilter(http));
   }
 

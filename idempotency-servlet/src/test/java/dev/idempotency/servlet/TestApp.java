@@ -4,7 +4,6 @@ import dev.idempotency.Execution;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.TransactionalWork;
-import dev.idempotency.http.IdempotencyHttp;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.Filter;
@@ -40,9 +39,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * /writer-charset} ({@code setCharacterEncoding(Charset)} then getWriter), {@code /json-writer} and
  * {@code /problem-writer} (JSON through getWriter, no charset set), {@code /error-escapes}
  * (sendError with U+2028/2029 and a lone surrogate), {@code /two-phase} (two steps through the
- * filter's {@link Execution}), {@code /order-direct} and {@code /order-rules} (an order row and the
- * completion committed in one transaction, through the JDBC store directly or through {@link
- * IdempotencyHttp#completeWith}; {@code ?size=N} pads the committed body to N bytes).
+ * filter's {@link Execution}), {@code /order} (an order row and the completion committed in one
+ * transaction through the filter's {@link Execution}; {@code ?size=N} pads the committed body to N
+ * bytes).
  */
 final class TestApp extends HttpServlet {
   private static final long serialVersionUID = 1L;
@@ -62,8 +61,6 @@ final class TestApp extends HttpServlet {
   transient volatile CountDownLatch gate;
 
   /** The handler and the transactional store of {@code /order-direct} and {@code /order-rules}. */
-  transient volatile IdempotencyHttp http;
-
   transient volatile JdbcKeyStore jdbc;
 
   /** Counted down each time a request entered the servlet. */
@@ -125,9 +122,8 @@ final class TestApp extends HttpServlet {
       case "/two-phase":
         twoPhase(req, resp);
         return;
-      case "/order-direct":
-      case "/order-rules":
-        order(req, resp, n, path.equals("/order-rules"));
+      case "/order":
+        order(req, resp, n);
         return;
       case "/error":
         resp.getWriter().write("partial output that sendError discards");
@@ -218,7 +214,7 @@ final class TestApp extends HttpServlet {
    * and a private header) in one transaction: through the store directly, or through the handler's
    * rules.
    */
-  private void order(HttpServletRequest req, HttpServletResponse resp, int n, boolean throughRules)
+  private void order(HttpServletRequest req, HttpServletResponse resp, int n)
       throws ServletException, IOException {
     Execution execution = (Execution) req.getAttribute(IdempotencyFilter.EXECUTION_ATTRIBUTE);
     resp.setStatus(200);
@@ -244,11 +240,7 @@ final class TestApp extends HttpServlet {
           return committed;
         };
     try {
-      if (throughRules) {
-        http.completeWith(execution, Connection.class, work);
-      } else {
-        execution.completeWith(Connection.class, work);
-      }
+      execution.completeWith(Connection.class, work);
     } catch (Exception e) {
       throw new ServletException(e);
     }

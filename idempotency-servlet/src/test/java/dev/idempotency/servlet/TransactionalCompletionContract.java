@@ -89,39 +89,15 @@ abstract class TransactionalCompletionContract {
   }
 
   /**
-   * Committed through the store directly: the first caller gets the committed response, the one a
-   * replay returns (not the live one the application also wrote), so the two answers to one request
-   * agree.
-   */
-  @Test
-  void directCommitAnswersTheFirstCallerWithWhatTheReplayReturns() throws Exception {
-    FilteredTestApp s = start(h -> h);
-    HttpResponse<byte[]> first = s.post("/order-direct", "tx-1", BODY);
-    HttpResponse<byte[]> replay = s.post("/order-direct", "tx-1", BODY);
-
-    assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-    assertThat(ContractOverHttpTest.text(first))
-        .as(
-            "the first answer (check that the handler sends the committed"
-                + " response, not the live one)")
-        .isEqualTo(ContractOverHttpTest.text(replay))
-        .isEqualTo("committed #1");
-    assertThat(first.statusCode()).isEqualTo(replay.statusCode()).isEqualTo(201);
-    assertThat(first.headers().allValues("Set-Cookie"))
-        .isEqualTo(replay.headers().allValues("Set-Cookie"));
-    assertThat(orders()).isEqualTo(1);
-  }
-
-  /**
-   * Committed through {@link IdempotencyHttp#completeWith}: the stored response has only the
-   * allowlisted headers (no Set-Cookie, no private header); the first caller gets the response the
-   * work returned, whole.
+   * Committed through the request's execution ({@code execution.completeWith}): the stored response
+   * has only the allowlisted headers (no Set-Cookie, no private header); the first caller gets the
+   * response the work returned, whole, not the live one the servlet also wrote.
    */
   @Test
   void commitThroughTheHandlerStoresOnlyWhatItsRulesAllow() throws Exception {
     FilteredTestApp s = start(h -> h);
-    HttpResponse<byte[]> first = s.post("/order-rules", "tx-2", BODY);
-    HttpResponse<byte[]> replay = s.post("/order-rules", "tx-2", BODY);
+    HttpResponse<byte[]> first = s.post("/order", "tx-2", BODY);
+    HttpResponse<byte[]> replay = s.post("/order", "tx-2", BODY);
 
     assertThat(first.statusCode()).isEqualTo(201);
     assertThat(ContractOverHttpTest.text(first)).isEqualTo("committed #1");
@@ -146,8 +122,8 @@ abstract class TransactionalCompletionContract {
   @Test
   void oversizedCommitThroughTheHandlerStoresTheMarker() throws Exception {
     FilteredTestApp s = start(h -> h.maxStoredResponseBytes(1024));
-    HttpResponse<byte[]> first = s.post("/order-rules?size=2000", "tx-3", BODY);
-    HttpResponse<byte[]> replay = s.post("/order-rules?size=2000", "tx-3", BODY);
+    HttpResponse<byte[]> first = s.post("/order?size=2000", "tx-3", BODY);
+    HttpResponse<byte[]> replay = s.post("/order?size=2000", "tx-3", BODY);
 
     assertThat(first.statusCode()).isEqualTo(201);
     assertThat(first.body()).hasSize(2000);

@@ -10,6 +10,7 @@ import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InFlightPolicy;
 import dev.idempotency.core.Outcome;
+import dev.idempotency.core.Work;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
 import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
@@ -168,64 +169,70 @@ public final class CrashWorker {
             engine.execute(
                 id,
                 fingerprint,
-                execution -> {
-                  String resumeFrom = execution.resumeFrom().map(RecoveryPoint::name).orElse("-");
-                  say(
-                      "RUN fence="
-                          + execution.fence().value()
-                          + " takeover="
-                          + execution.isTakeover()
-                          + " resumeFrom="
-                          + resumeFrom);
-                  stopHereIf(crashPoint == CrashPoint.AFTER_CLAIM, crashPoint);
+                Work.stepped(
+                    execution -> {
+                      String resumeFrom =
+                          execution.resumeFrom().map(RecoveryPoint::name).orElse("-");
+                      say(
+                          "RUN fence="
+                              + execution.fence().value()
+                              + " takeover="
+                              + execution.isTakeover()
+                              + " resumeFrom="
+                              + resumeFrom);
+                      stopHereIf(crashPoint == CrashPoint.AFTER_CLAIM, crashPoint);
 
-                  boolean charged =
-                      execution.resumeFrom().filter(p -> p.name().equals(CHARGED)).isPresent();
-                  if (charged && !naive) {
-                    // the previous owner's charge committed with this recovery point: charging
-                    // again would charge twice
-                    say("CHARGE-SKIPPED resumeFrom=" + resumeFrom);
-                  } else {
-                    execution.inPhase(
-                        Connection.class,
-                        RecoveryPoint.of(CHARGED),
-                        tx -> {
-                          insertLedgerRow(tx, ledgerTable, id, CHARGED, pid);
-                          // the row is written, the transaction open: a kill now must leave no
-                          // charge behind
-                          stopHereIf(crashPoint == CrashPoint.DURING_CHARGE, crashPoint);
-                          gate.armFor(
-                              Thread.currentThread()); // the phase's own commit, not a heartbeat's
-                          return null;
-                        });
-                    gate.disarm();
-                    say("CHARGED");
-                  }
-                  stopHereIf(crashPoint == CrashPoint.AFTER_CHARGE, crashPoint);
+                      boolean charged =
+                          execution.resumeFrom().filter(p -> p.name().equals(CHARGED)).isPresent();
+                      if (charged && !naive) {
+                        // the previous owner's charge committed with this recovery point:
+                        // charging
+                        // again would charge twice
+                        say("CHARGE-SKIPPED resumeFrom=" + resumeFrom);
+                      } else {
+                        execution.checkpoint(
+                            RecoveryPoint.of(CHARGED),
+                            Connection.class,
+                            tx -> {
+                              insertLedgerRow(tx, ledgerTable, id, CHARGED, pid);
+                              // the row is written, the transaction open: a kill now must leave
+                              // no
+                              // charge behind
+                              stopHereIf(crashPoint == CrashPoint.DURING_CHARGE, crashPoint);
+                              gate.armFor(Thread.currentThread()); // the phase's own commit, not a
+                              // heartbeat's
+                              return null;
+                            });
+                        gate.disarm();
+                        say("CHARGED");
+                      }
+                      stopHereIf(crashPoint == CrashPoint.AFTER_CHARGE, crashPoint);
 
-                  return execution.completeWith(
-                      Connection.class,
-                      tx -> {
-                        insertLedgerRow(tx, ledgerTable, id, SHIPPED, pid);
-                        stopHereIf(crashPoint == CrashPoint.DURING_COMPLETE, crashPoint);
-                        // a charge id of its own per run: a replay that carried another run's bytes
-                        // would show it
-                        String chargeId = UUID.randomUUID().toString();
-                        byte[] body =
-                            ("{\"order\":\""
-                                    + id.key().value()
-                                    + "\",\"charge\":\""
-                                    + chargeId
-                                    + "\",\"worker\":"
-                                    + pid
-                                    + ",\"amount\":\"42.00 \u20ac\"}")
-                                .getBytes(StandardCharsets.UTF_8);
-                        Map<String, List<String>> headers = new LinkedHashMap<>();
-                        headers.put("Content-Type", List.of("application/json"));
-                        headers.put("Charge-Id", List.of(chargeId));
-                        return StoredResponse.of(201, headers, body);
-                      });
-                });
+                      return execution.completeWith(
+                          Connection.class,
+                          tx -> {
+                            insertLedgerRow(tx, ledgerTable, id, SHIPPED, pid);
+                            stopHereIf(crashPoint == CrashPoint.DURING_COMPLETE, crashPoint);
+                            // a charge id of its own per run: a replay that carried another
+                            // run's
+                            // bytes
+                            // would show it
+                            String chargeId = UUID.randomUUID().toString();
+                            byte[] body =
+                                ("{\"order\":\""
+                                        + id.key().value()
+                                        + "\",\"charge\":\""
+                                        + chargeId
+                                        + "\",\"worker\":"
+                                        + pid
+                                        + ",\"amount\":\"42.00 \u20ac\"}")
+                                    .getBytes(StandardCharsets.UTF_8);
+                            Map<String, List<String>> headers = new LinkedHashMap<>();
+                            headers.put("Content-Type", List.of("application/json"));
+                            headers.put("Charge-Id", List.of(chargeId));
+                            return StoredResponse.of(201, headers, body);
+                          });
+                    }));
       }
       if (outcome instanceof Outcome.Executed executed) {
         say("RESPONSE " + describe(executed.response()));

@@ -10,8 +10,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -30,48 +28,13 @@ import org.junit.jupiter.api.Test;
 class DocSnippetsTest {
   static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
-  /**
-   * Blocks without a region yet, as file and first line of the block: those that run work through
-   * the engine ({@code engine.execute}, {@code IdempotentCall}, {@code Execution}'s phases, {@code
-   * Operation}, a stepped endpoint, {@code @Idempotent} methods), whose API is being redesigned and
-   * whose regions come with it; and the {@code RestClient} block of spring.md, a page rewritten
-   * with that API. Nothing else belongs here: an entry that matches no unmarked block, or a block
-   * that has a marker, fails the test, so the set only shrinks.
-   */
-  static final Set<String> PENDING =
-      Set.of(
-          "docs/engine.md|IdempotentCall<Invoice> createInvoice = IdempotentCall.of(engine,"
-              + " invoiceCodec);   // one per kind of work, shared",
-          "docs/engine.md|Invoice invoice = createInvoice.runInTransaction(id, fingerprint,"
-              + " (Connection tx) -> invoices.insert(tx, event));",
-          "docs/http.md|IdempotencyHttp http = IdempotencyHttp.builder(engine)               "
-              + " // the engine over a JdbcKeyStore",
-          "docs/spring.md|@Idempotent(key = \"'invoice-' + #event.id\", fingerprint ="
-              + " {\"#event.orderId\", \"#event.amountCents\"})",
-          "docs/spring.md|@Bean",
-          "docs/spring.md|@Idempotent(key = \"'ship-' + #order.id\")",
-          "docs/spring.md|return IdempotentMethods.builder(engine)",
-          "docs/spring.md|JdkClientHttpRequestFactory factory = new"
-              + " JdkClientHttpRequestFactory(HttpClient.newHttpClient());",
-          "docs/stores-dynamodb.md|StoredResponse response ="
-              + " execution.completeWith(DynamoDbTransaction.class, tx -> {",
-          "docs/stores-jdbc.md|// inside the operation the engine runs for a claimed request"
-              + " (execution = its Execution)",
-          "docs/stores-jdbc.md|Outcome outcome = engine.executeInOneTransaction(id, fingerprint,"
-              + " (Connection tx) -> {");
-
   @Test
   void everyJavaBlockIsARegionOfACompiledClass() {
     List<String> problems = new ArrayList<>();
-    Set<String> pendingSeen = new TreeSet<>();
     for (Path doc : documents()) {
       String name = ROOT.relativize(doc).toString().replace('\\', '/');
-      problems.addAll(
-          Snippets.problems(name, read(doc), DocSnippetsTest::source, PENDING, pendingSeen));
+      problems.addAll(Snippets.problems(name, read(doc), DocSnippetsTest::source));
     }
-    Set<String> stale = new TreeSet<>(PENDING);
-    stale.removeAll(pendingSeen);
-    stale.forEach(p -> problems.add("PENDING entry matches no unmarked block: " + p));
     assertThat(problems).as("Java blocks that are not compiled regions").isEmpty();
   }
 
@@ -108,19 +71,13 @@ class DocSnippetsTest {
       "class S {\n  void s() {\n    // tag::one[]\n    int a = 1; // why\n    // end::one[]\n  }\n}\n";
 
   private static List<String> check(String markdown) {
-    return Snippets.problems(
-        "docs/x.md",
-        markdown,
-        n -> n.equals("S") ? CLASS : null,
-        Set.of("docs/x.md|pending();"),
-        new TreeSet<>());
+    return Snippets.problems("docs/x.md", markdown, n -> n.equals("S") ? CLASS : null);
   }
 
   @Test
   void theCheckerAcceptsABlockEqualToItsRegionAsCode() {
     assertThat(check("<!-- snippet: S#one -->\n```java\nint a = 1;   // another comment\n```\n"))
         .isEmpty();
-    assertThat(check("text\n```java\npending();\n```\n")).isEmpty();
   }
 
   @Test
@@ -155,12 +112,6 @@ class DocSnippetsTest {
         .singleElement()
         .asString()
         .contains("import java.util.List;");
-  }
-
-  @Test
-  void theCheckerRefusesAPendingBlockThatHasAMarker() {
-    assertThat(check("<!-- snippet: S#one -->\n```java\npending();\n```\n"))
-        .anyMatch(p -> p.contains("remove it from PENDING"));
   }
 
   @Test

@@ -2,7 +2,6 @@ package dev.idempotency.examples.docs;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -27,15 +26,8 @@ final class Snippets {
    * the fence's line.
    *
    * @param sources a class's source text by its simple name, null when there is none
-   * @param pending blocks allowed without a marker, as {@code file|first line of the block}
-   * @param pendingSeen receives the entries of {@code pending} that matched an unmarked block
    */
-  static List<String> problems(
-      String file,
-      String markdown,
-      Function<String, String> sources,
-      Set<String> pending,
-      Set<String> pendingSeen) {
+  static List<String> problems(String file, String markdown, Function<String, String> sources) {
     List<String> problems = new ArrayList<>();
     Matcher m = BLOCK.matcher(markdown);
     while (m.find()) {
@@ -43,22 +35,13 @@ final class Snippets {
       String at = file + ":" + lineOf(markdown, fence) + ": ";
       String marker = m.group(1);
       String body = m.group(2);
-      String firstLine = body.lines().findFirst().orElse("");
-      String pendingKey = file + "|" + firstLine;
       if (marker == null) {
-        if (pending.contains(pendingKey)) {
-          pendingSeen.add(pendingKey);
-        } else {
-          problems.add(
-              at
-                  + "a java block with no <!-- snippet: Class#region --> marker on the line before"
-                  + " its fence: "
-                  + firstLine);
-        }
+        problems.add(
+            at
+                + "a java block with no <!-- snippet: Class#region --> marker on the line before"
+                + " its fence: "
+                + body.lines().findFirst().orElse(""));
         continue;
-      }
-      if (pending.contains(pendingKey)) {
-        problems.add(at + "the block has a marker: remove it from PENDING");
       }
       problems.addAll(mismatches(at, marker, body, sources));
     }

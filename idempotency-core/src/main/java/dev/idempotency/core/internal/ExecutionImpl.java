@@ -1,5 +1,6 @@
 package dev.idempotency.core.internal;
 
+import dev.idempotency.Answer;
 import dev.idempotency.Execution;
 import dev.idempotency.FenceToken;
 import dev.idempotency.IdempotencyKey;
@@ -40,6 +41,8 @@ public final class ExecutionImpl implements Execution {
   // operation returned
   private volatile @Nullable RecoveryPoint committedPoint;
   private volatile @Nullable StoredResponse committedResponse;
+  // what the caller gets for the committed completion: the sent form of its answer
+  private volatile @Nullable StoredResponse committedSent;
   // set by the heartbeat threads or a refused checkpoint, read by the operation: told to stop
   // (sticky)
   private volatile boolean leaseLost;
@@ -180,8 +183,8 @@ public final class ExecutionImpl implements Execution {
   }
 
   @Override
-  public <T, R> R inPhase(
-      Class<T> transactionType, RecoveryPoint next, TransactionalWork<T, R> work) throws Exception {
+  public <T, R> R checkpoint(
+      RecoveryPoint next, Class<T> transactionType, TransactionalWork<T, R> work) throws Exception {
     Objects.requireNonNull(next, "next");
     Objects.requireNonNull(work, "work");
     TransactionalKeyStore<T> tx = transactional(transactionType);
@@ -196,16 +199,36 @@ public final class ExecutionImpl implements Execution {
 
   @Override
   public <T> StoredResponse completeWith(
-      Class<T> transactionType, TransactionalWork<T, StoredResponse> work) throws Exception {
+      Class<T> transactionType, TransactionalWork<T, ? extends Answer> work) throws Exception {
     Objects.requireNonNull(work, "work");
     TransactionalKeyStore<T> tx = transactional(transactionType);
-    return inTransaction(
-        () -> tx.completeWith(id, fence, clock.instant(), work),
+    // the store may run the work again after a retryable abort: the last run's answer is the one
+    // that committed
+    StoredResponse[] sent = new StoredResponse[1];
+    TransactionalWork<T, StoredResponse> storing =
+        handle -> {
+          Answer answer =
+              Objects.requireNonNull(
+                  work.run(handle), "the work returned null instead of an answer");
+          if (answer instanceof Answer.Released released) {
+            throw new IllegalArgumentException(
+                "completeWith's work answered Answer.released ("
+                    + released.reason()
+                    + "), but its writes would commit while a retry ran the work again: return the"
+                    + " answer from the operation instead, or throw to roll the writes back");
+          }
+          sent[0] = answer.sent();
+          return answer instanceof Answer.StoredAs storedAs ? storedAs.stored() : answer.sent();
+        };
+    inTransaction(
+        () -> tx.completeWith(id, fence, clock.instant(), storing),
         (response, opened) -> {
           committedResponse = Objects.requireNonNull(response, "the store's completion");
+          committedSent = Objects.requireNonNull(sent[0], "the committed run's answer");
           // complete: nothing left to renew, and a renewal now would be refused
           heartbeats.stop(this);
         });
+    return Objects.requireNonNull(sent[0], "the committed run's answer");
   }
 
   /** A call of the store's that runs one transaction of this execution's. */
@@ -305,5 +328,10 @@ public final class ExecutionImpl implements Execution {
   /** The response a transactional store already committed as the completion, if any. */
   public Optional<StoredResponse> committedResponse() {
     return Optional.ofNullable(committedResponse);
+  }
+
+  /** What the caller gets for the completion committed with the work's last step, if any. */
+  public Optional<StoredResponse> committedSent() {
+    return Optional.ofNullable(committedSent);
   }
 }

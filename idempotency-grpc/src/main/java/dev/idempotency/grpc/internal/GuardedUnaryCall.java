@@ -1,11 +1,13 @@
 package dev.idempotency.grpc.internal;
 
+import dev.idempotency.Answer;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.core.FingerprintBuilder;
 import dev.idempotency.core.OperationFailedException;
 import dev.idempotency.core.Outcome;
+import dev.idempotency.core.Work;
 import dev.idempotency.grpc.IdempotencyErrorReason;
 import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.spi.LeaseLostException;
@@ -128,7 +130,10 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
           settings
               .engine()
               .execute(
-                  id, fingerprint, execution -> run(execution, bound, req), bound.cancellation());
+                  id,
+                  fingerprint,
+                  Work.stepped(execution -> run(execution, bound, req)),
+                  bound.cancellation());
     } catch (InterruptedException e) {
       // not the binding's doing (WaitBound never interrupts): the server's executor is shutting
       // down; nothing ran
@@ -211,9 +216,14 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
     }
   }
 
-  /** The engine's operation: starts the handler with the request and waits for its answer. */
-  private StoredResponse run(dev.idempotency.Execution execution, WaitBound bound, ReqT req)
-      throws InterruptedException, TimeoutException, NotStoredException, DeadlinePassedException {
+  /**
+   * The engine's operation: starts the handler with the request, waits for its answer, and says
+   * what of it is stored: the encoded answer; the not-stored marker in place of one over {@code
+   * maxStoredResponseBytes}; nothing (the key released) for a status the binding does not store.
+   * The caller gets the live answer in every case.
+   */
+  private Answer run(dev.idempotency.Execution execution, WaitBound bound, ReqT req)
+      throws InterruptedException, TimeoutException, DeadlinePassedException {
     if (!bound.start() || UnaryCallChecks.tooLate(Context.current())) {
       throw new DeadlinePassedException();
     }
@@ -252,41 +262,26 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
               + ")");
     }
     answer = result;
+    StoredResponse encoded = StoredCallCodec.encode(result, settings.storedMetadataKeys());
     if (UnaryCallChecks.failedWithAnException(result.status())
         || !settings.storedCodes().contains(result.status().getCode())) {
-      throw new NotStoredException();
+      return Answer.released(
+          encoded, "status " + result.status().getCode() + " is not stored (storedCodes)");
     }
-    StoredResponse stored = StoredCallCodec.encode(result, settings.storedMetadataKeys());
-    if (stored.bodyLength() > settings.maxStoredResponseBytes()) {
-      return notStoredMarker(stored);
+    if (encoded.bodyLength() > settings.maxStoredResponseBytes()) {
+      // the engine's policy judges the answer sent, not the marker's own status
+      return Answer.storedAs(
+          encoded,
+          Refusals.notStoredMarker(
+              encoded.status(), encoded.bodyLength(), settings.maxStoredResponseBytes()));
     }
-    return stored;
-  }
-
-  /**
-   * The not-stored marker, for the engine to store in place of an answer too large to store. The
-   * stored-response policy judges the handler's answer here: the engine stores a marker as it is,
-   * and a policy that excludes the answer's own status must release the key instead.
-   *
-   * @throws NotStoredException when the policy does not store the handler's answer: the engine
-   *     releases the key
-   */
-  private StoredResponse notStoredMarker(StoredResponse tooLarge) throws NotStoredException {
-    if (!settings.engine().config().storedResponsePolicy().shouldStore(tooLarge)) {
-      throw new NotStoredException();
-    }
-    // the engine stores a returned marker as it is, whatever its policy says of the marker's own
-    // status
-    return Refusals.notStoredMarker(
-        tooLarge.status(), tooLarge.bodyLength(), settings.maxStoredResponseBytes());
+    return encoded;
   }
 
   private void answerFailed(OperationFailedException e, Context context) {
     Throwable cause = e.getCause();
     KeyStoreException storeError = StoreErrorAnswers.inCauses(cause);
-    if (cause instanceof NotStoredException) {
-      sendLive(); // an answer whose code is not stored: the key was released, the caller gets it
-    } else if (cause instanceof DeadlinePassedException) {
+    if (cause instanceof DeadlinePassedException) {
       refusedAsTooLate(context);
     } else if (cause instanceof TimeoutException) {
       call.close(Status.INTERNAL.withDescription(cause.getMessage()), new Metadata());
@@ -406,18 +401,6 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
     ServerCall.Listener<ReqT> started = handler;
     if (started != null) {
       started.onReady();
-    }
-  }
-
-  /**
-   * The handler answered with a code that is not stored, or failed with an exception: the engine
-   * releases the key.
-   */
-  private static final class NotStoredException extends Exception {
-    private static final long serialVersionUID = 1L;
-
-    NotStoredException() {
-      super("the answer's status code is not stored", null, false, false);
     }
   }
 

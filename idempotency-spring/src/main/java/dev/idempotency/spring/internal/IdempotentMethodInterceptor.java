@@ -3,6 +3,7 @@ package dev.idempotency.spring.internal;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.core.IdempotentWorkFailedException;
+import dev.idempotency.core.Work;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.sql.Connection;
 import java.util.Objects;
@@ -61,21 +62,24 @@ public final class IdempotentMethodInterceptor implements MethodInterceptor {
         Object bindFor = Objects.requireNonNull(dataSource, "checked when the plan was made");
         Object entityManagerFactory = plans.transactionalEntityManagerFactory();
         result =
-            plan.call.runInTransaction(
+            plan.call.run(
                 id,
                 fingerprint,
-                (Connection tx) ->
-                    StoreConnectionBinding.run(
-                        bindFor,
-                        entityManagerFactory,
-                        tx,
-                        () -> CurrentExecution.inOneTransaction(() -> proceed(invocation))));
+                Work.inOneTransaction(
+                    Connection.class,
+                    tx ->
+                        StoreConnectionBinding.run(
+                            bindFor,
+                            entityManagerFactory,
+                            tx,
+                            () -> CurrentExecution.inOneTransaction(() -> proceed(invocation)))));
       } else {
         result =
             plan.call.run(
                 id,
                 fingerprint,
-                execution -> CurrentExecution.with(execution, () -> proceed(invocation)));
+                Work.stepped(
+                    execution -> CurrentExecution.with(execution, () -> proceed(invocation))));
       }
       return JsonResultCodec.unwrap(result);
     } catch (IdempotentWorkFailedException e) {

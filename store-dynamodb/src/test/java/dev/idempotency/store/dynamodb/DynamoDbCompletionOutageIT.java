@@ -10,6 +10,7 @@ import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.OperationFailedException;
 import dev.idempotency.core.Outcome;
+import dev.idempotency.core.Work;
 import dev.idempotency.testing.CompletionOutageGate;
 import java.net.URI;
 import java.time.Duration;
@@ -110,7 +111,8 @@ class DynamoDbCompletionOutageIT {
         IdempotencyEngine other = engine(store(server.endpoint(), open), lease, open);
         duplicates.add(
             (id, work) -> {
-              if (other.execute(id, FP, e -> respond(work)) instanceof Outcome.Replayed
+              if (other.execute(id, FP, Work.stepped(e -> respond(work)))
+                      instanceof Outcome.Replayed
                   && faultBegan.get() != 0) {
                 firstReplay.compareAndSet(0, System.nanoTime());
               }
@@ -172,11 +174,11 @@ class DynamoDbCompletionOutageIT {
   private static String ownerAnswer(IdempotencyEngine owner, RecordId id, Runnable work)
       throws InterruptedException {
     try {
-      Outcome outcome = owner.execute(id, FP, e -> respond(work));
+      Outcome outcome = owner.execute(id, FP, Work.stepped(e -> respond(work)));
       while (outcome instanceof Outcome.StoreUnavailable
           || outcome instanceof Outcome.InFlightConflict) {
         Thread.sleep(100);
-        outcome = owner.execute(id, FP, e -> respond(work));
+        outcome = owner.execute(id, FP, Work.stepped(e -> respond(work)));
       }
       return outcome instanceof Outcome.Executed executed
           ? "executed, " + (executed.stored() ? "stored" : "not stored")

@@ -9,6 +9,7 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Outcome;
+import dev.idempotency.core.Work;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.StoreUnavailableException;
 import java.time.Duration;
@@ -61,7 +62,7 @@ class DynamoDbFaultsIT {
       try {
         RecordId id = RecordId.of("s", "throttled");
         front.throttle(op -> op.equals("UpdateItem"));
-        Outcome refused = engine.execute(id, FP, e -> run(runs, "first"));
+        Outcome refused = engine.execute(id, FP, Work.stepped(e -> run(runs, "first")));
         assertThat(refused).isInstanceOf(Outcome.StoreUnavailable.class);
         assertThat(runs).as("the engine fails closed: the operation did not run").hasValue(0);
         assertThat(front.faultCount())
@@ -76,16 +77,17 @@ class DynamoDbFaultsIT {
             engine.execute(
                 id,
                 FP,
-                e -> {
-                  front.throttle(op -> op.equals("UpdateItem"));
-                  lift.schedule(() -> front.throttle(op -> false), 1500, TimeUnit.MILLISECONDS);
-                  return run(runs, "second");
-                });
+                Work.stepped(
+                    e -> {
+                      front.throttle(op -> op.equals("UpdateItem"));
+                      lift.schedule(() -> front.throttle(op -> false), 1500, TimeUnit.MILLISECONDS);
+                      return run(runs, "second");
+                    }));
         assertThat(executed).isInstanceOf(Outcome.Executed.class);
         assertThat(((Outcome.Executed) executed).stored())
             .as("stored once the throttling ended, within the lease")
             .isTrue();
-        assertThat(engine.execute(id, FP, e -> run(runs, "third")))
+        assertThat(engine.execute(id, FP, Work.stepped(e -> run(runs, "third"))))
             .isInstanceOf(Outcome.Replayed.class)
             .extracting(o -> ((Outcome.Replayed) o).response().bodyAsUtf8())
             .isEqualTo("second");
@@ -114,7 +116,7 @@ class DynamoDbFaultsIT {
                 .build()) {
       RecordId done = RecordId.of("s", "done");
       RecordId midway = RecordId.of("s", "midway");
-      Outcome first = engine.execute(done, FP, e -> run(runs, "done"));
+      Outcome first = engine.execute(done, FP, Work.stepped(e -> run(runs, "done")));
       assertThat(first).isInstanceOf(Outcome.Executed.class);
 
       // killed while the operation runs: the claim committed, the completion cannot until the
@@ -130,14 +132,16 @@ class DynamoDbFaultsIT {
                     engine.execute(
                         midway,
                         FP,
-                        e -> {
-                          server.killDashNine();
-                          down.countDown();
-                          return run(runs, "midway");
-                        }));
+                        Work.stepped(
+                            e -> {
+                              server.killDashNine();
+                              down.countDown();
+                              return run(runs, "midway");
+                            })));
         assertThat(down.await(30, TimeUnit.SECONDS)).as("the operation ran").isTrue();
         assertThat(killed.exitValue()).as("killed by SIGKILL").isEqualTo(128 + 9);
-        assertThat(engine.execute(RecordId.of("s", "down"), FP, e -> run(runs, "down")))
+        assertThat(
+                engine.execute(RecordId.of("s", "down"), FP, Work.stepped(e -> run(runs, "down"))))
             .isInstanceOf(Outcome.StoreUnavailable.class);
         assertThatThrownBy(
                 () ->
@@ -155,11 +159,11 @@ class DynamoDbFaultsIT {
       } finally {
         caller.shutdownNow();
       }
-      assertThat(engine.execute(done, FP, e -> run(runs, "done again")))
+      assertThat(engine.execute(done, FP, Work.stepped(e -> run(runs, "done again"))))
           .isInstanceOf(Outcome.Replayed.class)
           .extracting(o -> ((Outcome.Replayed) o).response().bodyAsUtf8())
           .isEqualTo("done");
-      assertThat(engine.execute(midway, FP, e -> run(runs, "midway again")))
+      assertThat(engine.execute(midway, FP, Work.stepped(e -> run(runs, "midway again"))))
           .isInstanceOf(Outcome.Replayed.class)
           .extracting(o -> ((Outcome.Replayed) o).response().bodyAsUtf8())
           .isEqualTo("midway");

@@ -7,6 +7,7 @@ import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InFlightPolicy;
 import dev.idempotency.core.Outcome;
+import dev.idempotency.core.Work;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,17 +62,18 @@ public final class RaceWorker {
           engine.execute(
               id,
               Fingerprint.of(new byte[] {42}),
-              execution -> {
-                client.putItem(
-                    b ->
-                        b.tableName(ledger)
-                            .item(
-                                Map.of(
-                                    "pk", AttributeValue.fromS(UUID.randomUUID().toString()),
-                                    "worker", AttributeValue.fromN(Long.toString(pid)))));
-                Thread.sleep(300); // the others claim while this runs, and wait
-                return StoredResponse.ofUtf8(201, "{\"charged-by\":" + pid + "}");
-              });
+              Work.stepped(
+                  execution -> {
+                    client.putItem(
+                        b ->
+                            b.tableName(ledger)
+                                .item(
+                                    Map.of(
+                                        "pk", AttributeValue.fromS(UUID.randomUUID().toString()),
+                                        "worker", AttributeValue.fromN(Long.toString(pid)))));
+                    Thread.sleep(300); // the others claim while this runs, and wait
+                    return StoredResponse.ofUtf8(201, "{\"charged-by\":" + pid + "}");
+                  }));
       if (outcome instanceof Outcome.Executed e) {
         System.out.println("EXECUTED " + e.response().bodyAsUtf8() + " stored=" + e.stored());
       } else if (outcome instanceof Outcome.Replayed r) {

@@ -12,6 +12,7 @@ import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Operation;
 import dev.idempotency.core.Outcome;
+import dev.idempotency.core.Work;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
@@ -103,7 +104,7 @@ abstract class AbstractLeaseKeepingJdbcTest {
 
   static Outcome call(IdempotencyEngine engine, RecordId id, Operation op) {
     try {
-      return engine.execute(id, FP, op);
+      return engine.execute(id, FP, Work.stepped(op));
     } catch (Exception e) {
       throw new RuntimeException(e);
     }
@@ -364,9 +365,9 @@ abstract class AbstractLeaseKeepingJdbcTest {
                         claimed.countDown();
                         long until = System.nanoTime() + 3 * lease.toNanos();
                         while (System.nanoTime() < until) {
-                          execution.inPhase(
-                              Connection.class,
+                          execution.checkpoint(
                               RecoveryPoint.of("step-" + phases.incrementAndGet()),
+                              Connection.class,
                               c -> {
                                 Thread.sleep(250); // most of the time inside a phase
                                 return null;
@@ -420,9 +421,9 @@ abstract class AbstractLeaseKeepingJdbcTest {
                 engine,
                 id,
                 execution -> {
-                  execution.inPhase(
-                      Connection.class,
+                  execution.checkpoint(
                       RecoveryPoint.of("charged"),
+                      Connection.class,
                       c -> {
                         runs.incrementAndGet();
                         try (PreparedStatement ps =
@@ -475,23 +476,24 @@ abstract class AbstractLeaseKeepingJdbcTest {
                     engine.execute(
                         newId(),
                         FP,
-                        execution -> {
-                          execution.inPhase(
-                              Connection.class,
-                              RecoveryPoint.of("charged"),
-                              c -> {
-                                try (Statement s = c.createStatement()) {
-                                  s.executeUpdate(
-                                      "UPDATE biz_"
-                                          + table
-                                          + " SET note = 'phase' WHERE id = '"
-                                          + row
-                                          + "'");
-                                }
-                                return null;
-                              });
-                          return CREATED;
-                        }))
+                        Work.stepped(
+                            execution -> {
+                              execution.checkpoint(
+                                  RecoveryPoint.of("charged"),
+                                  Connection.class,
+                                  c -> {
+                                    try (Statement s = c.createStatement()) {
+                                      s.executeUpdate(
+                                          "UPDATE biz_"
+                                              + table
+                                              + " SET note = 'phase' WHERE id = '"
+                                              + row
+                                              + "'");
+                                    }
+                                    return null;
+                                  });
+                              return CREATED;
+                            })))
             .as("the phase's work blocked on its caller's lock")
             .isInstanceOf(dev.idempotency.core.OperationFailedException.class)
             .cause()

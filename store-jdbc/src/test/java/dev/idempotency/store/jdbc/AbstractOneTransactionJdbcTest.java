@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.Answer;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
@@ -13,6 +14,7 @@ import dev.idempotency.core.InFlightPolicy;
 import dev.idempotency.core.OperationFailedException;
 import dev.idempotency.core.Outcome;
 import dev.idempotency.core.StoredResponsePolicy;
+import dev.idempotency.core.Work;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
@@ -47,13 +49,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The one-transaction mode ({@code IdempotencyEngine.executeInOneTransaction} over {@code
- * JdbcKeyStore.claimAndComplete}) on a real database, run by a subclass per database: what the
- * engine answers and publishes, the work's writes committing with the record or not at all, a
- * duplicate that waits on the uncommitted claim until the statement timeout (answered in flight,
- * not unavailable), duplicates racing at each isolation level a pool may set, and the work's
- * session killed by the database mid-work. The TCK's rules 10.9 to 10.13 are proven by {@link
- * JdbcTransactionalKeyStoreContract}.
+ * The one-transaction mode ({@code IdempotencyEngine.execute} with {@code Work.inOneTransaction}
+ * over {@code JdbcKeyStore.claimAndComplete}) on a real database, run by a subclass per database:
+ * what the engine answers and publishes, the work's writes committing with the record or not at
+ * all, a duplicate that waits on the uncommitted claim until the statement timeout (answered in
+ * flight, not unavailable), duplicates racing at each isolation level a pool may set, and the
+ * work's session killed by the database mid-work. The TCK's rules 10.9 to 10.13 are proven by
+ * {@link JdbcTransactionalKeyStoreContract}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractOneTransactionJdbcTest {
@@ -134,13 +136,15 @@ abstract class AbstractOneTransactionJdbcTest {
   /** A request whose work inserts the order of {@code run} and answers 201 with {@code body}. */
   Outcome order(IdempotencyEngine engine, RecordId id, String run, String body)
       throws OperationFailedException, InterruptedException {
-    return engine.executeInOneTransaction(
+    return engine.execute(
         id,
         FP,
-        (Connection tx) -> {
-          insertOrder(tx, id, run);
-          return created(body);
-        });
+        Work.inOneTransaction(
+            Connection.class,
+            (Connection tx) -> {
+              insertOrder(tx, id, run);
+              return created(body);
+            }));
   }
 
   static ClaimRequest request(RecordId id) {
@@ -213,7 +217,7 @@ abstract class AbstractOneTransactionJdbcTest {
       assertThat(((Outcome.Replayed) retry).response().body())
           .isEqualTo("order 1".getBytes(StandardCharsets.UTF_8));
       // a two-commit request of the same key replays the same record
-      assertThat(engine.execute(id, FP, execution -> created("never")))
+      assertThat(engine.execute(id, FP, Work.stepped(execution -> created("never"))))
           .isInstanceOf(Outcome.Replayed.class);
     }
     assertThat(ordersOf(id)).isEqualTo(1);
@@ -232,13 +236,15 @@ abstract class AbstractOneTransactionJdbcTest {
       IllegalStateException declined = new IllegalStateException("card declined");
       assertThatThrownBy(
               () ->
-                  engine.executeInOneTransaction(
+                  engine.execute(
                       id,
                       FP,
-                      (Connection tx) -> {
-                        insertOrder(tx, id, "declined");
-                        throw declined;
-                      }))
+                      Work.inOneTransaction(
+                          Connection.class,
+                          (Connection tx) -> {
+                            insertOrder(tx, id, "declined");
+                            throw declined;
+                          })))
           .isInstanceOf(OperationFailedException.class)
           .hasCause(declined)
           .matches(e -> ((OperationFailedException) e).keyReleased(), "keyReleased");
@@ -264,13 +270,15 @@ abstract class AbstractOneTransactionJdbcTest {
                     .build())
             .build()) {
       Outcome outcome =
-          engine.executeInOneTransaction(
+          engine.execute(
               id,
               FP,
-              (Connection tx) -> {
-                insertOrder(tx, id, "throttled");
-                return StoredResponse.of(429, Map.of(), new byte[0]);
-              });
+              Work.inOneTransaction(
+                  Connection.class,
+                  (Connection tx) -> {
+                    insertOrder(tx, id, "throttled");
+                    return StoredResponse.of(429, Map.of(), new byte[0]);
+                  }));
       assertThat(outcome).isInstanceOf(Outcome.Executed.class);
       assertThat(((Outcome.Executed) outcome).stored()).isFalse();
       assertThat(((Outcome.Executed) outcome).response().status()).isEqualTo(429);
@@ -281,12 +289,12 @@ abstract class AbstractOneTransactionJdbcTest {
 
   /**
    * A not-stored marker the work returns (a binding's, for an answer over its limit) commits with
-   * the order whatever the engine's policy says of its 500; a policy given to the call itself
-   * judges it, and one that excludes it rolls the order back with the key (the HTTP binding passes
-   * one that judges the answer the marker stands for).
+   * the order whatever the engine's policy says of its 500; an answer that stores the marker in
+   * place of the response it sends is judged by that response, and one the policy excludes rolls
+   * the order back with the key (the HTTP binding answers so).
    */
   @Test
-  void aMarkerTheWorkReturnsIsJudgedByThePolicyOfTheCallNotByTheEngines() throws Exception {
+  void aMarkerIsStoredAsItIsButAnAnswerIsJudgedByTheResponseItSends() throws Exception {
     RecordId kept = newId();
     RecordId refused = newId();
     StoredResponse marker = StoredResponse.notStoredMarker(201, "over the binding's limit");
@@ -298,24 +306,30 @@ abstract class AbstractOneTransactionJdbcTest {
                     .build())
             .build()) {
       Outcome first =
-          engine.executeInOneTransaction(
+          engine.execute(
               kept,
               FP,
-              (Connection tx) -> {
-                insertOrder(tx, kept, "kept");
-                return marker;
-              });
+              Work.inOneTransaction(
+                  Connection.class,
+                  (Connection tx) -> {
+                    insertOrder(tx, kept, "kept");
+                    return marker;
+                  }));
       assertThat(((Outcome.Executed) first).stored()).as("under the engine's policy").isTrue();
       Outcome second =
-          engine.executeInOneTransaction(
+          engine.execute(
               refused,
               FP,
-              (Connection tx) -> {
-                insertOrder(tx, refused, "refused");
-                return marker;
-              },
-              response -> false);
-      assertThat(((Outcome.Executed) second).stored()).as("under the call's policy").isFalse();
+              Work.inOneTransaction(
+                  Connection.class,
+                  (Connection tx) -> {
+                    insertOrder(tx, refused, "refused");
+                    return Answer.storedAs(StoredResponse.ofUtf8(500, "the answer sent"), marker);
+                  }));
+      assertThat(((Outcome.Executed) second).stored())
+          .as("the policy judges the response an answer sends")
+          .isFalse();
+      assertThat(((Outcome.Executed) second).response().bodyAsUtf8()).isEqualTo("the answer sent");
     }
     assertThat(ordersOf(kept)).isEqualTo(1);
     assertThat(store.lookup(refused)).isEmpty();
@@ -336,14 +350,16 @@ abstract class AbstractOneTransactionJdbcTest {
     AtomicInteger runs = new AtomicInteger();
     try (IdempotencyEngine engine = IdempotencyEngine.builder(small).build()) {
       Outcome first =
-          engine.executeInOneTransaction(
+          engine.execute(
               id,
               FP,
-              (Connection tx) -> {
-                runs.incrementAndGet();
-                insertOrder(tx, id, "large");
-                return created(large);
-              });
+              Work.inOneTransaction(
+                  Connection.class,
+                  (Connection tx) -> {
+                    runs.incrementAndGet();
+                    insertOrder(tx, id, "large");
+                    return created(large);
+                  }));
       assertThat(first)
           .isInstanceOfSatisfying(
               Outcome.Executed.class,
@@ -353,13 +369,15 @@ abstract class AbstractOneTransactionJdbcTest {
                     .isEqualTo(large.getBytes(StandardCharsets.UTF_8));
               });
       Outcome retry =
-          engine.executeInOneTransaction(
+          engine.execute(
               id,
               FP,
-              (Connection tx) -> {
-                runs.incrementAndGet();
-                return created("never");
-              });
+              Work.inOneTransaction(
+                  Connection.class,
+                  (Connection tx) -> {
+                    runs.incrementAndGet();
+                    return created("never");
+                  }));
       assertThat(retry)
           .isInstanceOfSatisfying(
               Outcome.Replayed.class,
@@ -387,25 +405,30 @@ abstract class AbstractOneTransactionJdbcTest {
       Future<Outcome> holder =
           first.submit(
               () ->
-                  engine.executeInOneTransaction(
+                  engine.execute(
                       id,
                       FP,
-                      (Connection tx) -> {
-                        insertOrder(tx, id, "holder");
-                        inWork.countDown();
-                        if (!release.await(60, TimeUnit.SECONDS)) {
-                          throw new IllegalStateException("never released");
-                        }
-                        return created("order");
-                      }));
+                      Work.inOneTransaction(
+                          Connection.class,
+                          (Connection tx) -> {
+                            insertOrder(tx, id, "holder");
+                            inWork.countDown();
+                            if (!release.await(60, TimeUnit.SECONDS)) {
+                              throw new IllegalStateException("never released");
+                            }
+                            return created("order");
+                          })));
       assertThat(inWork.await(30, TimeUnit.SECONDS)).isTrue();
       Outcome duplicate = order(engine, id, "duplicate", "duplicate");
       assertThat(duplicate).isInstanceOf(Outcome.InFlightConflict.class);
       release.countDown();
       assertThat(holder.get(30, TimeUnit.SECONDS)).isInstanceOf(Outcome.Executed.class);
       assertThat(
-              engine.executeInOneTransaction(
-                  id, FP, (Connection tx) -> created("after the commit")))
+              engine.execute(
+                  id,
+                  FP,
+                  Work.inOneTransaction(
+                      Connection.class, (Connection tx) -> created("after the commit"))))
           .isInstanceOf(Outcome.Replayed.class);
     } finally {
       release.countDown();
@@ -452,15 +475,17 @@ abstract class AbstractOneTransactionJdbcTest {
                   if (!start.await(30, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("never started");
                   }
-                  return engine.executeInOneTransaction(
+                  return engine.execute(
                       id,
                       FP,
-                      (Connection tx) -> {
-                        runs.incrementAndGet();
-                        insertOrder(tx, id, run);
-                        Thread.sleep(100);
-                        return created(run);
-                      });
+                      Work.inOneTransaction(
+                          Connection.class,
+                          (Connection tx) -> {
+                            runs.incrementAndGet();
+                            insertOrder(tx, id, run);
+                            Thread.sleep(100);
+                            return created(run);
+                          }));
                 }));
       }
       start.countDown();
@@ -496,19 +521,21 @@ abstract class AbstractOneTransactionJdbcTest {
     try (IdempotencyEngine engine = IdempotencyEngine.builder(store).build()) {
       assertThatThrownBy(
               () ->
-                  engine.executeInOneTransaction(
+                  engine.execute(
                       id,
                       FP,
-                      (Connection tx) -> {
-                        insertOrder(tx, id, "killed");
-                        String kill = killSessionOf(tx);
-                        try (Connection other = pool.getConnection();
-                            Statement s = other.createStatement()) {
-                          s.execute(kill);
-                        }
-                        insertOrder(tx, id, "after the kill");
-                        return created("never");
-                      }))
+                      Work.inOneTransaction(
+                          Connection.class,
+                          (Connection tx) -> {
+                            insertOrder(tx, id, "killed");
+                            String kill = killSessionOf(tx);
+                            try (Connection other = pool.getConnection();
+                                Statement s = other.createStatement()) {
+                              s.execute(kill);
+                            }
+                            insertOrder(tx, id, "after the kill");
+                            return created("never");
+                          })))
           .isInstanceOf(OperationFailedException.class)
           .hasCauseInstanceOf(SQLException.class);
       assertThat(store.lookup(id)).isEmpty();

@@ -10,6 +10,7 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Outcome;
+import dev.idempotency.core.Work;
 import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.testing.DelegatingStore;
 import dev.idempotency.testing.TestDatabases;
@@ -54,7 +55,7 @@ class CompletionAnswerLostTest {
             engine.execute(
                 RecordId.of("gate", "answer-lost"),
                 Fingerprint.of("POST /charges".getBytes(StandardCharsets.UTF_8)),
-                execution -> StoredResponse.ofUtf8(201, "charged"));
+                Work.stepped(execution -> StoredResponse.ofUtf8(201, "charged")));
 
         assertThat(lost).isTrue();
         assertThat(outcome).isInstanceOf(Outcome.Executed.class);

@@ -14,6 +14,7 @@ import dev.idempotency.core.FingerprintBuilder;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.IdempotentCall;
 import dev.idempotency.core.ResultCodec;
+import dev.idempotency.core.Work;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.TransactionalKeyStore;
 import dev.idempotency.testing.DelegatingStore;
@@ -35,9 +36,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@code IdempotentCall.runInTransaction} on H2: the work's row and the stored result commit
- * together or not at all, through one transaction ({@code ONE_TRANSACTION}) and through a claim and
- * a transactional completion (a store that declares only {@code TRANSACTIONAL}).
+ * {@code IdempotentCall.run} with {@code Work.inOneTransaction} on H2: the work's row and the
+ * stored result commit together or not at all, through one transaction ({@code ONE_TRANSACTION})
+ * and through a claim and a transactional completion (a store that declares only {@code
+ * TRANSACTIONAL}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class IdempotentCallInTransactionTest {
@@ -77,8 +79,10 @@ class IdempotentCallInTransactionTest {
             insertInvoice(tx, id);
             return "invoice-" + runs.incrementAndGet();
           };
-      assertThat(call.runInTransaction(id, EVENT, work)).isEqualTo("invoice-1");
-      assertThat(call.runInTransaction(id, EVENT, work)).isEqualTo("invoice-1");
+      assertThat(call.run(id, EVENT, Work.inOneTransaction(Connection.class, work)))
+          .isEqualTo("invoice-1");
+      assertThat(call.run(id, EVENT, Work.inOneTransaction(Connection.class, work)))
+          .isEqualTo("invoice-1");
     }
     assertThat(runs).hasValue(1);
     assertThat(invoicesOf(id)).isEqualTo(1);
@@ -94,13 +98,15 @@ class IdempotentCallInTransactionTest {
       IdempotentCall<String> call = IdempotentCall.of(engine, ResultCodec.utf8());
       assertThatThrownBy(
               () ->
-                  call.runInTransaction(
+                  call.run(
                       id,
                       EVENT,
-                      (Connection tx) -> {
-                        insertInvoice(tx, id);
-                        throw failure;
-                      }))
+                      Work.inOneTransaction(
+                          Connection.class,
+                          (Connection tx) -> {
+                            insertInvoice(tx, id);
+                            throw failure;
+                          })))
           .isSameAs(failure);
     }
     assertThat(invoicesOf(id)).as("the work's row rolled back").isZero();

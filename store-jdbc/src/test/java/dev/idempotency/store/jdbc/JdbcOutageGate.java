@@ -10,6 +10,7 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Outcome;
+import dev.idempotency.core.Work;
 import dev.idempotency.testing.CompletionOutageGate;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -330,9 +331,10 @@ final class JdbcOutageGate {
     return engine.execute(
         id,
         FP,
-        execution -> {
-          work.run();
-          return StoredResponse.ofUtf8(201, "charged");
-        });
+        Work.stepped(
+            execution -> {
+              work.run();
+              return StoredResponse.ofUtf8(201, "charged");
+            }));
   }
 }

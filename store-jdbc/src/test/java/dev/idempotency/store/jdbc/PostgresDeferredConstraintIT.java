@@ -9,6 +9,7 @@ import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.OperationFailedException;
+import dev.idempotency.core.Work;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.testing.TestDatabases;
@@ -121,13 +122,14 @@ class PostgresDeferredConstraintIT {
                   engine.execute(
                       id,
                       FP,
-                      execution ->
-                          execution.completeWith(
-                              Connection.class,
-                              tx -> {
-                                insertTheSameOrderTwice(tx, 2);
-                                return created();
-                              })))
+                      Work.stepped(
+                          execution ->
+                              execution.completeWith(
+                                  Connection.class,
+                                  tx -> {
+                                    insertTheSameOrderTwice(tx, 2);
+                                    return created();
+                                  }))))
           .isInstanceOfSatisfying(
               OperationFailedException.class,
               PostgresDeferredConstraintIT::releasedTheKeyForTheConstraint);
@@ -143,13 +145,15 @@ class PostgresDeferredConstraintIT {
     try (IdempotencyEngine engine = IdempotencyEngine.builder(store).build()) {
       assertThatThrownBy(
               () ->
-                  engine.executeInOneTransaction(
+                  engine.execute(
                       id,
                       FP,
-                      (Connection tx) -> {
-                        insertTheSameOrderTwice(tx, 3);
-                        return created();
-                      }))
+                      Work.inOneTransaction(
+                          Connection.class,
+                          (Connection tx) -> {
+                            insertTheSameOrderTwice(tx, 3);
+                            return created();
+                          })))
           .isInstanceOfSatisfying(
               OperationFailedException.class,
               PostgresDeferredConstraintIT::releasedTheKeyForTheConstraint);

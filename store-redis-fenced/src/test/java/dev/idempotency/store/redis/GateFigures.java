@@ -9,6 +9,7 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.OperationFailedException;
 import dev.idempotency.core.Outcome;
+import dev.idempotency.core.Work;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.event.IdempotencyListener;
 import dev.idempotency.spi.KeyStore;
@@ -85,11 +86,11 @@ final class GateFigures {
     return (id, work) -> {
       String answer;
       try {
-        Outcome outcome = engine.execute(id, FINGERPRINT, execution -> respond(work));
+        Outcome outcome = engine.execute(id, FINGERPRINT, Work.stepped(execution -> respond(work)));
         while (outcome instanceof Outcome.StoreUnavailable
             || outcome instanceof Outcome.InFlightConflict) {
           Thread.sleep(100);
-          outcome = engine.execute(id, FINGERPRINT, execution -> respond(work));
+          outcome = engine.execute(id, FINGERPRINT, Work.stepped(execution -> respond(work)));
         }
         answer =
             outcome instanceof Outcome.Executed executed
@@ -137,7 +138,7 @@ final class GateFigures {
         instance.engine.execute(
             RecordId.of("gate-warm-up", Integer.toString(open.indexOf(instance))),
             FINGERPRINT,
-            execution -> StoredResponse.ofUtf8(201, "warm"));
+            Work.stepped(execution -> StoredResponse.ofUtf8(201, "warm")));
       }
       CompletionOutageGate.Result result =
           new CompletionOutageGate(keys, owner(owner.engine), duplicates, fault, outage, settle)
@@ -159,7 +160,8 @@ final class GateFigures {
   /** A duplicates' caller through {@code engine}: notes the first replay after the fault began. */
   private CompletionOutageGate.Caller duplicate(IdempotencyEngine engine) {
     return (id, work) -> {
-      if (engine.execute(id, FINGERPRINT, execution -> respond(work)) instanceof Outcome.Replayed) {
+      if (engine.execute(id, FINGERPRINT, Work.stepped(execution -> respond(work)))
+          instanceof Outcome.Replayed) {
         noteAfterFault(firstReplay);
       }
     };

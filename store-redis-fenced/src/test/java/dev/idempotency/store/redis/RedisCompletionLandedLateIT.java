@@ -10,6 +10,7 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.Outcome;
+import dev.idempotency.core.Work;
 import dev.idempotency.testing.DelegatingStore;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -69,16 +70,20 @@ class RedisCompletionLandedLateIT {
                         .build())
                 .build()) {
           // the scripts are cached: a completion sent to the frozen server is one that can run
-          engine.execute(RecordId.of("tenant", "warm-up"), FP, e -> StoredResponse.ofUtf8(201, ""));
+          engine.execute(
+              RecordId.of("tenant", "warm-up"),
+              FP,
+              Work.stepped(e -> StoredResponse.ofUtf8(201, "")));
           attempts.set(0);
           Outcome outcome =
               engine.execute(
                   id,
                   FP,
-                  execution -> {
-                    server.freeze();
-                    return StoredResponse.ofUtf8(201, "charged");
-                  });
+                  Work.stepped(
+                      execution -> {
+                        server.freeze();
+                        return StoredResponse.ofUtf8(201, "charged");
+                      }));
 
           assertThat(attempts).as("the first attempt timed out").hasValueGreaterThan(1);
           assertThat(store.lookup(id))
