@@ -53,9 +53,9 @@ public interface Execution {
    *
    * @param point the recovery point reached
    * @throws NullPointerException if {@code point} is null
-   * @throws dev.idempotency.spi.LeaseLostException if another owner took the record over (this
-   *     owner must stop)
-   * @throws dev.idempotency.spi.StoreUnavailableException if the store cannot be reached
+   * @throws dev.idempotency.LeaseLostException if another owner took the record over (this owner
+   *     must stop)
+   * @throws dev.idempotency.StoreUnavailableException if the store cannot be reached
    */
   void checkpoint(RecoveryPoint point);
 
@@ -77,9 +77,9 @@ public interface Execution {
    * @throws UnsupportedOperationException if the store runs no such transaction, or with another
    *     handle than {@code transactionType}; no work ran
    * @throws NullPointerException if an argument is null; no work ran
-   * @throws dev.idempotency.spi.LeaseLostException if another owner took the record over; the
+   * @throws dev.idempotency.LeaseLostException if another owner took the record over; the
    *     transaction rolled back
-   * @throws dev.idempotency.spi.StoreUnavailableException if the store cannot be reached; the
+   * @throws dev.idempotency.StoreUnavailableException if the store cannot be reached; the
    *     transaction rolled back if it began
    * @throws Exception whatever {@code work} threw, as it was thrown; the transaction rolled back
    */
@@ -103,8 +103,8 @@ public interface Execution {
    * @throws NullPointerException if an argument is null, or the work returned null
    * @throws IllegalArgumentException if the work answered {@link Answer#released}: its writes would
    *     commit while a retry ran the work again; the transaction rolled back
-   * @throws dev.idempotency.spi.KeyStoreException if the stored form is larger than the store
-   *     keeps; the transaction rolled back
+   * @throws dev.idempotency.KeyStoreException if the stored form is larger than the store keeps;
+   *     the transaction rolled back
    * @throws Exception as {@link #checkpoint(RecoveryPoint, Class, TransactionalWork)}
    */
   <T> StoredResponse completeWith(
@@ -125,7 +125,7 @@ public interface Execution {
    * </ul>
    *
    * Once {@code true} it stays {@code true}. An operation checks it before a call to a payment
-   * provider, say, and stops (throwing {@link dev.idempotency.spi.LeaseLostException} or returning)
+   * provider, say, and stops (throwing {@link dev.idempotency.LeaseLostException} or returning)
    * when it is {@code true}: a retry or the completer does that work after a takeover.
    *
    * <p>{@code false} is a hint, not a guarantee: a process paused right after the check can still

@@ -1,8 +1,11 @@
 package dev.idempotency.spi;
 
 import dev.idempotency.FenceToken;
+import dev.idempotency.KeyStoreException;
+import dev.idempotency.LeaseLostException;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.StoredResponse;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,7 +1,10 @@
 /**
  * The service-provider interface a key store implements: {@link dev.idempotency.spi.KeyStore}, its
- * optional transactional extension {@link dev.idempotency.spi.TransactionalKeyStore}, the values
- * they exchange, and the exceptions they throw.
+ * optional transactional extension {@link dev.idempotency.spi.TransactionalKeyStore}, and the
+ * values they exchange: eight types. The exceptions a store throws ({@link
+ * dev.idempotency.KeyStoreException}, {@link dev.idempotency.StoreUnavailableException}, {@link
+ * dev.idempotency.LeaseLostException}) are in {@code dev.idempotency}, since applications catch
+ * them too.
  *
  * <p>The one hard promise of the SPI is an atomic, fenced claim: {@code claim} is one operation the
  * storage arbitrates, and every later write of the owner is conditional on its fence token. The

@@ -1,9 +1,9 @@
 package dev.idempotency.core;
 
 import dev.idempotency.RecordId;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.spi.ClaimOutcome;
-import dev.idempotency.spi.StoreUnavailableException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;

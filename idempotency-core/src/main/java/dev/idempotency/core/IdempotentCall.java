@@ -1,10 +1,10 @@
 package dev.idempotency.core;
 
 import dev.idempotency.Fingerprint;
+import dev.idempotency.LeaseLostException;
 import dev.idempotency.RecordId;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.StoredResponse;
-import dev.idempotency.spi.LeaseLostException;
-import dev.idempotency.spi.StoreUnavailableException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;

@@ -1,15 +1,15 @@
 package dev.idempotency.core;
 
 import dev.idempotency.Answer;
+import dev.idempotency.LeaseLostException;
 import dev.idempotency.RecordId;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.TransactionalWork;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.OneTransactionOutcome;
-import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.spi.TransactionalKeyStore;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,8 +2,8 @@ package dev.idempotency.core;
 
 import dev.idempotency.FenceToken;
 import dev.idempotency.KeyState;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.StoredResponse;
-import dev.idempotency.spi.StoreUnavailableException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;

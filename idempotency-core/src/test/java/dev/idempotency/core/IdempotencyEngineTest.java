@@ -6,15 +6,15 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.idempotency.Fingerprint;
 import dev.idempotency.KeyState;
+import dev.idempotency.LeaseLostException;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
-import dev.idempotency.spi.LeaseLostException;
-import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.testing.DelegatingStore;
 import dev.idempotency.testing.MutableClock;
 import java.time.Duration;

@@ -389,7 +389,7 @@ class GrpcContractTest {
               dev.idempotency.FenceToken fence,
               java.time.Instant now,
               Duration lease) {
-            throw new dev.idempotency.spi.StoreUnavailableException("heartbeats are lost");
+            throw new dev.idempotency.StoreUnavailableException("heartbeats are lost");
           }
 
           @Override
@@ -397,7 +397,7 @@ class GrpcContractTest {
               java.util.Map<RecordId, dev.idempotency.FenceToken> leases,
               java.time.Instant now,
               Duration lease) {
-            throw new dev.idempotency.spi.StoreUnavailableException("heartbeats are lost");
+            throw new dev.idempotency.StoreUnavailableException("heartbeats are lost");
           }
         };
     try (GrpcFixture f = new GrpcFixture(deaf, 4, e -> e.lease(Duration.ofSeconds(1)), c -> c)) {

@@ -1,6 +1,7 @@
 package dev.idempotency.grpc;
 
 import dev.idempotency.FenceToken;
+import dev.idempotency.KeyStoreException;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyConfig;
@@ -9,7 +10,6 @@ import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.grpc.test.PaymentServiceGrpc;
 import dev.idempotency.spi.KeyStore;
-import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.testing.DelegatingStore;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.FenceToken;
+import dev.idempotency.KeyStoreException;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyEngine;
@@ -15,7 +16,6 @@ import dev.idempotency.grpc.GrpcTestCalls.Refused;
 import dev.idempotency.grpc.test.ChargeReply;
 import dev.idempotency.grpc.test.ChargeRequest;
 import dev.idempotency.spi.KeyStore;
-import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.testing.DelegatingStore;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;

@@ -4,6 +4,7 @@ import static dev.idempotency.grpc.GrpcServers.callerAndKey;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.core.InFlightPolicy;
 import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.event.IdempotencyEvent;
@@ -11,7 +12,6 @@ import dev.idempotency.grpc.test.ChargeReply;
 import dev.idempotency.grpc.test.ChargeRequest;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.testing.DelegatingStore;
 import io.grpc.Context;
 import io.grpc.Status;

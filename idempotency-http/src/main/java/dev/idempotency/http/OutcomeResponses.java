@@ -1,6 +1,7 @@
 package dev.idempotency.http;
 
 import dev.idempotency.Fingerprint;
+import dev.idempotency.LeaseLostException;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyEngine;
@@ -10,7 +11,6 @@ import dev.idempotency.core.Work;
 import dev.idempotency.http.internal.Problems;
 import dev.idempotency.http.internal.StatusEndpoint;
 import dev.idempotency.http.internal.StoringRules;
-import dev.idempotency.spi.LeaseLostException;
 import java.util.Objects;
 
 /**

@@ -3,13 +3,13 @@ package dev.idempotency.http;
 import dev.idempotency.Answer;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.OperationFailedException;
 import dev.idempotency.core.Outcome;
 import dev.idempotency.core.Work;
 import dev.idempotency.http.internal.StoringRules;
-import dev.idempotency.spi.StoreUnavailableException;
 import java.util.Objects;
 
 /**

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.FenceToken;
+import dev.idempotency.KeyStoreException;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.InMemoryKeyStore;
-import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.testing.DelegatingStore;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;

@@ -291,7 +291,7 @@ public final class IdempotencyMetrics implements IdempotencyListener {
    * read; call it on a schedule, not per scrape.
    *
    * @return the count found, at most {@code limit}
-   * @throws dev.idempotency.spi.StoreUnavailableException if the store cannot be reached; the gauge
+   * @throws dev.idempotency.StoreUnavailableException if the store cannot be reached; the gauge
    *     keeps its last value
    */
   public int sampleAbandoned(KeyStore store, Instant now, int limit) {

@@ -30,8 +30,8 @@ import java.lang.annotation.Target;
  *   <li>the same key still running elsewhere, after the engine's {@link
  *       dev.idempotency.core.InFlightPolicy} waited: {@link
  *       dev.idempotency.core.IdempotencyKeyInFlightException};
- *   <li>the store unreachable: its {@link dev.idempotency.spi.StoreUnavailableException}, the
- *       method not run;
+ *   <li>the store unreachable: its {@link dev.idempotency.StoreUnavailableException}, the method
+ *       not run;
  *   <li>the method threw: the same exception, checked ones included; the key is released (a retry
  *       runs the method anew) unless a recovery point had committed.
  * </ul>

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.IdempotencyEngine;
@@ -16,7 +17,6 @@ import dev.idempotency.core.InMemoryKeyStore;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
-import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.spring.Billing.Invoice;
 import dev.idempotency.spring.Billing.OrderPaid;
 import dev.idempotency.testing.DelegatingStore;

@@ -3,11 +3,11 @@ package dev.idempotency.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.KeyState;
+import dev.idempotency.LeaseLostException;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
-import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.tck.internal.Owner;
 import dev.idempotency.tck.internal.RecordFacts;

@@ -1,14 +1,14 @@
 package dev.idempotency.tck;
 
 import dev.idempotency.FenceToken;
+import dev.idempotency.KeyStoreException;
+import dev.idempotency.LeaseLostException;
 import dev.idempotency.RecordId;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.KeyStore;
-import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
-import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.tck.internal.Rule;
 import dev.idempotency.tck.internal.Samples;
 import dev.idempotency.tck.internal.Timeline;

@@ -268,8 +268,7 @@ abstract class AbstractCrashRecoveryTest {
     int exit = first.awaitExit(WORKER_TIMEOUT, this::report);
     assertThat(first.line("FAILED"))
         .as(context("the woken worker's charge was refused by the fence"))
-        .hasValueSatisfying(
-            f -> assertThat(f).startsWith("dev.idempotency.spi.LeaseLostException"));
+        .hasValueSatisfying(f -> assertThat(f).startsWith("dev.idempotency.LeaseLostException"));
     assertThat(exit).as(context("the woken worker's exit code: the request failed")).isEqualTo(2);
 
     Observed end = observe();

@@ -1,14 +1,14 @@
 package dev.idempotency.core.internal;
 
 import dev.idempotency.KeyState;
+import dev.idempotency.KeyStoreException;
+import dev.idempotency.LeaseLostException;
 import dev.idempotency.RecordId;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.spi.KeyStore;
-import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
-import dev.idempotency.spi.StoreUnavailableException;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Optional;

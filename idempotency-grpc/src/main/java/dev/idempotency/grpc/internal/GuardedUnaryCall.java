@@ -2,6 +2,8 @@ package dev.idempotency.grpc.internal;
 
 import dev.idempotency.Answer;
 import dev.idempotency.Fingerprint;
+import dev.idempotency.KeyStoreException;
+import dev.idempotency.LeaseLostException;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.core.FingerprintBuilder;
@@ -9,8 +11,6 @@ import dev.idempotency.core.OperationFailedException;
 import dev.idempotency.core.Outcome;
 import dev.idempotency.core.Work;
 import dev.idempotency.grpc.IdempotencyErrorReason;
-import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.LeaseLostException;
 import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.Metadata;

@@ -1,9 +1,9 @@
 package dev.idempotency.grpc.internal;
 
+import dev.idempotency.KeyStoreException;
+import dev.idempotency.LeaseLostException;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.grpc.IdempotencyErrorReason;
-import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.LeaseLostException;
-import dev.idempotency.spi.StoreUnavailableException;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 

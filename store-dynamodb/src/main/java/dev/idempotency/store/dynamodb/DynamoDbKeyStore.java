@@ -1,16 +1,16 @@
 package dev.idempotency.store.dynamodb;
 
 import dev.idempotency.FenceToken;
+import dev.idempotency.KeyStoreException;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.TransactionalWork;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
-import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.spi.TransactionalKeyStore;
 import dev.idempotency.store.dynamodb.internal.FencedWrites;
 import dev.idempotency.store.dynamodb.internal.ItemClaims;

@@ -1,7 +1,7 @@
 package dev.idempotency.store.dynamodb;
 
-import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.KeyStoreException;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.store.dynamodb.internal.RecordRequests;
 import dev.idempotency.store.dynamodb.internal.StoreErrors;
 import java.time.Duration;

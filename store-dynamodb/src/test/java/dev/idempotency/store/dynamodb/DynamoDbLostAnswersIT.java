@@ -139,7 +139,7 @@ class DynamoDbLostAnswersIT {
     }
     try (DynamoDbKeyStore store = everyAnswerLost()) {
       assertThatThrownBy(() -> store.claim(new ClaimRequest(id, FP_A, T0, LEASE, WINDOW)))
-          .isInstanceOf(dev.idempotency.spi.StoreUnavailableException.class)
+          .isInstanceOf(dev.idempotency.StoreUnavailableException.class)
           .hasMessageContaining("did not find this claim's write")
           .hasMessageNotContaining("nothing was decided");
     }

@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.Fingerprint;
 import dev.idempotency.KeyState;
+import dev.idempotency.KeyStoreException;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.store.dynamodb.internal.ItemLayout;
 import dev.idempotency.store.dynamodb.internal.ItemSizes;
 import dev.idempotency.store.dynamodb.internal.ResponseBudget;

@@ -1,6 +1,6 @@
 package dev.idempotency.store.jdbc;
 
-import dev.idempotency.spi.KeyStoreException;
+import dev.idempotency.KeyStoreException;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.Locale;

@@ -1,7 +1,7 @@
 package dev.idempotency.store.jdbc;
 
-import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.KeyStoreException;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.store.jdbc.internal.Names;
 import dev.idempotency.store.jdbc.internal.ResponseLimit;
 import dev.idempotency.store.jdbc.internal.Schema;

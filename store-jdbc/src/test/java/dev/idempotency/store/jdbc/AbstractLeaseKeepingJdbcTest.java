@@ -235,7 +235,7 @@ abstract class AbstractLeaseKeepingJdbcTest {
       for (CompletableFuture<Outcome> f : run.owners) {
         assertThatThrownBy(() -> f.get(60, TimeUnit.SECONDS))
             .as("the old owner's completion is fenced out")
-            .hasRootCauseInstanceOf(dev.idempotency.spi.LeaseLostException.class);
+            .hasRootCauseInstanceOf(dev.idempotency.LeaseLostException.class);
       }
       assertThat(run.told)
           .as("owners that saw leaseLost() when they finished")

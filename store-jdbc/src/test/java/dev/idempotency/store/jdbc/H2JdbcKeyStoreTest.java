@@ -2,7 +2,7 @@ package dev.idempotency.store.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idempotency.spi.KeyStoreException;
+import dev.idempotency.KeyStoreException;
 import dev.idempotency.testing.TestDatabases;
 import java.util.UUID;
 import org.h2.jdbcx.JdbcDataSource;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.StoreUnavailableException;
 import java.lang.reflect.Proxy;
 import java.sql.DriverManager;
 import java.time.Duration;

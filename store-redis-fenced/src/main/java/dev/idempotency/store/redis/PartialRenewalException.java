@@ -1,7 +1,7 @@
 package dev.idempotency.store.redis;
 
 import dev.idempotency.RecordId;
-import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.store.redis.internal.IndexShardCalls;
 import java.util.HashSet;
 import java.util.List;

@@ -1,17 +1,17 @@
 package dev.idempotency.store.redis;
 
 import dev.idempotency.FenceToken;
+import dev.idempotency.KeyStoreException;
+import dev.idempotency.LeaseLostException;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
-import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
-import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.store.redis.internal.IndexShardCalls;
 import dev.idempotency.store.redis.internal.KeyLayout;
 import dev.idempotency.store.redis.internal.Micros;

@@ -1,6 +1,6 @@
 package dev.idempotency.store.redis;
 
-import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.store.redis.internal.EvictionPolicy;
 import dev.idempotency.store.redis.internal.ResponseLimit;
 import io.lettuce.core.api.StatefulRedisConnection;

@@ -2,10 +2,10 @@ package dev.idempotency.store.redis;
 
 import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
-import dev.idempotency.spi.StoreUnavailableException;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;

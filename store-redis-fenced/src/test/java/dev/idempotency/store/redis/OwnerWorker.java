@@ -2,12 +2,12 @@ package dev.idempotency.store.redis;
 
 import dev.idempotency.FenceToken;
 import dev.idempotency.Fingerprint;
+import dev.idempotency.LeaseLostException;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.LeaseLostException;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.SetArgs;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.idempotency.FenceToken;
 import dev.idempotency.RecordId;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.spi.ClaimOutcome;
-import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.store.redis.internal.KeyLayout;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;

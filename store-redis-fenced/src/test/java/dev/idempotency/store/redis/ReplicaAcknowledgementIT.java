@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.RecordSnapshot;
-import dev.idempotency.spi.StoreUnavailableException;
 import io.lettuce.core.ReadFrom;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;

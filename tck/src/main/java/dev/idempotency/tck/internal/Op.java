@@ -2,12 +2,12 @@ package dev.idempotency.tck.internal;
 
 import dev.idempotency.FenceToken;
 import dev.idempotency.Fingerprint;
+import dev.idempotency.LeaseLostException;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
-import dev.idempotency.spi.LeaseLostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;

@@ -1,7 +1,7 @@
 package dev.idempotency.tck.internal;
 
+import dev.idempotency.LeaseLostException;
 import dev.idempotency.spi.KeyStore;
-import dev.idempotency.spi.LeaseLostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;

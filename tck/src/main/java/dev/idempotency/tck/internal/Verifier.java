@@ -2,9 +2,9 @@ package dev.idempotency.tck.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.LeaseLostException;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
-import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
 import java.util.List;
 import java.util.function.Supplier;

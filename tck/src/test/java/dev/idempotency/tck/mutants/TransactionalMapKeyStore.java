@@ -3,6 +3,7 @@ package dev.idempotency.tck.mutants;
 import dev.idempotency.FenceToken;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.TransactionalWork;
 import dev.idempotency.spi.ClaimOutcome;
@@ -10,7 +11,6 @@ import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.OneTransactionOutcome;
 import dev.idempotency.spi.OneTransactionWork;
 import dev.idempotency.spi.StoreCapability;
-import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.spi.TransactionalKeyStore;
 import java.time.Duration;
 import java.time.Instant;
@@ -148,9 +148,9 @@ public class TransactionalMapKeyStore extends MapKeyStore
   protected <R> void workFailed(Consumer<R> fencedWrite) {}
 
   /**
-   * The commit: the fenced write first, which throws {@link dev.idempotency.spi.LeaseLostException}
-   * and changes nothing when the fence is stale, then the work's writes, all under the lock, so
-   * that no reader sees one without the other.
+   * The commit: the fenced write first, which throws {@link dev.idempotency.LeaseLostException} and
+   * changes nothing when the fence is stale, then the work's writes, all under the lock, so that no
+   * reader sees one without the other.
    */
   protected <R> void commit(Tx tx, R result, Consumer<R> fencedWrite) {
     synchronized (backend.lock) {

@@ -1,7 +1,7 @@
 package dev.idempotency.spring.boot.autoconfigure;
 
+import dev.idempotency.KeyStoreException;
 import dev.idempotency.spi.KeyStore;
-import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.spring.boot.autoconfigure.internal.PropertyChecks;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
 import dev.idempotency.store.jdbc.JdbcKeyStoreBuilder;

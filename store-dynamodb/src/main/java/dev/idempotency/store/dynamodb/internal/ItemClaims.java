@@ -1,10 +1,10 @@
 package dev.idempotency.store.dynamodb.internal;
 
+import dev.idempotency.KeyStoreException;
 import dev.idempotency.RecordId;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.StoreUnavailableException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;

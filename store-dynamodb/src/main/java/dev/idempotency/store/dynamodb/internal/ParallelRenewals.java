@@ -1,9 +1,9 @@
 package dev.idempotency.store.dynamodb.internal;
 
 import dev.idempotency.FenceToken;
+import dev.idempotency.KeyStoreException;
 import dev.idempotency.RecordId;
-import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.StoreUnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -2,10 +2,10 @@ package dev.idempotency.store.dynamodb.internal;
 
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.KeyStoreException;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.Scope;
 import dev.idempotency.StoredResponse;
-import dev.idempotency.spi.KeyStoreException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package dev.idempotency.store.dynamodb.internal;
 
-import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.KeyStoreException;
+import dev.idempotency.StoreUnavailableException;
 import java.io.IOException;
 import java.net.UnknownHostException;
 import java.util.Locale;

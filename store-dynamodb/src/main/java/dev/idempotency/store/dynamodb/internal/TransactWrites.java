@@ -1,10 +1,10 @@
 package dev.idempotency.store.dynamodb.internal;
 
 import dev.idempotency.FenceToken;
+import dev.idempotency.KeyStoreException;
+import dev.idempotency.LeaseLostException;
 import dev.idempotency.RecordId;
-import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.LeaseLostException;
-import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.StoreUnavailableException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;

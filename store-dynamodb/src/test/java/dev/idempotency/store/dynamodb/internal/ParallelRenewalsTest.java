@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.FenceToken;
+import dev.idempotency.KeyStoreException;
 import dev.idempotency.RecordId;
-import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.StoreUnavailableException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

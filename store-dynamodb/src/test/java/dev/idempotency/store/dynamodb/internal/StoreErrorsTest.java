@@ -2,8 +2,8 @@ package dev.idempotency.store.dynamodb.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.KeyStoreException;
+import dev.idempotency.StoreUnavailableException;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,7 @@
 package dev.idempotency.store.jdbc.internal;
 
-import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.LeaseLostException;
+import dev.idempotency.KeyStoreException;
+import dev.idempotency.LeaseLostException;
 import java.sql.Connection;
 import java.sql.SQLException;
 

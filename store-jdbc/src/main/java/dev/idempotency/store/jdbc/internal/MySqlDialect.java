@@ -4,8 +4,8 @@ import static dev.idempotency.store.jdbc.internal.Param.NOW;
 
 import dev.idempotency.FenceToken;
 import dev.idempotency.KeyState;
+import dev.idempotency.KeyStoreException;
 import dev.idempotency.spi.ClaimOutcome;
-import dev.idempotency.spi.KeyStoreException;
 import dev.idempotency.spi.RecordSnapshot;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

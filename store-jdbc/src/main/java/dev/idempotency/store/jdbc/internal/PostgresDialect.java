@@ -1,8 +1,8 @@
 package dev.idempotency.store.jdbc.internal;
 
 import dev.idempotency.FenceToken;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.spi.ClaimOutcome;
-import dev.idempotency.spi.StoreUnavailableException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,7 +1,7 @@
 package dev.idempotency.store.jdbc.internal;
 
+import dev.idempotency.KeyStoreException;
 import dev.idempotency.StoredResponse;
-import dev.idempotency.spi.KeyStoreException;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;

@@ -1,6 +1,6 @@
 package dev.idempotency.store.jdbc.internal;
 
-import dev.idempotency.spi.KeyStoreException;
+import dev.idempotency.KeyStoreException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -3,10 +3,10 @@ package dev.idempotency.store.jdbc.internal;
 import static dev.idempotency.store.jdbc.internal.Param.LIMIT;
 import static dev.idempotency.store.jdbc.internal.Param.NOW;
 
+import dev.idempotency.LeaseLostException;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.spi.ClaimOutcome;
-import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
-import dev.idempotency.spi.StoreUnavailableException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,7 +1,7 @@
 package dev.idempotency.store.jdbc.internal;
 
-import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.KeyStoreException;
+import dev.idempotency.StoreUnavailableException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;

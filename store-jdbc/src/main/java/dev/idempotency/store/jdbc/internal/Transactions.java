@@ -73,7 +73,7 @@ public final class Transactions {
    * it commits each statement.
    *
    * @param what what the call does, for messages ("claim of acct-1/k1")
-   * @throws dev.idempotency.spi.KeyStoreException what {@link SqlErrors#map} makes of a failure
+   * @throws dev.idempotency.KeyStoreException what {@link SqlErrors#map} makes of a failure
    */
   public <R> R run(DataSource from, String what, SqlWork<R> work) {
     for (int attempt = 1; ; attempt++) {

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idempotency.KeyStoreException;
 import dev.idempotency.StoredResponse;
-import dev.idempotency.spi.KeyStoreException;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;

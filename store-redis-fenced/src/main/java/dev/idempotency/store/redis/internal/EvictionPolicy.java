@@ -1,7 +1,7 @@
 package dev.idempotency.store.redis.internal;
 
-import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.KeyStoreException;
+import dev.idempotency.StoreUnavailableException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;

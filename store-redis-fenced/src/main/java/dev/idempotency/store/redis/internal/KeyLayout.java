@@ -1,9 +1,9 @@
 package dev.idempotency.store.redis.internal;
 
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.KeyStoreException;
 import dev.idempotency.RecordId;
 import dev.idempotency.Scope;
-import dev.idempotency.spi.KeyStoreException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.regex.Pattern;

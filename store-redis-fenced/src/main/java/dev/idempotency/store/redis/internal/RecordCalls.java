@@ -4,12 +4,12 @@ import static dev.idempotency.store.redis.internal.RedisCalls.ascii;
 import static dev.idempotency.store.redis.internal.RedisCalls.number;
 
 import dev.idempotency.FenceToken;
+import dev.idempotency.LeaseLostException;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.LeaseLostException;
 import dev.idempotency.spi.RecordSnapshot;
 import java.time.Duration;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.idempotency.store.redis.internal;
 
+import dev.idempotency.KeyStoreException;
 import dev.idempotency.StoredResponse;
-import dev.idempotency.spi.KeyStoreException;
 import java.time.Duration;
 
 /**

@@ -3,8 +3,8 @@ package dev.idempotency.store.redis.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idempotency.KeyStoreException;
 import dev.idempotency.RecordId;
-import dev.idempotency.spi.KeyStoreException;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.List;

@@ -2,8 +2,8 @@ package dev.idempotency.store.redis.internal;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idempotency.spi.KeyStoreException;
-import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.KeyStoreException;
+import dev.idempotency.StoreUnavailableException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;

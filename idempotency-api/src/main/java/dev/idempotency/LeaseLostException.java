@@ -1,7 +1,4 @@
-package dev.idempotency.spi;
-
-import dev.idempotency.FenceToken;
-import dev.idempotency.RecordId;
+package dev.idempotency;
 
 /**
  * A fenced write was refused: the fence token the owner presented is no longer the record's current

@@ -1,4 +1,4 @@
-package dev.idempotency.spi;
+package dev.idempotency;
 
 /**
  * The store could not be reached or did not answer in time (connection refused, timeout, failover

@@ -1,9 +1,10 @@
-package dev.idempotency.spi;
+package dev.idempotency;
 
 /**
- * The base of every exception a {@link KeyStore} throws on purpose. Thrown as itself for failures
- * that are neither the store being unreachable nor a lost lease: a misconfigured or missing schema,
- * a corrupt record. The message says what is wrong and how to fix it.
+ * The base of every exception a {@link dev.idempotency.spi.KeyStore} throws on purpose. Thrown as
+ * itself for failures that are neither the store being unreachable nor a lost lease: a
+ * misconfigured or missing schema, a corrupt record. The message says what is wrong and how to fix
+ * it.
  */
 public class KeyStoreException extends RuntimeException {
   private static final long serialVersionUID = 1L;
