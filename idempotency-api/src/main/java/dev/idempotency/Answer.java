@@ -14,10 +14,10 @@ import java.util.Objects;
  *       another form of it is stored, such as a response with fewer headers, or the not-stored
  *       marker in place of a response too large to keep. The policy judges the response sent.
  *   <li>{@link #released(StoredResponse, String)}: the caller gets the response, nothing is stored,
- *       and the key is released, so a retry runs the work anew. Only for work that changed nothing
- *       yet: work in one transaction rolls its writes back with the claim; stepped work that has
- *       committed a recovery point gets the not-stored marker stored instead, since a retry would
- *       resume it.
+ *       and the key is released, so a retry runs the work anew: for an answer that is not the
+ *       request's result (a gRPC {@code UNAVAILABLE}, say). Work in one transaction rolls its
+ *       writes back with the claim; stepped work that has committed a recovery point is left in
+ *       flight at that point instead, as after a failure, for a retry or the completer to resume.
  * </ul>
  *
  * <p>Each binding builds the answer from its own rules (the HTTP layer's header allowlist and size

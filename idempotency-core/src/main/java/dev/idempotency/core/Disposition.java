@@ -10,10 +10,12 @@ import org.jspecify.annotations.Nullable;
  *
  * @param sent what the caller gets
  * @param stored what is stored: the answer's stored form; when {@code release} is set, what is
- *     stored instead if the key cannot be released (stepped work that committed a recovery point)
+ *     stored instead when the key cannot be released (stepped work that committed a recovery
+ *     point), or null when nothing is (an answer that asked to be released: the key is then left in
+ *     flight for a retry or the completer to resume, as after a failure)
  * @param release why the key is released, or null when {@code stored} is stored
  */
-record Disposition(StoredResponse sent, StoredResponse stored, @Nullable String release) {
+record Disposition(StoredResponse sent, @Nullable StoredResponse stored, @Nullable String release) {
 
   /**
    * The disposition of {@code answer}: a not-stored marker is stored whatever the policy says (the
@@ -21,12 +23,8 @@ record Disposition(StoredResponse sent, StoredResponse stored, @Nullable String 
    */
   static Disposition of(Answer answer, StoredResponsePolicy policy) {
     if (answer instanceof Answer.Released released) {
-      StoredResponse sent = released.sent();
-      // a stepped run that committed a recovery point cannot be released: the marker says it ran
-      return new Disposition(
-          sent,
-          StoredResponse.notStoredMarker(sent.status(), released.reason()),
-          released.reason());
+      // nothing to store: what the work said is not an answer to keep (a gRPC UNAVAILABLE, say)
+      return new Disposition(released.sent(), null, released.reason());
     }
     StoredResponse sent = answer.sent();
     StoredResponse stored =

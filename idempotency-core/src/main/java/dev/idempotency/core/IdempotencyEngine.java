@@ -5,7 +5,6 @@ import dev.idempotency.Fingerprint;
 import dev.idempotency.LeaseLostException;
 import dev.idempotency.RecordId;
 import dev.idempotency.StoreUnavailableException;
-import dev.idempotency.StoredResponse;
 import dev.idempotency.core.internal.Events;
 import dev.idempotency.core.internal.Heartbeats;
 import dev.idempotency.event.IdempotencyEvent;
@@ -43,15 +42,17 @@ import org.jspecify.annotations.Nullable;
  *       IdempotencyConfig#heartbeatInterval()} (one store call for all running operations), for at
  *       most {@link IdempotencyConfig#maxOperationTime()}; an owner whose lease cannot be confirmed
  *       in time is told through {@link dev.idempotency.Execution#leaseLost()}.
- *   <li>It returned a response: stored under the fence ({@link Outcome.Executed}) unless the {@link
- *       StoredResponsePolicy} excludes it, in which case the key is released. Once the work has run
- *       its outcome is not lost to the store: a response larger than the store keeps ({@link
- *       KeyStore#maxResponseBytes()}) or one the store refuses is replaced by the small not-stored
- *       marker, which a retry replays instead of running the work again; a store that cannot be
- *       reached is asked again, with backoff, while the lease is renewed, until the lease runs
- *       short (then the record stays in flight, and the caller still gets its response). If another
- *       owner took the key over meanwhile, the store refuses the write and {@link
- *       LeaseLostException} is thrown.
+ *   <li>It returned an {@link Answer}: its stored form is stored under the fence ({@link
+ *       Outcome.Executed}) unless the {@link StoredResponsePolicy} excludes it or it asks to be
+ *       released, in which case the key is released (after a committed recovery point an excluded
+ *       response is stored all the same, and an answer that asks to be released leaves the key in
+ *       flight at that point, as a failure does). Once the work has run its outcome is not lost to
+ *       the store: a response larger than the store keeps ({@link KeyStore#maxResponseBytes()}) or
+ *       one the store refuses is replaced by the small not-stored marker, which a retry replays
+ *       instead of running the work again; a store that cannot be reached is asked again, with
+ *       backoff, while the lease is renewed, until the lease runs short (then the record stays in
+ *       flight, and the caller still gets its response). If another owner took the key over
+ *       meanwhile, the store refuses the write and {@link LeaseLostException} is thrown.
  *   <li>It threw: the key is released when no phase had committed (a retry runs anew), else left in
  *       flight for a retry or the {@link Completer} to resume; {@link OperationFailedException} is
  *       thrown.
@@ -61,6 +62,8 @@ import org.jspecify.annotations.Nullable;
  * threads.
  */
 public final class IdempotencyEngine implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
+
   private final KeyStore store;
   private final IdempotencyConfig config;
   private final IdempotencyListener listener;
@@ -225,17 +228,26 @@ public final class IdempotencyEngine implements AutoCloseable {
       throws OperationFailedException, InterruptedException {
     TransactionalKeyStore<T> transactional = transactionalStore(work.transactionType());
     if (!store.capabilities().contains(StoreCapability.ONE_TRANSACTION)) {
-      // the claim commits on its own; the writes commit with the completion, so neither can be
-      // lost without the other
-      return stepped(
-          id,
-          fingerprint,
-          execution -> {
-            execution.completeWith(work.transactionType(), work.work());
-            // the engine keeps the completion that committed, and answers with its sent form
-            return StoredResponse.ofUtf8(200, "");
-          },
-          cancellation);
+      try {
+        return stepped(
+            id,
+            fingerprint,
+            new ClaimFirstTransaction<>(work, config.storedResponsePolicy()),
+            cancellation);
+      } catch (OperationFailedException e) {
+        if (e.getCause() instanceof ClaimFirstTransaction.Resumable resumable) {
+          LOG.log(
+              System.Logger.Level.WARNING,
+              () ->
+                  id
+                      + ": "
+                      + resumable.getMessage()
+                      + "; it is answered as in flight until a"
+                      + " retry of the stepped work, or the completer, resumes it");
+          return new Outcome.InFlightConflict(config.inFlightRetryAfter());
+        }
+        throw e;
+      }
     }
     OneTransactionRun<T> run =
         new OneTransactionRun<>(

@@ -111,7 +111,7 @@ final class OneTransactionRun<T> {
                   + " is in flight with an expired lease and the recovery point "
                   + resumable.lastPoint().name()
                   + ", left by a request of several steps; one transaction cannot resume it, so it"
-                  + " is answered as in flight until a retry through execute, or the completer,"
+                  + " is answered as in flight until a retry of stepped work, or the completer,"
                   + " resumes it");
       return new ClaimAnswers.Settled(null, new ClaimOutcome.InFlight(Duration.ZERO));
     }
@@ -146,7 +146,9 @@ final class OneTransactionRun<T> {
     }
     StoredResponse answered = disposition.sent();
     sent = answered;
-    StoredResponse stored = disposition.stored();
+    StoredResponse stored =
+        Objects.requireNonNull(disposition.stored(), "an answer that is not released is stored");
+    markerCommitted = false;
     if (stored.size() > store.maxResponseBytes()) {
       // the work's writes commit with the small marker: a retry replays it, and runs nothing
       markerCommitted = true;

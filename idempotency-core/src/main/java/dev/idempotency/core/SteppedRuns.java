@@ -162,6 +162,21 @@ final class SteppedRuns {
     } catch (Throwable t) {
       thrown = t;
     }
+    if (thrown != null && !(thrown instanceof Error) && execution.committedResponse().isPresent()) {
+      // the completion committed with the last step's writes: that is the request's answer, and
+      // what the operation did after it changes nothing
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "the operation of "
+              + id
+              + " threw after its completion committed; the caller gets the committed answer",
+          thrown);
+      if (thrown instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      heartbeats.stop(execution);
+      return finish(execution, execution.committedSent().orElseThrow());
+    }
     if (thrown == null && response != null) {
       try {
         // the lease keeps being renewed while the completion is retried
@@ -252,11 +267,21 @@ final class SteppedRuns {
       release(execution, release);
       return new Outcome.Executed(disposition.sent(), execution.fence(), resumed, false);
     }
+    StoredResponse toStore = disposition.stored();
+    if (toStore == null) {
+      // it asked to be released, but a recovery point committed: as after a failure, the key stays
+      // in flight at that point, and a retry after the lease or the completer resumes it
+      heartbeats.stop(execution);
+      publish.accept(
+          new IdempotencyEvent.LeftInFlight(
+              id, clock.instant(), execution.fence(), execution.committedPoint().orElseThrow()));
+      return new Outcome.Executed(disposition.sent(), execution.fence(), resumed, false);
+    }
     // the work has run: its answer, or the not-stored marker in its place, is stored under the
     // fence, retried while the lease lasts; the caller gets its response whatever became of it. A
-    // run that committed a recovery point is not released (a retry would resume it): what it
-    // answered is stored, or the marker of an answer that asked to be released.
-    Completion.Stored stored = completion.complete(execution, disposition.stored());
+    // run that committed a recovery point is not released (a retry would resume it): a response
+    // the policy excludes is stored then.
+    Completion.Stored stored = completion.complete(execution, toStore);
     return new Outcome.Executed(
         disposition.sent(), execution.fence(), resumed, stored == Completion.Stored.RESPONSE);
   }

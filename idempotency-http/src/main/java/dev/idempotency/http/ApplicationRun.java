@@ -22,6 +22,9 @@ import org.jspecify.annotations.Nullable;
  * thread-safe.
  */
 final class ApplicationRun implements Operation<Answer> {
+  // the handler's logger name: one logger configuration covers the whole HTTP contract
+  private static final System.Logger LOG = System.getLogger(IdempotencyHttp.class.getName());
+
   private final StoringRules rules;
   private final OversizedResponse oversizedResponse;
   private final byte[] body;
@@ -44,7 +47,22 @@ final class ApplicationRun implements Operation<Answer> {
     live = response;
     // a completion the application committed with its last step (execution.completeWith) is kept
     // by the engine as it committed, whatever this returns
-    StoredResponse filtered = rules.filtered(response);
+    StoredResponse filtered;
+    try {
+      filtered = rules.filtered(response);
+    } catch (RuntimeException e) {
+      // the application has run: its answer is not lost to a redactor's failure, nor run again
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "the bodyRedactor threw on the response of "
+              + claimed.recordId()
+              + "; the not-stored marker is stored in its place",
+          e);
+      return Answer.storedAs(
+          response,
+          StoredResponse.notStoredMarker(
+              response.status(), "the bodyRedactor threw " + e.getClass().getName()));
+    }
     if (rules.fits(filtered)) {
       return Answer.storedAs(response, filtered);
     }

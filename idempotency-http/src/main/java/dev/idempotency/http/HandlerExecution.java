@@ -97,7 +97,9 @@ final class HandlerExecution implements Execution {
           StoredResponse live = answer.sent();
           StoredResponse stored =
               answer instanceof Answer.StoredAs storedAs ? storedAs.stored() : live;
-          return Answer.storedAs(live, rules.storedForm(stored));
+          // a marker the application stores is kept as it is: the rules would strip its header
+          return Answer.storedAs(
+              live, stored.notStoredReason().isPresent() ? stored : rules.storedForm(stored));
         });
   }
 

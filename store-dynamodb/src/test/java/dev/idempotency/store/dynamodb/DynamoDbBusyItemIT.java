@@ -131,7 +131,15 @@ class DynamoDbBusyItemIT {
     RecordId held = RecordId.of("s", "lease-3");
     transactionHolds(held, 2);
     Instant later = T0.plusSeconds(10);
-    assertThat(store.heartbeatAll(leases, later, LEASE)).as("refused").isEmpty();
+    // a budget this test does not measure: 1 s was overrun on a loaded two-core runner
+    try (DynamoDbKeyStore patient =
+        DynamoDbKeyStore.builder(viaFront)
+            .tableName(table)
+            .renewalParallelism(2)
+            .renewalTimeout(Duration.ofSeconds(20))
+            .build()) {
+      assertThat(patient.heartbeatAll(leases, later, LEASE)).as("refused").isEmpty();
+    }
     assertThat(plain.lookup(held).orElseThrow().leaseExpiresAt()).contains(later.plus(LEASE));
     assertThat(front.faultCount()).isEqualTo(2);
   }
