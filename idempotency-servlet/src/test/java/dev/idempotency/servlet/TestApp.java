@@ -60,7 +60,7 @@ final class TestApp extends HttpServlet {
    */
   transient volatile CountDownLatch gate;
 
-  /** The handler and the transactional store of {@code /order-direct} and {@code /order-rules}. */
+  /** The transactional store of {@code /order}. */
   transient volatile JdbcKeyStore jdbc;
 
   /** Counted down each time a request entered the servlet. */
