@@ -4,7 +4,6 @@ import dev.idempotency.Execution;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.TransactionalWork;
-import dev.idempotency.store.jdbc.JdbcKeyStore;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -59,9 +58,6 @@ final class TestApp extends HttpServlet {
    * When set, {@code /payments/*} blocks on it after counting its effect (to hold a key in flight).
    */
   transient volatile CountDownLatch gate;
-
-  /** The transactional store of {@code /order}. */
-  transient volatile JdbcKeyStore jdbc;
 
   /** Counted down each time a request entered the servlet. */
   transient volatile CountDownLatch entered = new CountDownLatch(0);

@@ -62,7 +62,6 @@ abstract class TransactionalCompletionContract {
         IdempotencyHttp.builder(engine)
             .endpoint(EndpointRule.of(KeyRequirement.REQUIRED, "/**", "POST", "PATCH").stepped());
     server = new FilteredTestApp(settings.apply(http).build());
-    server.app.jdbc = jdbc;
     return server;
   }
 
