@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Blob;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -296,6 +297,9 @@ abstract class AbstractJdbcKeyStoreTest {
         List<String> values = new ArrayList<>();
         for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
           Object v = rs.getObject(i);
+          if (v instanceof Blob blob) { // its toString names the read, not the value
+            v = blob.getBytes(1, (int) blob.length());
+          }
           values.add(v instanceof byte[] b ? HexFormat.of().formatHex(b) : String.valueOf(v));
         }
         return values;
