@@ -117,20 +117,18 @@ final class Batches {
     }
     String where = pairs.append(')').toString() + triples.append(')');
     String t = sql.names.table() + sql.byPrimaryKey();
-    String n0 = sql.now();
+    String next = sql.now() + " + " + LEASE;
+    // GREATEST: a renewal never moves a lease's end back, for example one that waited for a
+    // connection while the owner's checkpoint, with a later now, committed
     return new NamedSql[] {
       NamedSql.parse(
           "UPDATE "
               + t
-              + " SET lease_expires_at_ns = "
-              + n0
-              + " + "
-              + LEASE
-              + ", retain_from_ns = "
-              + n0
-              + " + "
-              + LEASE
-              + ", row_version = row_version + 1"
+              + " SET lease_expires_at_ns = GREATEST(lease_expires_at_ns, "
+              + next
+              + "), retain_from_ns = GREATEST(retain_from_ns, "
+              + next
+              + "), row_version = row_version + 1"
               + where),
       NamedSql.parse("SELECT scope, idem_key, fence FROM " + t + where)
     };
