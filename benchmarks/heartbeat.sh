@@ -46,7 +46,7 @@ mkdir -p "$out"
 rm -f "$DURABLE_DIR/fsync-probe"
 
 java -jar "$jar" HeartbeatBenchmark -p store=POSTGRESQL_DURABLE -p inFlight=100,1000,10000,100000 \
-  -f 1 -wi 2 -i 5 -w 1s -r 1s -rf json -rff "$out/$name.json" "$@" | tee "$out/$name.txt"
+  -f 1 -wi 1 -i 3 -w 1s -r 1s -rf json -rff "$out/$name.json" "$@" | tee "$out/$name.txt"
 echo "load average after the run (1, 5, 15 min): $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/$name-machine.txt"
 
 # per lease: the median of the measured iterations' time per tick, divided by the leases renewed
