@@ -24,9 +24,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The statements over many records at once: the renewal of an instance's leases ({@link
- * #renewAll}), the list of abandoned records ({@link #findAbandoned}) and a reaper's batch chosen
- * by a read and deleted key by key ({@link #deleteKeyByKey}), for one dialect.
+ * The statements over many records at once: the renewal of an instance's leases ({@link #renewAll};
+ * PostgreSQL's is {@link PostgresRenewal}), the list of abandoned records ({@link #findAbandoned})
+ * and a reaper's batch chosen by a read and deleted key by key ({@link #deleteKeyByKey}), for one
+ * dialect.
  *
  * <p>Lock order: a claim, and every fenced write, locks a record's primary-key entry first and then
  * changes its {@code (state, retain_from_ns)} index entry. A batch that went the other way (an

@@ -17,16 +17,15 @@ import java.util.Set;
  * PostgreSQL's renewal of many leases: one {@code UPDATE … FROM unnest(scopes, keys, fences)}
  * joined on the primary key, whose {@code RETURNING} names the renewed rows. Three array parameters
  * whatever the number of leases: one statement text, no bind-parameter limit, and a plan that looks
- * each lease up by primary key ({@code unnest} is estimated at 100 rows, so the planner picks a
- * nested loop over the primary-key index), so a tick's cost is linear in its leases. The row-value
- * {@code IN} lists of {@link Batches} instead made PostgreSQL scan the in-flight rows of the {@code
- * (state, retain_from_ns)} index once per statement of 256 leases: quadratic in the leases an
- * instance holds. Thread-safe.
+ * each lease up by the primary key ({@code EXPLAIN}: a Nested Loop over the Function Scan of the
+ * arrays and an Index Scan of the primary key, in the custom and the generic plan alike, on a table
+ * of 100,000 in-flight rows), so a tick's cost is linear in its leases. Thread-safe.
  */
 final class PostgresRenewal {
   /**
-   * The most leases one statement names: it bounds the time one statement runs (and so what the
-   * store's statement timeout must allow) to a few tens of milliseconds.
+   * The most leases one statement names: it bounds the time one statement runs, and so what the
+   * store's statement timeout must allow (measured: about 70 ms for 4096 leases on a table of
+   * 100,000 in-flight rows, durable PostgreSQL on a 2-core machine).
    */
   static final int RENEWALS_PER_STATEMENT = 4096;
 
