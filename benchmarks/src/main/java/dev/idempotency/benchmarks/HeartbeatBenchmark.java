@@ -15,22 +15,23 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Setup;
 
 /**
- * What one heartbeat tick of an instance costs with 1, 100 and 10,000 operations in flight: one
- * {@code heartbeatAll} call renewing every lease the instance holds, which is what the engine's
- * heartbeat scheduler sends per tick. How many statements a tick takes follows from each store's
- * batching (the JDBC store: one {@code UPDATE} per 256 leases in one transaction; Redis: one script
- * per index shard and 256 leases, pipelined; DynamoDB: one {@code UpdateItem} per lease, 32 at a
- * time); the time is this benchmark's.
+ * What one heartbeat tick of an instance costs with 1 to 100,000 operations in flight: one {@code
+ * heartbeatAll} call renewing every lease the instance holds, which is what the engine's heartbeat
+ * scheduler sends per tick. How many statements a tick takes follows from each store's batching
+ * (the JDBC store: one {@code UPDATE} per 256 leases in one transaction; Redis: one script per
+ * index shard and 256 leases, pipelined; DynamoDB: one {@code UpdateItem} per lease, 32 at a time);
+ * the time is this benchmark's.
  *
  * <pre>{@code
  * java -jar benchmarks/target/benchmarks.jar HeartbeatBenchmark -p store=POSTGRESQL,MARIADB
+ * bash benchmarks/heartbeat.sh        # durable PostgreSQL, 100 to 100,000 leases
  * }</pre>
  */
 public class HeartbeatBenchmark extends AbstractStoreBenchmark {
   /** Long enough that no lease expires during a trial, however slow the store. */
   private static final Duration HELD = Duration.ofHours(1);
 
-  @Param({"1", "100", "10000"})
+  @Param({"1", "100", "1000", "10000", "100000"})
   public int inFlight;
 
   private final Map<RecordId, FenceToken> leases = new HashMap<>();

@@ -34,6 +34,22 @@ public enum StoreType {
           "IDEMPOTENCY_TEST_PG_PASSWORD");
     }
   },
+  /**
+   * The same on the durable PostgreSQL that {@code benchmarks/durable.sh} starts (every commit
+   * flushed to disk), as users run it. Not in the default list of {@code
+   * AbstractStoreBenchmark.store}: run it with {@code -p store=POSTGRESQL_DURABLE} and the {@code
+   * IDEMPOTENCY_DURABLE_PG_*} variables set.
+   */
+  POSTGRESQL_DURABLE {
+    @Override
+    Fixture open() throws Exception {
+      return JdbcFixture.fromEnvironment(
+          Dialect.POSTGRESQL,
+          "IDEMPOTENCY_DURABLE_PG_URL",
+          "IDEMPOTENCY_DURABLE_PG_USER",
+          "IDEMPOTENCY_DURABLE_PG_PASSWORD");
+    }
+  },
   /** {@code JdbcKeyStore} on the MariaDB test server (MariaDB driver) vs INSERT IGNORE + UPDATE. */
   MARIADB {
     @Override

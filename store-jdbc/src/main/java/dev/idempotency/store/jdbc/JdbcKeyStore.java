@@ -204,9 +204,13 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   }
 
   /**
-   * One {@code UPDATE … WHERE state = 'I' AND (scope, idem_key, fence) IN (…)} per 256 leases, on
-   * the {@linkplain JdbcKeyStoreBuilder#renewalDataSource renewal pool}; only when it renews fewer
-   * rows than it names, one read of the renewed rows tells which fences were refused.
+   * On the {@linkplain JdbcKeyStoreBuilder#renewalDataSource renewal pool}: on PostgreSQL one
+   * {@code UPDATE … FROM unnest(…) … RETURNING} per 4096 leases, which names the renewed rows; on
+   * the other dialects one {@code UPDATE … WHERE state = 'I' AND (scope, idem_key, fence) IN (…)}
+   * per 256 leases, and only when it renews fewer rows than it names, one read of the renewed rows
+   * tells which fences were refused. A renewed lease ends at {@code now + lease} or, where a write
+   * with a later {@code now} already moved it there, later: a renewal never moves a lease's end
+   * back.
    */
   @Override
   public Set<RecordId> heartbeatAll(Map<RecordId, FenceToken> leases, Instant now, Duration lease) {

@@ -328,6 +328,45 @@ abstract class AbstractJdbcKeyStoreTest {
         .hasMessageContaining("COMPLETE");
   }
 
+  /**
+   * A renewal never moves a lease's end back: one that waited (for a connection, say) while a later
+   * write of the owner committed carries an earlier {@code now}, and must leave the later end as it
+   * is, and still count as renewed. Both the batch of one lease and that of many (more than one
+   * statement's worth on every dialect) are checked.
+   */
+  @Test
+  void aLateRenewalDoesNotShortenTheLease() {
+    List<RecordId> ids = new ArrayList<>();
+    Map<RecordId, FenceToken> leases = new LinkedHashMap<>();
+    for (int i = 0; i < 4100; i++) {
+      RecordId id = newId();
+      ids.add(id);
+      leases.put(id, claimed(store.claim(req(id, FP_A, T0))).fence());
+    }
+    RecordId first = ids.get(0);
+    Instant later = T0.plusSeconds(20);
+    Instant earlier = T0.plusSeconds(5);
+    assertThat(store.heartbeatAll(Map.of(first, leases.get(first)), later, LEASE)).isEmpty();
+    assertThat(store.heartbeatAll(Map.of(first, leases.get(first)), earlier, LEASE))
+        .as("a late renewal of a live lease is not a refusal")
+        .isEmpty();
+    assertThat(store.lookup(first).orElseThrow().leaseExpiresAt())
+        .as("the lease end after a renewal with an earlier now")
+        .contains(later.plus(LEASE));
+
+    assertThat(store.heartbeatAll(leases, later, LEASE)).isEmpty();
+    assertThat(store.heartbeatAll(leases, earlier, LEASE)).isEmpty();
+    for (RecordId id : List.of(ids.get(1), ids.get(2048), ids.get(4099))) {
+      assertThat(store.lookup(id).orElseThrow().leaseExpiresAt())
+          .as("the lease end of %s after a batch renewal with an earlier now", id)
+          .contains(later.plus(LEASE));
+    }
+    // and a lease that did not end later is renewed to the batch's now + lease
+    assertThat(store.heartbeatAll(leases, later.plusSeconds(1), LEASE)).isEmpty();
+    assertThat(store.lookup(ids.get(4099)).orElseThrow().leaseExpiresAt())
+        .contains(later.plusSeconds(1).plus(LEASE));
+  }
+
   // ------------------------------------------------------------------------------------------------ start-up
 
   /** The builder finds the dialect from the connection's metadata. */

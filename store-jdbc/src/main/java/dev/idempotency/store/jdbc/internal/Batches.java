@@ -24,9 +24,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The statements over many records at once: the renewal of an instance's leases ({@link
- * #renewAll}), the list of abandoned records ({@link #findAbandoned}) and a reaper's batch chosen
- * by a read and deleted key by key ({@link #deleteKeyByKey}), for one dialect.
+ * The statements over many records at once: the renewal of an instance's leases ({@link #renewAll};
+ * PostgreSQL's is {@link PostgresRenewal}), the list of abandoned records ({@link #findAbandoned})
+ * and a reaper's batch chosen by a read and deleted key by key ({@link #deleteKeyByKey}), for one
+ * dialect.
  *
  * <p>Lock order: a claim, and every fenced write, locks a record's primary-key entry first and then
  * changes its {@code (state, retain_from_ns)} index entry. A batch that went the other way (an
@@ -117,20 +118,18 @@ final class Batches {
     }
     String where = pairs.append(')').toString() + triples.append(')');
     String t = sql.names.table() + sql.byPrimaryKey();
-    String n0 = sql.now();
+    String next = sql.now() + " + " + LEASE;
+    // GREATEST: a renewal never moves a lease's end back, for example one that waited for a
+    // connection while the owner's checkpoint, with a later now, committed
     return new NamedSql[] {
       NamedSql.parse(
           "UPDATE "
               + t
-              + " SET lease_expires_at_ns = "
-              + n0
-              + " + "
-              + LEASE
-              + ", retain_from_ns = "
-              + n0
-              + " + "
-              + LEASE
-              + ", row_version = row_version + 1"
+              + " SET lease_expires_at_ns = GREATEST(lease_expires_at_ns, "
+              + next
+              + "), retain_from_ns = GREATEST(retain_from_ns, "
+              + next
+              + "), row_version = row_version + 1"
               + where),
       NamedSql.parse("SELECT scope, idem_key, fence FROM " + t + where)
     };

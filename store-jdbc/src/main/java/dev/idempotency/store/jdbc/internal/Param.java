@@ -51,7 +51,13 @@ enum Param {
   /** A list parameter: the key of the {@code i}th lease a renewal names. */
   RENEWED_KEY("renewedKey"),
   /** A list parameter: the fence of the {@code i}th lease a renewal names. */
-  RENEWED_FENCE("renewedFence");
+  RENEWED_FENCE("renewedFence"),
+  /** An SQL array (PostgreSQL {@code text[]}) of the scopes of every lease a renewal names. */
+  RENEWED_SCOPES("renewedScopes"),
+  /** An SQL array ({@code text[]}) of the keys of every lease a renewal names, in that order. */
+  RENEWED_KEYS("renewedKeys"),
+  /** An SQL array ({@code int8[]}) of the fences of every lease a renewal names, in that order. */
+  RENEWED_FENCES("renewedFences");
 
   /** The name in SQL text, after the colon. */
   final String sqlName;

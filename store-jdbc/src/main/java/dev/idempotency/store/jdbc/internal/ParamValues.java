@@ -5,6 +5,7 @@ import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import java.nio.charset.StandardCharsets;
+import java.sql.Array;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -159,13 +160,16 @@ public final class ParamValues {
 
   /**
    * The list parameters {@code RENEWED_*}: element {@code i} of each is lease {@code i} of {@code
-   * leases}.
+   * leases}; and the array parameters, which hold them all.
    */
   ParamValues renewed(List<SqlDialect.OwnedLease> leases) {
     this.renewed = leases;
     set.add(Param.RENEWED_SCOPE);
     set.add(Param.RENEWED_KEY);
     set.add(Param.RENEWED_FENCE);
+    set.add(Param.RENEWED_SCOPES);
+    set.add(Param.RENEWED_KEYS);
+    set.add(Param.RENEWED_FENCES);
     return this;
   }
 
@@ -224,12 +228,32 @@ public final class ParamValues {
       case RENEWED_SCOPE -> bindScope(ps, position, renewed(index).scope());
       case RENEWED_KEY -> ps.setString(position, renewed(index).key());
       case RENEWED_FENCE -> ps.setLong(position, renewed(index).fence());
+      case RENEWED_SCOPES -> ps.setArray(position, renewedArray(ps, "text", Param.RENEWED_SCOPES));
+      case RENEWED_KEYS -> ps.setArray(position, renewedArray(ps, "text", Param.RENEWED_KEYS));
+      case RENEWED_FENCES -> ps.setArray(position, renewedArray(ps, "int8", Param.RENEWED_FENCES));
       default -> throw new IllegalStateException("no binding for parameter " + param);
     }
   }
 
   private SqlDialect.OwnedLease renewed(int index) {
     return Objects.requireNonNull(renewed, "set with the RENEWED_* parameters").get(index);
+  }
+
+  /** The SQL array of {@code type} of one field of every renewed lease. */
+  private Array renewedArray(PreparedStatement ps, String type, Param param) throws SQLException {
+    List<SqlDialect.OwnedLease> leases =
+        Objects.requireNonNull(renewed, "set with the RENEWED_* parameters");
+    Object[] elements = new Object[leases.size()];
+    for (int i = 0; i < elements.length; i++) {
+      SqlDialect.OwnedLease o = leases.get(i);
+      elements[i] =
+          switch (param) {
+            case RENEWED_SCOPES -> o.scope();
+            case RENEWED_KEYS -> o.key();
+            default -> o.fence();
+          };
+    }
+    return ps.getConnection().createArrayOf(type, elements);
   }
 
   private void bindScope(PreparedStatement ps, int position, String scope) throws SQLException {

@@ -9,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
@@ -29,9 +30,11 @@ final class PostgresDialect extends SqlDialect {
   private final NamedSql upsertClaim;
   private final NamedSql insertCompleted;
   private final Map<String, NamedSql> deleteExpired = new ConcurrentHashMap<>();
+  private final PostgresRenewal renewal;
 
   PostgresDialect(Names names, boolean serverClock, int queryTimeoutSeconds) {
     super(names, serverClock, queryTimeoutSeconds);
+    renewal = new PostgresRenewal(this);
     String t = names.table();
     String n = now();
     String seq = "nextval('" + names.sequence() + "')";
@@ -373,5 +376,12 @@ final class PostgresDialect extends SqlDialect {
       }
       return row.outcomeOfClaim(rs.getLong("db_now"), p.fingerprint(), p.window());
     }
+  }
+
+  /** One {@code UPDATE … FROM unnest(…)} per 4096 leases: see {@link PostgresRenewal}. */
+  @Override
+  public Set<Integer> renewAll(Connection c, List<OwnedLease> owned, ParamValues p)
+      throws SQLException {
+    return renewal.renewAll(c, owned, p);
   }
 }
