@@ -135,7 +135,9 @@ public interface KeyStore {
    * @param lease the new lease length, positive
    * @return the records whose fence was refused (stale, or the record is not in flight): their
    *     owners lost them and nothing changed for them. Every other record's lease now ends at
-   *     {@code now + lease}.
+   *     {@code now + lease}, or later if it already ended later: a store may keep the later end, so
+   *     that a renewal that waited (behind a starved connection pool, say) cannot shorten a lease
+   *     that the owner's own fenced write (a phase) extended meanwhile.
    * @throws IllegalArgumentException if {@code lease} is not positive
    * @throws StoreUnavailableException if the store cannot be reached: which leases were renewed is
    *     unknown

@@ -138,8 +138,9 @@ public enum Rule {
   R3_5(
       "3.5",
       "heartbeatAll renews, in one call, the lease of every record whose fence is current "
-          + "and that is IN_FLIGHT, exactly as heartbeat would, and returns exactly the others "
-          + "(taken over, completed, released, never claimed), changing nothing for them.",
+          + "and that is IN_FLIGHT, as heartbeat would (it may keep a lease's end that is already "
+          + "later), and returns exactly the others (taken over, completed, released, never "
+          + "claimed), changing nothing for them.",
       "that the batch carries the same fence and state condition as heartbeat for every "
           + "entry, and that the records reported as refused are exactly those whose condition "
           + "failed (an update count alone cannot tell which)"),
