@@ -31,6 +31,8 @@ stop_pid() { # NAME PIDFILE NEEDLE
   log "$name stopped (pid $pid)"
 }
 
+stop_pid pgbouncer      "$DATA/pgbouncer/pgbouncer.pid" "pgbouncer"
+
 # PostgreSQL: pg_ctl knows its own postmaster from the data dir
 if [ -f "$PGDATA_DIR/postmaster.pid" ]; then
   owner=$(stat -c %U "$PGDATA_DIR")

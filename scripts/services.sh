@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Start the throwaway test servers the tests need, on loopback only.
 #
-# Which servers: IDEMPOTENCY_SERVICES (default all four: "postgres mariadb redis dynalite").
+# Which servers: IDEMPOTENCY_SERVICES (default all four: "postgres mariadb redis dynalite"). With postgres
+# comes a PgBouncer in front of it, in transaction pooling mode, as production often runs it.
 # Durability: IDEMPOTENCY_DURABLE=on starts PostgreSQL and MariaDB as users run them (every commit flushed
 # to disk: fsync, synchronous_commit, full-page writes; innodb_flush_log_at_trx_commit=1, doublewrite);
 # the default, off, trades that away for test speed. Give a durable set its own IDEMPOTENCY_SERVICES_DIR
@@ -18,6 +19,7 @@ BASE=${IDEMPOTENCY_SERVICES_DIR:-${TMPDIR:-/tmp}/idempotency-services}
 DATA=$BASE/data                     # throwaway data dirs (removed by services-stop.sh --purge)
 PG_MAJOR=${IDEMPOTENCY_PG_MAJOR:-15}
 PG_PORT=${IDEMPOTENCY_PG_PORT:-55432}
+PGB_PORT=${IDEMPOTENCY_PGBOUNCER_PORT:-56433}
 MYSQL_PORT=${IDEMPOTENCY_MYSQL_PORT:-53306}
 REDIS_PORT=${IDEMPOTENCY_REDIS_PORT:-56379}
 DYNAMO_PORT=${IDEMPOTENCY_DYNAMODB_PORT:-58000}
@@ -36,6 +38,7 @@ wants() { [[ "$SERVICES" == *" $1 "* ]]; }
 
 PGBIN=/usr/lib/postgresql/$PG_MAJOR/bin
 PGROOT=$DATA/pg;            PGDATA_DIR=$PGROOT/data
+PGBROOT=$DATA/pgbouncer
 MYROOT=$DATA/mariadb;       MYDATA=$MYROOT/data; MYSOCK=$MYROOT/mysqld.sock; MYPID=$MYROOT/mysqld.pid
 REDISROOT=$DATA/redis
 DYNROOT=$DATA/dynalite;     DYN_NPM=$BASE/dynalite-npm
@@ -67,6 +70,7 @@ elapsed() { awk -v a="$1" -v b="$(now_ms)" 'BEGIN { printf "%.2fs", (b - a) / 10
 install_packages() {
   local pkgs=()
   if wants postgres; then [ -x "$PGBIN/initdb" ] && [ -x "$PGBIN/psql" ] || pkgs+=("postgresql-$PG_MAJOR"); fi
+  if wants postgres; then [ -x /usr/sbin/pgbouncer ] || pkgs+=(pgbouncer); fi
   if wants mariadb; then [ -x /usr/sbin/mariadbd ] && command -v mariadb-install-db >/dev/null && command -v mariadb-admin >/dev/null || pkgs+=(mariadb-server); fi
   if wants redis; then command -v redis-server >/dev/null && command -v redis-cli >/dev/null || pkgs+=(redis-server); fi
   [ ${#pkgs[@]} -eq 0 ] && return 0
@@ -124,6 +128,40 @@ start_pg() {
   "${psql_[@]}" -c "DO \$\$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$DB_USER') THEN CREATE ROLE $DB_USER LOGIN CREATEDB PASSWORD '$DB_PASS'; END IF; END\$\$;" >&2
   [ "$("${psql_[@]}" -tAc "SELECT 1 FROM pg_database WHERE datname = '$DB_NAME'")" = 1 ] || "${psql_[@]}" -c "CREATE DATABASE $DB_NAME OWNER $DB_USER" >&2
   log "postgresql ready on 127.0.0.1:$PG_PORT ($(elapsed "$t"))"
+}
+
+# ---------------------------------------------------------------- PgBouncer, in front of PostgreSQL
+# Transaction pooling: a client's transaction gets any server connection, so nothing may outlive one transaction on
+# the server side (prepared statements: the tests' URL sets prepareThreshold=0, docs/deployments.md says why).
+start_pgbouncer() {
+  local t; t=$(now_ms)
+  local owner; owner=$(is_root && echo postgres || id -un)
+  mkdir -p "$PGBROOT"
+  if pid_matches "$PGBROOT/pgbouncer.pid" pgbouncer; then
+    log "pgbouncer already running on $PGB_PORT"
+  else
+    printf '%s\n' \
+      '[databases]' \
+      "$DB_NAME = host=127.0.0.1 port=$PG_PORT dbname=$DB_NAME" \
+      '[pgbouncer]' \
+      'listen_addr = 127.0.0.1' \
+      "listen_port = $PGB_PORT" \
+      'unix_socket_dir =' \
+      'auth_type = trust' \
+      "auth_file = $PGBROOT/userlist.txt" \
+      'pool_mode = transaction' \
+      'max_client_conn = 400' \
+      'default_pool_size = 40' \
+      'ignore_startup_parameters = extra_float_digits,options' \
+      "logfile = $PGBROOT/pgbouncer.log" \
+      "pidfile = $PGBROOT/pgbouncer.pid" > "$PGBROOT/pgbouncer.ini"
+    printf '"%s" "%s"\n' "$DB_USER" "$DB_PASS" > "$PGBROOT/userlist.txt"
+    is_root && chown -R "$owner" "$PGBROOT"
+    as_user "$owner" /usr/sbin/pgbouncer -d "$PGBROOT/pgbouncer.ini" >&2 \
+      || { tail -n 30 "$PGBROOT/pgbouncer.log" >&2; die "pgbouncer failed to start"; }
+  fi
+  wait_until pgbouncer "$PGBROOT/pgbouncer.log" "$PGBIN/pg_isready" -q -h 127.0.0.1 -p "$PGB_PORT" -d "$DB_NAME"
+  log "pgbouncer ready on 127.0.0.1:$PGB_PORT, transaction pooling ($(elapsed "$t"))"
 }
 
 # ---------------------------------------------------------------- MariaDB
@@ -204,6 +242,7 @@ mkdir -p "$DATA"; chmod 755 "$BASE" "$DATA"   # service users must traverse thes
 install_packages
 wants dynalite && install_dynalite
 wants postgres && start_pg
+wants postgres && start_pgbouncer
 wants mariadb && start_mariadb
 wants redis && start_redis
 wants dynalite && start_dynalite
@@ -214,6 +253,7 @@ ENV_FILE=$BASE/env.sh
   echo "export IDEMPOTENCY_TEST_PG_URL='jdbc:postgresql://127.0.0.1:$PG_PORT/$DB_NAME'"
   echo "export IDEMPOTENCY_TEST_PG_USER='$DB_USER'"
   echo "export IDEMPOTENCY_TEST_PG_PASSWORD='$DB_PASS'"
+  echo "export IDEMPOTENCY_TEST_PGBOUNCER_URL='jdbc:postgresql://127.0.0.1:$PGB_PORT/$DB_NAME'"
   fi
   if wants mariadb; then
   echo "export IDEMPOTENCY_TEST_MYSQL_URL='jdbc:mysql://127.0.0.1:$MYSQL_PORT/$DB_NAME'"

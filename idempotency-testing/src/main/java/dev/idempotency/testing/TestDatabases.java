@@ -21,6 +21,16 @@ public enum TestDatabases {
   /** PostgreSQL through its JDBC driver. */
   POSTGRES(
       "IDEMPOTENCY_TEST_PG_URL", "IDEMPOTENCY_TEST_PG_USER", "IDEMPOTENCY_TEST_PG_PASSWORD", ""),
+  /**
+   * The same PostgreSQL through PgBouncer in transaction pooling mode, as production often runs it:
+   * each transaction may get another server connection, so the driver must not keep prepared
+   * statements on one ({@code prepareThreshold=0}).
+   */
+  POSTGRES_PGBOUNCER(
+      "IDEMPOTENCY_TEST_PGBOUNCER_URL",
+      "IDEMPOTENCY_TEST_PG_USER",
+      "IDEMPOTENCY_TEST_PG_PASSWORD",
+      "prepareThreshold=0"),
   /** MariaDB through MySQL Connector/J, which reports found rows. */
   MARIADB_CONNECTOR_J(
       "IDEMPOTENCY_TEST_MYSQL_URL",
