@@ -66,6 +66,18 @@ public final class SqlErrors {
     return "23505".equals(e.getSQLState()) || e.getErrorCode() == 1062;
   }
 
+  /**
+   * Whether the database refused a write because it, or the session, is read-only: a standby
+   * (PostgreSQL 25006), a read-only transaction (MySQL/MariaDB 1792), a server started read-only
+   * (1290), a read-only H2 database (90097).
+   */
+  public static boolean isReadOnly(SQLException e) {
+    return "25006".equals(e.getSQLState())
+        || e.getErrorCode() == 1792
+        || e.getErrorCode() == 1290
+        || e.getErrorCode() == 90097;
+  }
+
   /** Whether the exception says the database cannot be reached or did not answer in time. */
   public static boolean isUnavailable(SQLException e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
@@ -186,6 +198,20 @@ public final class SqlErrors {
     }
     if (isSchemaProblem(e)) {
       return new KeyStoreException(schemaMessage(table, e), e);
+    }
+    if (isReadOnly(e)) {
+      return new KeyStoreException(
+          "JDBC key store cannot write during "
+              + what
+              + ": the database refuses writes ("
+              + e.getMessage()
+              + ", SQLState "
+              + e.getSQLState()
+              + "). A standby of a replicated database, or a session with"
+              + " default_transaction_read_only or read_only set, refuses every write: point the"
+              + " store at the primary (PostgreSQL: a multi-host URL with"
+              + " targetServerType=primary). Nothing was written",
+          e);
     }
     return new KeyStoreException(
         "JDBC key store failed during "
