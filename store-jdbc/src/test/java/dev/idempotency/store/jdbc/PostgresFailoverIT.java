@@ -212,7 +212,11 @@ class PostgresFailoverIT {
         long postmaster = postmasterPid(primaryData);
         killedShmid = sysvShmid(primaryData);
         killedAt.set(System.nanoTime());
-        new ProcessBuilder("kill", "-9", Long.toString(postmaster)).start().waitFor();
+        // the postmaster and every backend at once, as a crashed host: a postmaster killed alone
+        // leaves its backends serving their connections until they notice
+        List<String> kill = new ArrayList<>(List.of("kill", "-9", Long.toString(postmaster)));
+        backends.forEach(b -> kill.add(Long.toString(b.pid())));
+        new ProcessBuilder(kill).start().waitFor();
         run(
             dir.resolve("promote.log"),
             asPostgres(
