@@ -120,7 +120,7 @@ start_pg() {
         || { tail -n 20 "$PGROOT/initdb.log" >&2; die "initdb failed"; }
     fi
     pg_ctl_ -l "$PGROOT/server.log" -w -t "$WAIT_S" start \
-      -o "-p $PG_PORT -k /tmp -c listen_addresses=127.0.0.1 $PG_DURABILITY -c max_connections=200" >&2 \
+      -o "-p $PG_PORT -k /tmp -c listen_addresses=127.0.0.1 $PG_DURABILITY -c max_connections=300" >&2 \
       || { tail -n 30 "$PGROOT/server.log" >&2; die "postgresql failed to start"; }
   fi
   wait_until postgresql "$PGROOT/server.log" "$PGBIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT"
@@ -150,8 +150,8 @@ start_pgbouncer() {
       'auth_type = trust' \
       "auth_file = $PGBROOT/userlist.txt" \
       'pool_mode = transaction' \
-      'max_client_conn = 400' \
-      'default_pool_size = 40' \
+      'max_client_conn = 600' \
+      'default_pool_size = 100' \
       'ignore_startup_parameters = extra_float_digits,options' \
       "logfile = $PGBROOT/pgbouncer.log" \
       "pidfile = $PGBROOT/pgbouncer.pid" > "$PGBROOT/pgbouncer.ini"
