@@ -62,4 +62,8 @@ done
 sleep 2
 echo "postgresql, peer-shaped completions: $("${psql_durable[@]}" -d idem -c "SELECT n_tup_upd || ' updates, ' || n_tup_hot_upd || ' HOT' FROM pg_stat_user_tables WHERE relname = 'bench_peer_actions'" 2>/dev/null || echo unknown)" >> "$machine"
 echo "one flush of this disk after the runs (pg_test_fsync -s 2, fdatasync): $(fdatasync)" >> "$machine"
+# each results file carries the machine's figures: the load and the flush time belong with the numbers
+for f in "$out/$name"-postgresql.md "$out/$name"-mariadb.md; do
+  { echo; echo '## Machine'; echo; sed 's/^/    /' "$machine"; } >> "$f"
+done
 cat "$machine"
