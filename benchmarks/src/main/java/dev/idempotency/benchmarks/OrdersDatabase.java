@@ -16,12 +16,14 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
+import java.util.function.UnaryOperator;
+import javax.sql.DataSource;
 
 /**
  * A database with the business table of a single-step write request, {@code bench_orders} (one row
- * per order), and a key store over the same pool: what {@link SingleStepBenchmark} and {@link
- * WalPerRequest} run requests against. Which server: one of the four the scripts start, durable
- * ({@code benchmarks/durable.sh}) or not ({@code scripts/services.sh}).
+ * per order), and a key store over the same pool: what {@link SingleStepBenchmark}, {@link
+ * WalPerRequest} and {@link DurableSingleStep} run requests against. Which server: one of the four
+ * the scripts start, durable ({@code benchmarks/durable.sh}) or not ({@code scripts/services.sh}).
  */
 final class OrdersDatabase implements AutoCloseable {
   static final String ORDERS = "bench_orders";
@@ -34,9 +36,21 @@ final class OrdersDatabase implements AutoCloseable {
 
   final OrdersServer server;
   final HikariDataSource pool;
+
+  /** What the requests and the store connect through: the pool, or a wrapper of it. */
+  final DataSource source;
+
   final JdbcKeyStore store;
 
   OrdersDatabase(OrdersServer server) throws SQLException {
+    this(server, UnaryOperator.identity());
+  }
+
+  /**
+   * @param connectThrough wraps the pool for the requests and the store, to count what they send
+   */
+  OrdersDatabase(OrdersServer server, UnaryOperator<DataSource> connectThrough)
+      throws SQLException {
     this.server = server;
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(server.variable("URL"));
@@ -60,7 +74,8 @@ final class OrdersDatabase implements AutoCloseable {
         s.execute("DROP SEQUENCE IF EXISTS " + RECORDS + "_fence_seq");
       }
     }
-    store = JdbcKeyStore.builder(pool).tableName(RECORDS).createSchemaIfMissing().build();
+    source = connectThrough.apply(pool);
+    store = JdbcKeyStore.builder(source).tableName(RECORDS).createSchemaIfMissing().build();
   }
 
   /** The request's one business write, on the caller's transaction. */
@@ -98,6 +113,39 @@ final class OrdersDatabase implements AutoCloseable {
   }
 
   /**
+   * The request as plain stepped work: {@code engine.execute} claims (one commit), the business
+   * write commits on a connection of its own (the second), and the engine stores the answer (the
+   * third).
+   */
+  Outcome steppedRequest(IdempotencyEngine engine, String orderRef) throws Exception {
+    return executed(
+        engine.execute(
+            RecordId.of(SCOPE, orderRef),
+            FINGERPRINT,
+            Work.stepped(
+                execution -> {
+                  bareRequest(orderRef);
+                  return CREATED;
+                })));
+  }
+
+  /** A key that completed before, through the library: its stored answer, and nothing runs. */
+  Outcome replayRequest(IdempotencyEngine engine, String orderRef) throws Exception {
+    Outcome outcome =
+        engine.execute(
+            RecordId.of(SCOPE, orderRef),
+            FINGERPRINT,
+            Work.stepped(
+                execution -> {
+                  throw new IllegalStateException("a completed key ran again: " + orderRef);
+                }));
+    if (!(outcome instanceof Outcome.Replayed)) {
+      throw new IllegalStateException("a completed key was not replayed: " + outcome);
+    }
+    return outcome;
+  }
+
+  /**
    * The request in the library's one-transaction mode: {@code engine.execute} with {@code
    * Work.inOneTransaction} claims, runs the business write and completes in one transaction, with
    * one commit.
@@ -131,7 +179,7 @@ final class OrdersDatabase implements AutoCloseable {
 
   /** Runs {@code work} in one transaction of its own and commits it. */
   void inTransaction(SqlWork work) throws SQLException {
-    try (Connection c = pool.getConnection()) {
+    try (Connection c = source.getConnection()) {
       c.setAutoCommit(false);
       try {
         work.run(c);
