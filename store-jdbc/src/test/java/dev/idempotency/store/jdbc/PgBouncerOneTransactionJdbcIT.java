@@ -2,9 +2,7 @@ package dev.idempotency.store.jdbc;
 
 import dev.idempotency.testing.TestDatabases;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 
 /**
  * The one-transaction mode against PostgreSQL through PgBouncer in transaction pooling mode: the
@@ -23,10 +21,6 @@ class PgBouncerOneTransactionJdbcIT extends AbstractOneTransactionJdbcTest {
   /** The server session behind {@code c}'s open transaction, which PgBouncer keeps it on. */
   @Override
   String killSessionOf(Connection c) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
-      rs.next();
-      return "SELECT pg_terminate_backend(" + rs.getInt(1) + ")";
-    }
+    return PostgresOneTransactionJdbcIT.terminateBackendOf(c);
   }
 }

@@ -31,6 +31,11 @@ class PostgresOneTransactionJdbcIT extends AbstractOneTransactionJdbcTest {
 
   @Override
   String killSessionOf(Connection c) throws SQLException {
+    return terminateBackendOf(c);
+  }
+
+  /** The statement that ends the server session behind {@code c} (through a pooler too). */
+  static String terminateBackendOf(Connection c) throws SQLException {
     try (Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
       rs.next();
