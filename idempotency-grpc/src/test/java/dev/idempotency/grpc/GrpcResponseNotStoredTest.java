@@ -15,8 +15,10 @@ import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.grpc.GrpcTestCalls.Refused;
 import dev.idempotency.grpc.test.ChargeReply;
 import dev.idempotency.grpc.test.ChargeRequest;
+import dev.idempotency.grpc.test.Misbehaviour;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.testing.DelegatingStore;
+import io.grpc.StatusRuntimeException;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
@@ -54,6 +56,31 @@ class GrpcResponseNotStoredTest {
       }
       assertThat(f.payments.runs("4711")).isEqualTo(1);
       assertThat(f.eventsOf(IdempotencyEvent.ResponseNotStored.class)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void anAnswerWhoseStoredMetadataHoldsALineBreakIsReplayedAsResponseNotStored() throws Exception {
+    // the stored form keeps no CR, LF or NUL; releasing the key instead would run the handler again
+    try (GrpcFixture f =
+        new GrpcFixture(
+            new InMemoryKeyStore(), 4, e -> e, c -> c.storedMetadata("x-decline-note"))) {
+      ChargeRequest charge =
+          charge("4712").toBuilder()
+              .setMisbehaviour(Misbehaviour.DECLINE_WITH_MULTILINE_NOTE)
+              .build();
+      assertThatThrownBy(() -> f.stub(callerAndKey("acct-1", "k-note")).charge(charge))
+          .as("the first caller gets the live answer, or what the transport makes of its trailer")
+          .isInstanceOf(StatusRuntimeException.class);
+
+      for (int retry = 0; retry < 2; retry++) {
+        assertNotStored(f, "k-note", charge);
+      }
+      assertThat(f.payments.runs("4712")).as("the handler's runs").isEqualTo(1);
+      StoredResponse stored =
+          f.store.lookup(RecordId.of("acct-1", "k-note")).orElseThrow().response().orElseThrow();
+      assertThat(stored.notStoredReason())
+          .hasValueSatisfying(reason -> assertThat(reason).contains("x-decline-note"));
     }
   }
 

@@ -12,6 +12,7 @@ import dev.idempotency.grpc.test.RecordReply;
 import dev.idempotency.grpc.test.RecordRequest;
 import io.grpc.Context;
 import io.grpc.Deadline;
+import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.util.Map;
@@ -30,6 +31,10 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class TestPayments extends PaymentServiceGrpc.PaymentServiceImplBase
     implements AutoCloseable {
+  /** The trailer {@code DECLINE_WITH_MULTILINE_NOTE} sets. */
+  static final Metadata.Key<String> DECLINE_NOTE =
+      Metadata.Key.of("x-decline-note", Metadata.ASCII_STRING_MARSHALLER);
+
   final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
   final AtomicInteger runsWithoutExecution = new AtomicInteger();
   final AtomicInteger watchCalls = new AtomicInteger();
@@ -95,6 +100,13 @@ final class TestPayments extends PaymentServiceGrpc.PaymentServiceImplBase
       case CHECKPOINT_AFTER_CHARGING -> {
         IdempotencyServerInterceptor.EXECUTION.get().checkpoint(RecoveryPoint.of("charged"));
         return false;
+      }
+      case DECLINE_WITH_MULTILINE_NOTE -> {
+        Metadata trailers = new Metadata();
+        trailers.put(DECLINE_NOTE, "card declined\nby the issuer");
+        out.onError(
+            Status.FAILED_PRECONDITION.withDescription("declined").asRuntimeException(trailers));
+        return true;
       }
       case FAIL_ASYNCHRONOUSLY -> {
         answering.execute(

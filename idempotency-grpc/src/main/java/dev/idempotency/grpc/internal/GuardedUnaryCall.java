@@ -262,9 +262,18 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
               + ")");
     }
     answer = result;
-    StoredResponse encoded = StoredCallCodec.encode(result, settings.storedMetadataKeys());
-    if (UnaryCallChecks.failedWithAnException(result.status())
-        || !settings.storedCodes().contains(result.status().getCode())) {
+    boolean storedCode =
+        !UnaryCallChecks.failedWithAnException(result.status())
+            && settings.storedCodes().contains(result.status().getCode());
+    StoredResponse encoded;
+    try {
+      encoded = StoredCallCodec.encode(result, settings.storedMetadataKeys());
+    } catch (IllegalArgumentException unstorable) {
+      // metadata the stored form cannot hold (a value with a line break): the handler ran, so
+      // releasing the key would let a retry run it again; a stored code keeps the marker instead
+      return unencodable(result, storedCode, unstorable);
+    }
+    if (!storedCode) {
       return Answer.released(
           encoded, "status " + result.status().getCode() + " is not stored (storedCodes)");
     }
@@ -276,6 +285,27 @@ public final class GuardedUnaryCall<ReqT, RespT> extends ServerCall.Listener<Req
               encoded.status(), encoded.bodyLength(), settings.maxStoredResponseBytes()));
     }
     return encoded;
+  }
+
+  private Answer unencodable(
+      CapturedCall result, boolean storedCode, IllegalArgumentException unstorable) {
+    Status.Code code = result.status().getCode();
+    StoredResponse sent = StoredResponse.of(StoredCallCodec.httpStatusOf(code), new byte[0]);
+    if (!storedCode) {
+      return Answer.released(sent, "status " + code + " is not stored (storedCodes)");
+    }
+    LOG.log(
+        System.Logger.Level.WARNING,
+        "the answer of "
+            + id
+            + " ("
+            + code
+            + ") cannot be stored; a retry gets the not-stored marker",
+        unstorable);
+    return Answer.storedAs(
+        sent,
+        StoredResponse.notStoredMarker(
+            sent.status(), "the answer's metadata cannot be stored: " + unstorable.getMessage()));
   }
 
   private void answerFailed(OperationFailedException e, Context context) {
