@@ -1,6 +1,7 @@
 package dev.idempotency.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -58,6 +59,53 @@ class TokenBucketRetryBudgetTest {
     budget.onSuccess();
     assertThat(budget.tryAcquire(RetryKind.TRANSIENT)).isTrue();
     assertThat(budget.available()).isZero();
+  }
+
+  /** Each configured cost and refund is the one spent and earned, not the default. */
+  @Test
+  void configuredCostsAndRefundAreTheOnesApplied() {
+    TokenBucketRetryBudget budget =
+        TokenBucketRetryBudget.builder()
+            .capacity(30)
+            .transientCost(10)
+            .throttlingCost(3)
+            .successRefund(4)
+            .build();
+    assertThat(budget.tryAcquire(RetryKind.TRANSIENT)).isTrue();
+    assertThat(budget.available()).isEqualTo(20);
+    assertThat(budget.tryAcquire(RetryKind.THROTTLING)).isTrue();
+    assertThat(budget.available()).isEqualTo(17);
+    budget.onSuccess();
+    assertThat(budget.available()).isEqualTo(21);
+  }
+
+  /** A cost of zero never exhausts the budget; a refund of zero earns nothing back. */
+  @Test
+  void aZeroCostIsAlwaysGrantedAndAZeroRefundEarnsNothing() {
+    TokenBucketRetryBudget budget =
+        TokenBucketRetryBudget.builder().capacity(14).throttlingCost(0).successRefund(0).build();
+    assertThat(budget.tryAcquire(RetryKind.TRANSIENT)).isTrue();
+    assertThat(budget.available()).isZero();
+    for (int i = 0; i < 3; i++) {
+      assertThat(budget.tryAcquire(RetryKind.THROTTLING)).isTrue();
+    }
+    budget.onSuccess();
+    assertThat(budget.available()).isZero();
+    assertThat(budget.tryAcquire(RetryKind.TRANSIENT)).isFalse();
+  }
+
+  @Test
+  void negativeCostsAndRefundsAreRefusedNamingTheSetting() {
+    TokenBucketRetryBudget.Builder builder = TokenBucketRetryBudget.builder();
+    assertThatThrownBy(() -> builder.transientCost(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("transientCost");
+    assertThatThrownBy(() -> builder.throttlingCost(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("throttlingCost");
+    assertThatThrownBy(() -> builder.successRefund(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("successRefund");
   }
 
   /**

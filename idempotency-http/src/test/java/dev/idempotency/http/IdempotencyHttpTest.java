@@ -490,4 +490,48 @@ class IdempotencyHttpTest {
     }
     assertThat(runs).hasValue(1);
   }
+
+  /**
+   * {@code inFlightConflict()} after {@code inFlightAccepted(…)} undoes it: a key in flight gets
+   * 409 with {@code Retry-After} and no {@code Location}, and the status path is no endpoint any
+   * more.
+   */
+  @Test
+  void inFlightConflictAfterInFlightAcceptedAnswers409AndServesNoStatusEndpoint() throws Exception {
+    IdempotencyHttp http =
+        IdempotencyHttp.builder(engine).inFlightAccepted("/status").inFlightConflict().build();
+    assertThat(http.inFlightResponse()).isEqualTo(InFlightResponse.CONFLICT);
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Downstream held =
+        (body, execution) -> {
+          entered.countDown();
+          assertThat(release.await(30, TimeUnit.SECONDS)).isTrue();
+          return app.run(body, execution);
+        };
+    ExecutorService first = Executors.newSingleThreadExecutor();
+    try {
+      Future<HttpResult> running =
+          first.submit(() -> http.handle(FakeRequest.post("/a", "k-conflict", "x"), held));
+      assertThat(entered.await(30, TimeUnit.SECONDS)).as("the first request runs").isTrue();
+      StoredResponse conflict =
+          ((HttpResult.Respond) http.handle(FakeRequest.post("/a", "k-conflict", "x"), app))
+              .response();
+      assertThat(conflict.status()).isEqualTo(409);
+      assertThat(conflict.firstHeader("Retry-After")).isPresent();
+      assertThat(conflict.firstHeader("Location")).isEmpty();
+      HttpResult status = http.handle(new FakeRequest("GET", "/status", "key=k-conflict"), app);
+      assertThat(status)
+          .as(
+              "a GET on the status path passes through to the application, as any unguarded request")
+          .isInstanceOf(HttpResult.PassThrough.class);
+      release.countDown();
+      assertThat(running.get(30, TimeUnit.SECONDS)).isInstanceOf(HttpResult.Respond.class);
+    } finally {
+      release.countDown();
+      first.shutdownNow();
+      assertThat(first.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(runs).hasValue(1);
+  }
 }
