@@ -457,12 +457,7 @@ class IdempotencyHttpTest {
     String key = "k/1?&=%+~";
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Downstream held =
-        (body, execution) -> {
-          entered.countDown();
-          assertThat(release.await(30, TimeUnit.SECONDS)).isTrue();
-          return app.run(body, execution);
-        };
+    Downstream held = heldUntil(entered, release);
     ExecutorService first = Executors.newSingleThreadExecutor();
     try {
       Future<HttpResult> running =
@@ -503,12 +498,7 @@ class IdempotencyHttpTest {
     assertThat(http.inFlightResponse()).isEqualTo(InFlightResponse.CONFLICT);
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Downstream held =
-        (body, execution) -> {
-          entered.countDown();
-          assertThat(release.await(30, TimeUnit.SECONDS)).isTrue();
-          return app.run(body, execution);
-        };
+    Downstream held = heldUntil(entered, release);
     ExecutorService first = Executors.newSingleThreadExecutor();
     try {
       Future<HttpResult> running =
@@ -533,5 +523,14 @@ class IdempotencyHttpTest {
       assertThat(first.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
     }
     assertThat(runs).hasValue(1);
+  }
+
+  /** The application, entered and then held until {@code release} (for at most 30 s). */
+  private Downstream heldUntil(CountDownLatch entered, CountDownLatch release) {
+    return (body, execution) -> {
+      entered.countDown();
+      assertThat(release.await(30, TimeUnit.SECONDS)).isTrue();
+      return app.run(body, execution);
+    };
   }
 }
