@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
@@ -65,6 +68,30 @@ class MonitoringFilesTest {
     }
     assertThat(SCRAPE.families()).hasSizeGreaterThanOrEqualTo(12);
     assertThat(missing).as("metric families no panel shows").isEmpty();
+  }
+
+  /** Each alert's runbook annotation names a section that docs/operations.md has. */
+  @Test
+  void theRunbooksTheAlertsNameAreSectionsOfTheOperationsPage() throws IOException {
+    String operations = Files.readString(Path.of("../docs/operations.md"));
+    Matcher runbook =
+        Pattern.compile("runbook: \"docs/operations\\.md, section (\\d+): (.+)\"")
+            .matcher(Files.readString(ScrapedNames.RULES));
+    int found = 0;
+    while (runbook.find()) {
+      found++;
+      String title = runbook.group(2);
+      String heading =
+          "## "
+              + runbook.group(1)
+              + ". "
+              + Character.toUpperCase(title.charAt(0))
+              + title.substring(1);
+      assertThat(operations)
+          .as("docs/operations.md")
+          .containsPattern("(?m)^" + Pattern.quote(heading) + "$");
+    }
+    assertThat(found).as("alerts with a runbook").isEqualTo(2);
   }
 
   @Test
