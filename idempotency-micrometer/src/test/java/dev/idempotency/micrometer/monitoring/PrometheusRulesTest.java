@@ -3,16 +3,13 @@ package dev.idempotency.micrometer.monitoring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,16 +29,7 @@ class PrometheusRulesTest {
 
   @BeforeAll
   static void findPromtool() {
-    Optional<Path> found = onPath("promtool");
-    if (found.isEmpty()) {
-      String message =
-          "promtool is not on the PATH: install Debian's prometheus package (scripts/services.sh does)";
-      if ("true".equals(System.getenv("CI"))) {
-        fail(message);
-      }
-      Assumptions.abort(message);
-    }
-    promtool = found.get();
+    promtool = DebianBinaries.required("promtool");
   }
 
   @Test
@@ -109,19 +97,5 @@ class PrometheusRulesTest {
       process.destroyForcibly();
       Files.deleteIfExists(output);
     }
-  }
-
-  private static Optional<Path> onPath(String name) {
-    String path = System.getenv().getOrDefault("PATH", "");
-    for (String entry : path.split(File.pathSeparator)) {
-      if (entry.isEmpty()) {
-        continue;
-      }
-      Path candidate = Path.of(entry, name);
-      if (Files.isExecutable(candidate)) {
-        return Optional.of(candidate);
-      }
-    }
-    return Optional.empty();
   }
 }
