@@ -73,6 +73,8 @@ install_packages() {
   if wants postgres; then [ -x /usr/sbin/pgbouncer ] || pkgs+=(pgbouncer); fi
   if wants mariadb; then [ -x /usr/sbin/mariadbd ] && command -v mariadb-install-db >/dev/null && command -v mariadb-admin >/dev/null || pkgs+=(mariadb-server); fi
   if wants redis; then command -v redis-server >/dev/null && command -v redis-cli >/dev/null || pkgs+=(redis-server); fi
+  # promtool, for idempotency-micrometer's Prometheus rule tests; no server: the policy below keeps its service down
+  command -v promtool >/dev/null || pkgs+=(prometheus)
   [ ${#pkgs[@]} -eq 0 ] && return 0
   is_root || die "missing packages (${pkgs[*]}) and not root: install them first"
   local t; t=$(now_ms)

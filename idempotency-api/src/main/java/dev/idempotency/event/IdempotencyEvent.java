@@ -134,8 +134,22 @@ public sealed interface IdempotencyEvent {
     }
   }
 
-  /** A fenced write of this owner was refused: another owner took the record over. */
-  record LeaseLost(RecordId id, Instant at, FenceToken fence) implements IdempotencyEvent {
+  /**
+   * A fenced write of this owner was refused: another owner took the record over.
+   *
+   * @param id the record
+   * @param at the engine's time
+   * @param fence the owner's fence
+   * @param afterWork true when the owner's work had returned its answer and it was the completion
+   *     that was refused: the work's effects stand, no answer was stored under this owner, and the
+   *     owner that took the record over runs the work again (from its last recovery point, if it
+   *     left one): one of the events that can lead to a duplicate side effect. False when the loss
+   *     was found while the work ran (a renewal or a checkpoint was refused, and the owner is told
+   *     to stop before its next call out), after the work failed, or when the work's writes rolled
+   *     back with its transaction.
+   */
+  record LeaseLost(RecordId id, Instant at, FenceToken fence, boolean afterWork)
+      implements IdempotencyEvent {
     /**
      * @throws NullPointerException if an argument is null
      */
@@ -143,6 +157,15 @@ public sealed interface IdempotencyEvent {
       Objects.requireNonNull(id, "id");
       Objects.requireNonNull(at, "at");
       Objects.requireNonNull(fence, "fence");
+    }
+
+    /**
+     * A loss found before the work returned its answer ({@code afterWork} false).
+     *
+     * @throws NullPointerException if an argument is null
+     */
+    public LeaseLost(RecordId id, Instant at, FenceToken fence) {
+      this(id, at, fence, false);
     }
   }
 

@@ -6,6 +6,7 @@ import dev.idempotency.core.IdempotencyConfig;
 import dev.idempotency.core.Reaper;
 import dev.idempotency.event.IdempotencyEvent;
 import dev.idempotency.event.IdempotencyListener;
+import dev.idempotency.micrometer.internal.AlarmMeters;
 import dev.idempotency.micrometer.internal.TimedKeyStore;
 import dev.idempotency.micrometer.internal.TimedTransactionalKeyStore;
 import dev.idempotency.spi.KeyStore;
@@ -62,7 +63,16 @@ import org.jspecify.annotations.Nullable;
  *       was too large for the store or refused by it, and the not-stored marker stands in for it:
  *       a retry gets the marker, nothing runs twice), {@code nothing} (the store could not be
  *       reached before the lease ran short: the record stays in flight and a retry after the lease
- *       runs the operation again unless it left a recovery point; the rate to alarm on)</td></tr>
+ *       runs the operation again unless it left a recovery point)</td></tr>
+ *   <tr><td>{@value #DUPLICATE_RISK}</td><td>counter</td><td>{@code cause}:
+ *       {@code takeover_without_recovery_point} (a record in flight whose lease expired was taken
+ *       over with no recovery point: the earlier owner's work may have run, and runs again from its
+ *       start), {@code completion_failed} (the work ran and nothing was stored, as {@code
+ *       kept=nothing} above), {@code lease_lost_after_work} (the work returned and its completion
+ *       was refused: the new owner runs it again). Zero by design: the alarm</td></tr>
+ *   <tr><td>{@value #ORPHANED}</td><td>counter</td><td>{@code found_by}: {@code takeover} (a
+ *       retry or the completer took over a record whose owner's lease expired before it completed),
+ *       {@code reaper} (deleted in flight past retention). Watched as a trend</td></tr>
  * </table>
  *
  * <p>No tag ever carries a key, a scope or a message: every tag value is one of the fixed names
@@ -102,6 +112,15 @@ public final class IdempotencyMetrics implements IdempotencyListener {
   /** The counter of executed requests whose result the store failed to store. */
   public static final String UNSTORED = "idempotency.results.unstored";
 
+  /**
+   * The counter of the events that can lead to a duplicate side effect, by {@code cause}: the
+   * library cannot see a duplicate in the application's own effects, only these.
+   */
+  public static final String DUPLICATE_RISK = "idempotency.duplicate.risk";
+
+  /** The counter of keys found orphaned (claimed, never completed), by {@code found_by}. */
+  public static final String ORPHANED = "idempotency.orphaned";
+
   private static final String[] OUTCOME_NAMES = {
     "executed", "replayed", "mismatch", "in_flight", "store_unavailable", "takeover"
   };
@@ -122,6 +141,7 @@ public final class IdempotencyMetrics implements IdempotencyListener {
   private final Counter unstoredMarker;
   private final Counter unstoredNothing;
   private final AtomicLong abandoned = new AtomicLong();
+  private final AlarmMeters alarms;
 
   /**
    * This instance's running operations, by record and owner's fence (a second thread may take over
@@ -191,6 +211,7 @@ public final class IdempotencyMetrics implements IdempotencyListener {
             .tags(tags)
             .tag("kept", "nothing")
             .register(registry);
+    alarms = new AlarmMeters(registry, tags, DUPLICATE_RISK, ORPHANED);
     Gauge.builder(IN_FLIGHT, this, IdempotencyMetrics::runningNow)
         .description("operations this instance runs under a claim")
         .tags(tags)
@@ -283,6 +304,7 @@ public final class IdempotencyMetrics implements IdempotencyListener {
   public void reaperRan(Reaper.Report report) {
     reaperDeleted.increment(report.deleted());
     reaperUnfinished.increment(report.unfinished().size());
+    alarms.reaperDeletedUnfinished(report.unfinished().size());
   }
 
   /**
@@ -302,6 +324,7 @@ public final class IdempotencyMetrics implements IdempotencyListener {
 
   @Override
   public void onEvent(IdempotencyEvent event) {
+    alarms.onEvent(event);
     if (event instanceof IdempotencyEvent.Claimed e) {
       started(e.id(), e.fence(), "executed");
     } else if (event instanceof IdempotencyEvent.TakenOver e) {

@@ -10,8 +10,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The code of docs/operate.md, compiled here, where Micrometer is on the class path; the examples
- * module's DocSnippetsTest holds the page's blocks equal to the regions.
+ * The code of docs/operations.md, compiled here, where Micrometer is on the class path; the
+ * examples module's DocSnippetsTest holds the page's blocks equal to the regions.
  */
 final class MicrometerSnippets {
   private MicrometerSnippets() {}

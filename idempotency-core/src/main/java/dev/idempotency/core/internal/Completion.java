@@ -114,7 +114,9 @@ public final class Completion {
             return own;
           }
         }
-        publish.accept(new IdempotencyEvent.LeaseLost(id, clock.instant(), execution.fence()));
+        // the work has returned: its effects stand, and the new owner runs it again
+        publish.accept(
+            new IdempotencyEvent.LeaseLost(id, clock.instant(), execution.fence(), true));
         throw lost;
       } catch (StoreUnavailableException e) {
         failure = e;
