@@ -279,7 +279,9 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     return transactions.run(dataSource, "findAbandoned", (c, a) -> sql.findAbandoned(c, p));
   }
 
-  /** Keyset paging on the primary key, in its order: see {@code docs/stores-jdbc.md}. */
+  /**
+   * Keyset paging on the primary key, in its order: see {@code docs/engine.md}, "Listing records".
+   */
   @Override
   public RecordPage list(RecordQuery query) {
     Objects.requireNonNull(query, "query");
