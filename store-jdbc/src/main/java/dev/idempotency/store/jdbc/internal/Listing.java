@@ -88,21 +88,25 @@ final class Listing {
             + Row.COLUMNS
             + " FROM "
             + sql.names.table()
-            + sql.byPrimaryKey()
             + " WHERE "
             + where
             + " ORDER BY scope, idem_key"
             + sql.limitClause(query.limit() + 1));
   }
 
-  /** The state and lease condition of {@code selection}, by the store's clock. */
+  /**
+   * The state and lease condition of {@code selection}, by the store's clock. An in-flight row's
+   * {@code retain_from_ns} is its lease's end (every write sets both), so the condition is on the
+   * {@code (state, retain_from_ns)} index, as {@code findAbandoned}'s is: the optimizer may read
+   * the selection through it, or the primary key in order, whichever it judges cheaper.
+   */
   private String predicate(RecordSelection selection) {
-    String expired = "state = 'I' AND lease_expires_at_ns <= " + sql.now();
+    String expired = "state = 'I' AND retain_from_ns <= " + sql.now();
     return switch (selection) {
       case ABANDONED -> expired;
       case ABANDONED_WITH_RECOVERY_POINT -> expired + " AND rp_name IS NOT NULL";
       case ABANDONED_WITHOUT_RECOVERY_POINT -> expired + " AND rp_name IS NULL";
-      case LIVE -> "state = 'I' AND lease_expires_at_ns > " + sql.now();
+      case LIVE -> "state = 'I' AND retain_from_ns > " + sql.now();
       case COMPLETE -> "state = 'C'";
     };
   }
