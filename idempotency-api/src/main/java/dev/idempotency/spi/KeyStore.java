@@ -262,6 +262,37 @@ public interface KeyStore {
   int deleteExpired(Instant now, Duration retention, int limit);
 
   /**
+   * Lists records by state and lease, one bounded page at a time, for a person or a tool that looks
+   * for stuck keys ({@code KeyStoreAdmin} in the core module). Reads only.
+   *
+   * <p>A page holds at most {@code query.limit()} records that match {@code query.selection()} at
+   * {@code query.now()} (by the store's own clock with {@link StoreCapability#SERVER_CLOCK}) and,
+   * when {@code query.scope()} is present, belong to that scope; each is a full snapshot, equal to
+   * what {@link #lookup} returned at some instant during the call. Following {@link
+   * RecordPage#next()} from the first page until it is empty returns every record that matched
+   * throughout, once: no page repeats a record of an earlier page, and none is skipped. A record
+   * that changed state, or was claimed or deleted, while the pages were read may appear or not. The
+   * order is the store's own (record order for the in-memory and JDBC stores); nothing is promised
+   * across records, as for {@link #findAbandoned}. A store reads about one page's worth of records
+   * per call (plus what its index cannot filter), never the whole store at once.
+   *
+   * <p>The default throws {@link UnsupportedOperationException}: a store that implements it
+   * declares {@link StoreCapability#LISTING}.
+   *
+   * @param query which records, from where, how many
+   * @return one page, and where the next starts
+   * @throws IllegalArgumentException if {@code query.after()} is a cursor this store did not make
+   * @throws UnsupportedOperationException if the store does not declare {@link
+   *     StoreCapability#LISTING}
+   * @throws StoreUnavailableException if the store cannot be reached
+   */
+  default RecordPage list(RecordQuery query) {
+    Objects.requireNonNull(query, "query");
+    throw new UnsupportedOperationException(
+        getClass().getName() + " cannot list records: it does not declare StoreCapability.LISTING");
+  }
+
+  /**
    * The largest response this store can keep, as {@link StoredResponse#size()} counts it: what a
    * single record holds at most (DynamoDB's item size, a MySQL server's {@code max_allowed_packet},
    * a column type's limit), less the record's other attributes at their largest.

@@ -33,5 +33,11 @@ public enum StoreCapability {
    * Several processes (application instances) can share the store's records; a claim in one process
    * is seen by every other. An in-process store does not have it.
    */
-  SHARED
+  SHARED,
+
+  /**
+   * The store implements {@link KeyStore#list(RecordQuery)}: it lists records by state and lease,
+   * in bounded pages, for the people and tools that settle stuck keys.
+   */
+  LISTING
 }

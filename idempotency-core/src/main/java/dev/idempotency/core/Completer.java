@@ -1,8 +1,12 @@
 package dev.idempotency.core;
 
 import dev.idempotency.Answer;
+import dev.idempotency.KeyState;
+import dev.idempotency.RecordId;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.RecordSelection;
 import dev.idempotency.spi.RecordSnapshot;
+import dev.idempotency.spi.StoreCapability;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -66,25 +70,64 @@ public final class Completer {
     int skipped = 0;
     int failed = 0;
     for (RecordSnapshot record : abandoned) {
-      Optional<Operation<? extends Answer>> operation = resumer.operationFor(record);
-      if (operation.isEmpty()) {
-        skipped++;
-        continue;
-      }
-      try {
-        Optional<Outcome> resumed = engine.resume(record, operation.get());
-        if (resumed.isPresent()
-            && resumed.get() instanceof Outcome.Executed executed
-            && executed.stored()) {
-          completed++;
-        } else {
-          skipped++;
-        }
-      } catch (OperationFailedException | RuntimeException e) {
-        failed++;
-        LOG.log(System.Logger.Level.WARNING, "completer: resuming " + record.id() + " failed", e);
+      switch (resume(record)) {
+        case COMPLETED -> completed++;
+        case SKIPPED -> skipped++;
+        case FAILED -> failed++;
       }
     }
     return new Report(abandoned.size(), completed, skipped, failed);
+  }
+
+  /**
+   * Resumes one record, by its id, as {@link #runOnce} would if it listed it: for a person who
+   * settles a stuck key ({@link KeyStoreAdmin#redrive}). A record that is not in flight with an
+   * expired lease at the engine's time (by the store's clock, for a {@code SERVER_CLOCK} store: its
+   * claim decides) is not found: the report's {@code found} is 0.
+   *
+   * @throws NullPointerException if {@code id} is null
+   */
+  public Report runFor(RecordId id) {
+    Objects.requireNonNull(id, "id");
+    Optional<RecordSnapshot> record = engine.store().lookup(id);
+    boolean serverClock = engine.store().capabilities().contains(StoreCapability.SERVER_CLOCK);
+    boolean abandoned =
+        record.isPresent()
+            && record.get().state() == KeyState.IN_FLIGHT
+            && (serverClock
+                || RecordSelection.ABANDONED.matches(
+                    record.get(), engine.config().clock().instant()));
+    if (!abandoned) {
+      return new Report(0, 0, 0, 0);
+    }
+    return switch (resume(record.get())) {
+      case COMPLETED -> new Report(1, 1, 0, 0);
+      case SKIPPED -> new Report(1, 0, 1, 0);
+      case FAILED -> new Report(1, 0, 0, 1);
+    };
+  }
+
+  private enum Resumed {
+    COMPLETED,
+    SKIPPED,
+    FAILED
+  }
+
+  private Resumed resume(RecordSnapshot record) {
+    Optional<Operation<? extends Answer>> operation = resumer.operationFor(record);
+    if (operation.isEmpty()) {
+      return Resumed.SKIPPED;
+    }
+    try {
+      Optional<Outcome> resumed = engine.resume(record, operation.get());
+      return resumed.isPresent()
+              && resumed.get() instanceof Outcome.Executed executed
+              && executed.stored()
+          ? Resumed.COMPLETED
+          : Resumed.SKIPPED;
+    } catch (OperationFailedException | RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "completer: resuming " + record.id() + " failed", e);
+      return Resumed.FAILED;
+    }
   }
 }

@@ -11,7 +11,11 @@ import dev.idempotency.internal.StateTransition;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.PageCursor;
+import dev.idempotency.spi.RecordPage;
+import dev.idempotency.spi.RecordQuery;
 import dev.idempotency.spi.RecordSnapshot;
+import dev.idempotency.spi.StoreCapability;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -20,6 +24,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
@@ -115,6 +121,12 @@ public final class InMemoryKeyStore implements KeyStore {
       return Objects.requireNonNull(response, "a COMPLETE record has its response");
     }
   }
+
+  private static final Comparator<RecordId> RECORD_ORDER =
+      Comparator.comparing((RecordId id) -> id.scope().value())
+          .thenComparing(id -> id.key().value());
+
+  private static final Set<StoreCapability> CAPABILITIES = Set.of(StoreCapability.LISTING);
 
   private final ConcurrentHashMap<RecordId, Rec> records = new ConcurrentHashMap<>();
   private final AtomicLong fences = new AtomicLong();
@@ -327,6 +339,42 @@ public final class InMemoryKeyStore implements KeyStore {
     }
     found.sort(Comparator.comparing(s -> s.leaseExpiresAt().orElseThrow()));
     return found.size() <= limit ? found : List.copyOf(found.subList(0, limit));
+  }
+
+  /**
+   * Pages in record order (scope, then key, as {@link String#compareTo} orders them): each call
+   * walks the map once and keeps the page's records only.
+   */
+  @Override
+  public RecordPage list(RecordQuery query) {
+    Objects.requireNonNull(query, "query");
+    Optional<RecordId> after = query.after().map(PageCursor::lastRecord);
+    TreeMap<RecordId, RecordSnapshot> page = new TreeMap<>(RECORD_ORDER);
+    for (Map.Entry<RecordId, Rec> e : records.entrySet()) {
+      RecordId id = e.getKey();
+      boolean otherScope = query.scope().isPresent() && !query.scope().get().equals(id.scope());
+      if (otherScope || (after.isPresent() && RECORD_ORDER.compare(id, after.get()) <= 0)) {
+        continue;
+      }
+      RecordSnapshot s = snapshot(id, e.getValue());
+      if (!query.selection().matches(s, query.now())) {
+        continue;
+      }
+      page.put(id, s);
+      if (page.size() > query.limit()) {
+        page.pollLastEntry();
+      }
+    }
+    Optional<PageCursor> next =
+        page.size() == query.limit()
+            ? Optional.of(PageCursor.afterRecord(page.lastKey()))
+            : Optional.empty();
+    return new RecordPage(List.copyOf(page.values()), next);
+  }
+
+  @Override
+  public Set<StoreCapability> capabilities() {
+    return CAPABILITIES;
   }
 
   @Override

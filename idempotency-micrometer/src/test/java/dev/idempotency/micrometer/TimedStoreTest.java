@@ -3,12 +3,17 @@ package dev.idempotency.micrometer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.FenceToken;
+import dev.idempotency.Fingerprint;
 import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.TransactionalWork;
 import dev.idempotency.core.InMemoryKeyStore;
+import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.RecordQuery;
+import dev.idempotency.spi.RecordSelection;
+import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.TransactionalKeyStore;
 import dev.idempotency.testing.DelegatingStore;
@@ -84,5 +89,22 @@ class TimedStoreTest {
     KeyStore timed = metrics.timed(store);
     assertThat(timed).isNotInstanceOf(TransactionalKeyStore.class);
     assertThat(timed.toString()).isEqualTo(store.toString());
+  }
+
+  /** A store that lists keeps listing when timed: the decorator declares LISTING and forwards. */
+  @Test
+  void aListingStoreStillListsWhenTimed() {
+    InMemoryKeyStore store = new InMemoryKeyStore();
+    RecordId id = RecordId.of("s", "k");
+    Instant now = Instant.parse("2031-05-17T09:00:00Z");
+    store.claim(
+        new ClaimRequest(
+            id, Fingerprint.of(new byte[] {1}), now, Duration.ofSeconds(30), Duration.ofHours(1)));
+    KeyStore timed = metrics.timed(store);
+
+    assertThat(timed.capabilities()).contains(StoreCapability.LISTING);
+    assertThat(timed.list(RecordQuery.of(RecordSelection.LIVE, now, 10)).records())
+        .extracting(RecordSnapshot::id)
+        .containsExactly(id);
   }
 }

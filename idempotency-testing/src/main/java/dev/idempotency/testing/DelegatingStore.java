@@ -7,6 +7,8 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.RecordPage;
+import dev.idempotency.spi.RecordQuery;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import java.time.Duration;
@@ -68,6 +70,11 @@ public class DelegatingStore implements KeyStore {
   @Override
   public List<RecordSnapshot> findAbandoned(Instant now, int limit) {
     return delegate.findAbandoned(now, limit);
+  }
+
+  @Override
+  public RecordPage list(RecordQuery query) {
+    return delegate.list(query);
   }
 
   @Override

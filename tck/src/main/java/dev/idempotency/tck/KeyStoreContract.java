@@ -56,8 +56,8 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * <p>Not thread-safe: JUnit creates one instance per test.
  *
  * <p>Each SPEC section's tests are a test interface of their own, in this package: {@code
- * Section1ClaimOutcomes} to {@code Section9Arguments} (section 2 has two, {@code
- * Section2Concurrency} and {@code Section2Histories}), written over one fixture, {@code
+ * Section1ClaimOutcomes} to {@code Section9Arguments} and {@code Section11Listing} (section 2 has
+ * two, {@code Section2Concurrency} and {@code Section2Histories}), written over one fixture, {@code
  * ContractFixture}. This class runs each through a {@code @Nested} class that implements it, so
  * that an implementer extends one class with one factory and gets every rule, and reads the rules
  * of one section in one file.
@@ -195,4 +195,8 @@ public abstract class KeyStoreContract {
   @Nested
   @DisplayName("9. Arguments and capabilities")
   class ArgumentRules extends Section implements Section9Arguments {}
+
+  @Nested
+  @DisplayName("11. Listing records")
+  class ListingRules extends Section implements Section11Listing {}
 }

@@ -293,7 +293,24 @@ class TckSelfTest {
             "Rule 3.6",
             1),
         new Catch("SortedHeaders", "required_5_1_replayIsByteForByte", "Rule 5.1", 1),
-        new Catch("FlatKey", "required_6_2_recordIdentityIsExact", "Rule 6.2", 1));
+        new Catch("FlatKey", "required_6_2_recordIdentityIsExact", "Rule 6.2", 1),
+        new Catch(
+            "ListIgnoresSelection",
+            "optional_11_1_listReturnsExactlyTheRecordsOfTheSelection",
+            "Rule 11.1",
+            1),
+        new Catch(
+            "ListRepeatsAcrossPages",
+            "optional_11_2_pagesNeitherRepeatNorSkipRecords",
+            "Rule 11.2",
+            1),
+        new Catch(
+            "ListSkipsAcrossPages",
+            "optional_11_2_pagesNeitherRepeatNorSkipRecords",
+            "Rule 11.2",
+            1),
+        new Catch(
+            "ListScopeAsPrefix", "optional_11_3_aScopeListsOnlyItsOwnRecords", "Rule 11.3", 1));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -8,6 +8,8 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.RecordPage;
+import dev.idempotency.spi.RecordQuery;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import java.time.Duration;
@@ -115,6 +117,11 @@ public class TimedKeyStore implements KeyStore {
   @Override
   public List<RecordSnapshot> findAbandoned(Instant now, int limit) {
     return delegate.findAbandoned(now, limit);
+  }
+
+  @Override
+  public RecordPage list(RecordQuery query) {
+    return delegate.list(query);
   }
 
   @Override

@@ -9,6 +9,8 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.TransactionalWork;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.RecordPage;
+import dev.idempotency.spi.RecordQuery;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.TransactionalKeyStore;
@@ -19,6 +21,7 @@ import dev.idempotency.store.dynamodb.internal.ParallelRenewals;
 import dev.idempotency.store.dynamodb.internal.RecordItem;
 import dev.idempotency.store.dynamodb.internal.RecordRequests;
 import dev.idempotency.store.dynamodb.internal.ResponseBudget;
+import dev.idempotency.store.dynamodb.internal.TableListing;
 import dev.idempotency.store.dynamodb.internal.TableScans;
 import dev.idempotency.store.dynamodb.internal.TransactWrites;
 import java.time.Duration;
@@ -78,6 +81,7 @@ public final class DynamoDbKeyStore
   private final FencedWrites writes;
   private final ItemClaims claims;
   private final TableScans scans;
+  private final TableListing listing;
   private final TransactWrites transactions;
   private final ParallelRenewals renewals;
   private final Duration renewalTimeout;
@@ -90,6 +94,7 @@ public final class DynamoDbKeyStore
     this.writes = new FencedWrites(b.client, requests);
     this.claims = new ItemClaims(b.client, requests, writes);
     this.scans = new TableScans(b.client, requests);
+    this.listing = new TableListing(b.client, requests);
     this.transactions = new TransactWrites(b.client, requests);
     this.renewals = new ParallelRenewals(b.renewalParallelism, "dynamodb-renewal-" + b.table);
     this.renewalTimeout = b.renewalTimeout;
@@ -183,7 +188,7 @@ public final class DynamoDbKeyStore
   /** {@code SHARED} and {@code TRANSACTIONAL}; time is the engine's, so no {@code SERVER_CLOCK}. */
   @Override
   public Set<StoreCapability> capabilities() {
-    return Set.of(StoreCapability.SHARED, StoreCapability.TRANSACTIONAL);
+    return Set.of(StoreCapability.SHARED, StoreCapability.TRANSACTIONAL, StoreCapability.LISTING);
   }
 
   /**
@@ -282,6 +287,16 @@ public final class DynamoDbKeyStore
   public List<RecordSnapshot> findAbandoned(Instant now, int limit) {
     Objects.requireNonNull(now, "now");
     return scans.findAbandoned(now, positive(limit, "limit"));
+  }
+
+  /**
+   * A consistent scan with the selection as its filter, paged by {@code ExclusiveStartKey}; see
+   * {@code docs/stores-dynamodb.md}, "Listing records", for its cost.
+   */
+  @Override
+  public RecordPage list(RecordQuery query) {
+    Objects.requireNonNull(query, "query");
+    return listing.list(query);
   }
 
   /**

@@ -9,6 +9,8 @@ import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.OneTransactionOutcome;
 import dev.idempotency.spi.OneTransactionWork;
+import dev.idempotency.spi.RecordPage;
+import dev.idempotency.spi.RecordQuery;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.TransactionalKeyStore;
@@ -87,7 +89,10 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     this.transactions = new Transactions(sql, names.table(), b.maxTransactionAttempts);
     EnumSet<StoreCapability> caps =
         EnumSet.of(
-            StoreCapability.SHARED, StoreCapability.TRANSACTIONAL, StoreCapability.ONE_TRANSACTION);
+            StoreCapability.SHARED,
+            StoreCapability.TRANSACTIONAL,
+            StoreCapability.ONE_TRANSACTION,
+            StoreCapability.LISTING);
     if (clockSource == ClockSource.DATABASE) {
       caps.add(StoreCapability.SERVER_CLOCK);
     }
@@ -272,6 +277,16 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     Objects.requireNonNull(now, "now");
     ParamValues p = sql.values(now).limit(positiveLimit(limit));
     return transactions.run(dataSource, "findAbandoned", (c, a) -> sql.findAbandoned(c, p));
+  }
+
+  /**
+   * Keyset paging on the primary key, in its order: see {@code docs/engine.md}, "Listing records".
+   */
+  @Override
+  public RecordPage list(RecordQuery query) {
+    Objects.requireNonNull(query, "query");
+    ParamValues p = sql.values(query.now());
+    return transactions.run(dataSource, "list", (c, a) -> sql.list(c, query, p));
   }
 
   @Override

@@ -375,7 +375,10 @@ abstract class AbstractJdbcKeyStoreTest {
     assertThat(store.dialect()).isEqualTo(expectedDialect());
     assertThat(store.capabilities())
         .containsExactlyInAnyOrder(
-            StoreCapability.SHARED, StoreCapability.TRANSACTIONAL, StoreCapability.ONE_TRANSACTION);
+            StoreCapability.SHARED,
+            StoreCapability.TRANSACTIONAL,
+            StoreCapability.ONE_TRANSACTION,
+            StoreCapability.LISTING);
   }
 
   /**

@@ -10,6 +10,8 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.RecordPage;
+import dev.idempotency.spi.RecordQuery;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.store.redis.internal.IndexShardCalls;
@@ -18,6 +20,7 @@ import dev.idempotency.store.redis.internal.Micros;
 import dev.idempotency.store.redis.internal.RecordCalls;
 import dev.idempotency.store.redis.internal.RedisCalls;
 import dev.idempotency.store.redis.internal.ResponseLimit;
+import dev.idempotency.store.redis.internal.ShardListing;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import java.time.Duration;
@@ -70,6 +73,7 @@ public final class RedisKeyStore implements KeyStore {
   private final RedisCalls calls;
   private final RecordCalls records;
   private final IndexShardCalls shardCalls;
+  private final ShardListing listing;
   private final KeyLayout layout;
   private final RedisClock clock;
   private final Duration retention;
@@ -86,6 +90,7 @@ public final class RedisKeyStore implements KeyStore {
     this.layout = KeyLayout.of(b.keyPrefix, b.indexShards);
     this.records = new RecordCalls(calls, layout, b.retention, b.commandTimeout);
     this.shardCalls = new IndexShardCalls(calls, layout);
+    this.listing = new ShardListing(calls, layout);
     this.clock = b.clock;
     this.retention = b.retention;
     this.waitReplicas = b.waitReplicas;
@@ -95,8 +100,8 @@ public final class RedisKeyStore implements KeyStore {
         b.maxResponseBytes > 0 ? b.maxResponseBytes : ResponseLimit.forTimeout(b.commandTimeout);
     this.capabilities =
         clock == RedisClock.SERVER
-            ? Set.of(StoreCapability.SHARED, StoreCapability.SERVER_CLOCK)
-            : Set.of(StoreCapability.SHARED);
+            ? Set.of(StoreCapability.SHARED, StoreCapability.SERVER_CLOCK, StoreCapability.LISTING)
+            : Set.of(StoreCapability.SHARED, StoreCapability.LISTING);
   }
 
   /**
@@ -282,6 +287,16 @@ public final class RedisKeyStore implements KeyStore {
     byte[] at = now(now);
     positiveLimit(limit);
     return shardCalls.abandoned(at, limit);
+  }
+
+  /**
+   * Over the shards' lease and completion indexes, shard by shard, each in its order (lease end or
+   * completion time): see {@code docs/stores-redis.md}, "Listing records".
+   */
+  @Override
+  public RecordPage list(RecordQuery query) {
+    Objects.requireNonNull(query, "query");
+    return listing.list(query, now(query.now()));
   }
 
   /**

@@ -8,6 +8,9 @@ import dev.idempotency.RecordId;
 import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.RecordPage;
+import dev.idempotency.spi.RecordQuery;
+import dev.idempotency.spi.RecordSelection;
 import dev.idempotency.store.redis.internal.KeyLayout;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -19,6 +22,7 @@ import io.lettuce.core.codec.StringCodec;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,6 +85,22 @@ class ClusterSlotIT {
             .extracting(s -> s.id())
             .containsExactlyElementsOf(oldestFive);
         assertThat(store.findAbandoned(later, 100)).hasSize(38);
+        // the listing's scripts keep to one slot too: 38 abandoned, 7 a page, each once
+        List<RecordId> listed = new ArrayList<>();
+        RecordQuery query = RecordQuery.of(RecordSelection.ABANDONED, later, 7);
+        for (int pages = 0; pages < 60; pages++) {
+          RecordPage page = store.list(query);
+          assertThat(page.records()).hasSizeLessThanOrEqualTo(7);
+          page.records().forEach(r -> listed.add(r.id()));
+          if (page.next().isEmpty()) {
+            break;
+          }
+          query = query.after(page.next().get());
+        }
+        assertThat(listed).hasSize(38).doesNotHaveDuplicates().doesNotContain(id(0), id(1));
+        assertThat(store.list(RecordQuery.of(RecordSelection.COMPLETE, later, 100)).records())
+            .extracting(s -> s.id())
+            .containsExactly(id(0));
         // 38 in flight and 1 completed, 10 at a time across the shards
         assertThat(store.deleteExpired(later, Duration.ofDays(1), 10)).isEqualTo(10);
         assertThat(store.deleteExpired(later, Duration.ofDays(1), 10)).isEqualTo(10);

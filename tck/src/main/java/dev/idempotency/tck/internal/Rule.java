@@ -417,7 +417,32 @@ public enum Rule {
           + "(its wait for the winner's lock ran out), and one run's writes are committed.",
       "that a concurrent claim waits for the uncommitted claim's transaction (a unique index "
           + "entry, a row lock) and then decides on what it committed, never on a snapshot taken "
-          + "before it");
+          + "before it"),
+
+  // 11. listing records
+  R11_1(
+      "11.1",
+      "list returns exactly the records that match the selection at now: ABANDONED the "
+          + "IN_FLIGHT records with leaseExpiresAt <= now (WITH_RECOVERY_POINT and "
+          + "WITHOUT_RECOVERY_POINT split them by their recovery point), LIVE those with a live "
+          + "lease, COMPLETE the completed ones; never a released record; each as lookup returns "
+          + "it; and it changes nothing.",
+      "the state and lease predicate of the listing (state, leaseExpiresAt against now, the "
+          + "recovery point), that the filter is applied before the limit, and that released "
+          + "records are left out"),
+  R11_2(
+      "11.2",
+      "Every page holds at most limit records; following next from the first page until it "
+          + "is empty returns every matching record once: none repeated, none skipped.",
+      "that the cursor names the position after the page's last record (keyset paging on a "
+          + "stable order, a scan position, a last evaluated key), and that the next page starts "
+          + "strictly after it"),
+  R11_3(
+      "11.3",
+      "A query with a scope lists only that scope's records, whole-name equal (not another "
+          + "scope that begins with the same text); without a scope, every scope's.",
+      "the scope condition of the listing (an equality on the scope, not a prefix match or a "
+          + "pattern)");
 
   private final String id;
   private final String text;

@@ -11,6 +11,9 @@ import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.PageCursor;
+import dev.idempotency.spi.RecordPage;
+import dev.idempotency.spi.RecordQuery;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import java.time.Duration;
@@ -321,6 +324,55 @@ public class MapKeyStore implements KeyStore {
     }
   }
 
+  /** Lists in record order (scope, then key), as the in-memory store does. */
+  @Override
+  public RecordPage list(RecordQuery query) {
+    Objects.requireNonNull(query, "query");
+    Optional<RecordId> after = query.after().map(PageCursor::lastRecord);
+    synchronized (backend.lock) {
+      List<RecordSnapshot> matching = new ArrayList<>();
+      for (Map.Entry<Object, Rec> e : backend.records.entrySet()) {
+        RecordId id = idOf(e.getKey());
+        RecordSnapshot s = snapshot(id, e.getValue());
+        if (inScope(query, id)
+            && selected(query, s)
+            && (after.isEmpty() || RECORD_ORDER.compare(id, after.get()) > 0)) {
+          matching.add(s);
+        }
+      }
+      matching.sort(Comparator.comparing(RecordSnapshot::id, RECORD_ORDER));
+      List<RecordSnapshot> page = matching.subList(0, Math.min(query.limit(), matching.size()));
+      Optional<PageCursor> next =
+          matching.size() > query.limit()
+              ? Optional.of(cursorAfter(matching, query.limit()))
+              : Optional.empty();
+      return new RecordPage(page, next);
+    }
+  }
+
+  /** The order records are listed in. */
+  protected static final Comparator<RecordId> RECORD_ORDER =
+      Comparator.comparing((RecordId id) -> id.scope().value())
+          .thenComparing(id -> id.key().value());
+
+  /** Whether a listing of {@code query} includes the record {@code s}. */
+  protected boolean selected(RecordQuery query, RecordSnapshot s) {
+    return query.selection().matches(s, time(query.now()));
+  }
+
+  /** Whether {@code id} is in the scope {@code query} asks for. */
+  protected boolean inScope(RecordQuery query, RecordId id) {
+    return query.scope().map(id.scope()::equals).orElse(true);
+  }
+
+  /**
+   * The cursor after a page of the first {@code limit} of {@code matching}, in record order: the
+   * page's last record.
+   */
+  protected PageCursor cursorAfter(List<RecordSnapshot> matching, int limit) {
+    return PageCursor.afterRecord(matching.get(limit - 1).id());
+  }
+
   @Override
   public int deleteExpired(Instant now, Duration retention, int limit) {
     Objects.requireNonNull(now, "now");
@@ -379,6 +431,6 @@ public class MapKeyStore implements KeyStore {
 
   @Override
   public Set<StoreCapability> capabilities() {
-    return Set.of();
+    return Set.of(StoreCapability.LISTING);
   }
 }

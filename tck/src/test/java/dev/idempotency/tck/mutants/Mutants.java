@@ -7,9 +7,13 @@ import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.PageCursor;
+import dev.idempotency.spi.RecordQuery;
+import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -450,7 +454,92 @@ public final class Mutants {
 
     @Override
     public Set<StoreCapability> capabilities() {
-      return Set.of(StoreCapability.SERVER_CLOCK);
+      return Set.of(StoreCapability.SERVER_CLOCK, StoreCapability.LISTING);
+    }
+  }
+
+  /** (l1) A listing that ignores the selection: every record, whatever its state and lease. */
+  public static final class ListIgnoresSelection extends MapKeyStore {
+    public ListIgnoresSelection() {}
+
+    ListIgnoresSelection(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new ListIgnoresSelection(backend);
+    }
+
+    @Override
+    protected boolean selected(RecordQuery query, RecordSnapshot s) {
+      return true;
+    }
+  }
+
+  /**
+   * (l2) A cursor one record short: it names the page's last but one record, so the next page
+   * starts with the last again.
+   */
+  public static final class ListRepeatsAcrossPages extends MapKeyStore {
+    public ListRepeatsAcrossPages() {}
+
+    ListRepeatsAcrossPages(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new ListRepeatsAcrossPages(backend);
+    }
+
+    @Override
+    protected PageCursor cursorAfter(List<RecordSnapshot> matching, int limit) {
+      return PageCursor.afterRecord(matching.get(Math.max(0, limit - 2)).id());
+    }
+  }
+
+  /**
+   * (l3) A cursor one record long: it names the first record after the page (as a "start from"
+   * position used as "after"), so that record is never listed.
+   */
+  public static final class ListSkipsAcrossPages extends MapKeyStore {
+    public ListSkipsAcrossPages() {}
+
+    ListSkipsAcrossPages(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new ListSkipsAcrossPages(backend);
+    }
+
+    @Override
+    protected PageCursor cursorAfter(List<RecordSnapshot> matching, int limit) {
+      return PageCursor.afterRecord(matching.get(limit).id());
+    }
+  }
+
+  /**
+   * (l4) A scope matched as a prefix, as a key pattern {@code scope*} would: {@code tenant-1} also
+   * lists {@code tenant-10}.
+   */
+  public static final class ListScopeAsPrefix extends MapKeyStore {
+    public ListScopeAsPrefix() {}
+
+    ListScopeAsPrefix(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new ListScopeAsPrefix(backend);
+    }
+
+    @Override
+    protected boolean inScope(RecordQuery query, RecordId id) {
+      return query.scope().map(s -> id.scope().value().startsWith(s.value())).orElse(true);
     }
   }
 

@@ -276,6 +276,7 @@ public class TransactionalMapKeyStore extends MapKeyStore
 
   @Override
   public Set<StoreCapability> capabilities() {
-    return Set.of(StoreCapability.TRANSACTIONAL, StoreCapability.ONE_TRANSACTION);
+    return Set.of(
+        StoreCapability.TRANSACTIONAL, StoreCapability.ONE_TRANSACTION, StoreCapability.LISTING);
   }
 }

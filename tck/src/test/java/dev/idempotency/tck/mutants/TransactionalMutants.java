@@ -173,7 +173,8 @@ public final class TransactionalMutants {
       return Set.of(
           StoreCapability.SERVER_CLOCK,
           StoreCapability.TRANSACTIONAL,
-          StoreCapability.ONE_TRANSACTION);
+          StoreCapability.ONE_TRANSACTION,
+          StoreCapability.LISTING);
     }
   }
 }

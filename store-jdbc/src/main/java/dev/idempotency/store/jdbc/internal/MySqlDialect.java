@@ -6,6 +6,8 @@ import dev.idempotency.FenceToken;
 import dev.idempotency.KeyState;
 import dev.idempotency.KeyStoreException;
 import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.RecordPage;
+import dev.idempotency.spi.RecordQuery;
 import dev.idempotency.spi.RecordSnapshot;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -206,6 +208,12 @@ final class MySqlDialect extends SqlDialect {
   @Override
   public List<RecordSnapshot> findAbandoned(Connection c, ParamValues p) throws SQLException {
     return atReadCommitted(c, true, () -> super.findAbandoned(c, p));
+  }
+
+  /** A plain read, as {@link #findAbandoned} is, for the same reason. */
+  @Override
+  public RecordPage list(Connection c, RecordQuery query, ParamValues p) throws SQLException {
+    return atReadCommitted(c, true, () -> super.list(c, query, p));
   }
 
   /** SQL run on a connection, for {@link #atReadCommitted}. */

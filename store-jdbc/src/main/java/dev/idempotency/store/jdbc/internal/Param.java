@@ -36,6 +36,10 @@ enum Param {
   ELAPSED("elapsed"),
   /** This JVM's clock at the fenced write of a phase, epoch nanoseconds. */
   WALL_NOW("wallNow"),
+  /** The scope of the record a listing's page starts after; UTF-8 bytes where scopes are so. */
+  AFTER_SCOPE("afterScope"),
+  /** The key of the record a listing's page starts after. */
+  AFTER_KEY("afterKey"),
   /** The recovery point's name. */
   RP_NAME("rpName"),
   /** The recovery point's data. */

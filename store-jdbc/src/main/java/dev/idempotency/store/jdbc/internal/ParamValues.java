@@ -49,6 +49,7 @@ public final class ParamValues {
   private byte @Nullable [] headers;
   private byte @Nullable [] body;
   private @Nullable List<SqlDialect.OwnedLease> renewed;
+  private @Nullable RecordId after;
 
   ParamValues(boolean scopeAsBytes, long now) {
     this.scopeAsBytes = scopeAsBytes;
@@ -68,6 +69,21 @@ public final class ParamValues {
     this.key = key;
     set.add(Param.SCOPE);
     set.add(Param.KEY);
+    return this;
+  }
+
+  /** {@link Param#SCOPE} alone: the scope a listing is restricted to. */
+  ParamValues scope(String scope) {
+    this.scope = scope;
+    set.add(Param.SCOPE);
+    return this;
+  }
+
+  /** {@link Param#AFTER_SCOPE} and {@link Param#AFTER_KEY}: where a listing's page starts. */
+  ParamValues after(RecordId last) {
+    this.after = last;
+    set.add(Param.AFTER_SCOPE);
+    set.add(Param.AFTER_KEY);
     return this;
   }
 
@@ -225,6 +241,10 @@ public final class ParamValues {
       case STATUS -> ps.setInt(position, status);
       case HEADERS -> ps.setBytes(position, headers);
       case BODY -> ps.setBytes(position, body);
+      case AFTER_SCOPE ->
+          bindScope(ps, position, Objects.requireNonNull(after, "set with AFTER").scope().value());
+      case AFTER_KEY ->
+          ps.setString(position, Objects.requireNonNull(after, "set with AFTER").key().value());
       case RENEWED_SCOPE -> bindScope(ps, position, renewed(index).scope());
       case RENEWED_KEY -> ps.setString(position, renewed(index).key());
       case RENEWED_FENCE -> ps.setLong(position, renewed(index).fence());

@@ -6,6 +6,8 @@ import static dev.idempotency.store.jdbc.internal.Param.NOW;
 import dev.idempotency.LeaseLostException;
 import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.spi.ClaimOutcome;
+import dev.idempotency.spi.RecordPage;
+import dev.idempotency.spi.RecordQuery;
 import dev.idempotency.spi.RecordSnapshot;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -55,6 +57,7 @@ public abstract class SqlDialect {
   private final NamedSql select;
   private final FencedWrites fencedWrites;
   private final Batches batches = new Batches(this);
+  private final Listing listing = new Listing(this);
 
   SqlDialect(Names names, boolean serverClock, int queryTimeoutSeconds) {
     this.names = names;
@@ -426,6 +429,11 @@ public abstract class SqlDialect {
    */
   public List<RecordSnapshot> findAbandoned(Connection c, ParamValues p) throws SQLException {
     return batches.findAbandoned(c, p);
+  }
+
+  /** One page of a listing ({@link Listing}); {@code p} holds {@code :now}. */
+  public RecordPage list(Connection c, RecordQuery query, ParamValues p) throws SQLException {
+    return listing.list(c, query, p);
   }
 
   /**

@@ -74,6 +74,11 @@ public final class KeyLayout {
         + ENCODER.encodeToString(id.key().value().getBytes(StandardCharsets.US_ASCII));
   }
 
+  /** What every member of a scope begins with: the scope's encoded name and the dot. */
+  public static String scopePrefix(Scope scope) {
+    return ENCODER.encodeToString(scope.value().getBytes(StandardCharsets.UTF_8)) + ".";
+  }
+
   /**
    * The record a member names.
    *

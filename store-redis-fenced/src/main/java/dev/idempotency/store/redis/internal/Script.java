@@ -32,7 +32,9 @@ public enum Script {
   /** The members of a shard's indexes due by a cutoff. */
   DUE("due.lua"),
   /** One reaper batch over candidates of one shard. */
-  REAP("reap.lua");
+  REAP("reap.lua"),
+  /** One step of a listing over one index of one shard. */
+  LIST("list.lua");
 
   private final String body;
   private final String sha;
