@@ -61,7 +61,8 @@ final class FailoverLoad {
    * @param claimsSent every claim call, the retries after an error and the polls of a key in flight
    *     included
    * @param sideEffects the work's runs, all keys together
-   * @param unavailable from the fault to the last call that failed: callers met errors that long
+   * @param unavailable the longest any caller waited for the store: from the start of a call that
+   *     failed to the end of its caller's next call the store answered
    */
   record Figures(
       String scenario,
@@ -117,7 +118,6 @@ final class FailoverLoad {
       assertThat(caller.done.get())
           .as("calls done before the fault")
           .isLessThan(KEYS * CALLERS_PER_KEY);
-      caller.faultAt.set(System.nanoTime());
       fault.strike();
       for (Future<?> f : calls) {
         f.get(60, TimeUnit.SECONDS);
@@ -146,7 +146,7 @@ final class FailoverLoad {
             caller.claimsSent.get(),
             workRuns.values().stream().mapToLong(AtomicInteger::get).sum(),
             workRuns.values().stream().filter(n -> n.get() > 1).count(),
-            Duration.ofNanos(Math.max(0, caller.lastErrorAt.get() - caller.faultAt.get())),
+            Duration.ofNanos(caller.longestWait.get()),
             caller.outcomes());
     System.out.println(figures);
     return figures;
@@ -159,8 +159,7 @@ final class FailoverLoad {
     private final Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
     final AtomicInteger done = new AtomicInteger();
     final AtomicLong claimsSent = new AtomicLong();
-    final AtomicLong faultAt = new AtomicLong(Long.MAX_VALUE);
-    final AtomicLong lastErrorAt = new AtomicLong();
+    final AtomicLong longestWait = new AtomicLong();
 
     Caller(KeyStore store, Map<RecordId, AtomicInteger> workRuns) {
       this.store = store;
@@ -177,14 +176,17 @@ final class FailoverLoad {
 
     private void callUninterruptibly(RecordId id) throws InterruptedException {
       boolean failedOnce = false;
+      long failedSince = -1; // the start of the first call of a run of failed ones
       while (true) {
         ClaimOutcome outcome;
+        long sent = System.nanoTime();
         try {
           claimsSent.incrementAndGet();
           outcome = store.claim(new ClaimRequest(id, FP, Instant.now(), LEASE, WINDOW));
+          failedSince = answered(failedSince);
         } catch (StoreUnavailableException e) { // the client retries, same key
           failedOnce = true;
-          failed();
+          failedSince = failedSince < 0 ? sent : failedSince;
           TimeUnit.MILLISECONDS.sleep(50);
           continue;
         }
@@ -202,11 +204,14 @@ final class FailoverLoad {
         workRuns.get(id).incrementAndGet(); // the side effect
         TimeUnit.NANOSECONDS.sleep(WORK.toNanos());
         while (true) {
+          sent = System.nanoTime();
           try {
             store.complete(id, claimed.fence(), RESPONSE, Instant.now());
+            answered(failedSince);
             count(failedOnce ? "ran the work, after an error" : "ran the work");
             return;
           } catch (LeaseLostException e) {
+            failedSince = answered(failedSince);
             outcomes
                 .computeIfAbsent("lease lost after the work", o -> new AtomicInteger())
                 .incrementAndGet();
@@ -214,15 +219,19 @@ final class FailoverLoad {
             break; // claim again: the client retries its key
           } catch (StoreUnavailableException e) {
             failedOnce = true;
-            failed();
+            failedSince = failedSince < 0 ? sent : failedSince;
             TimeUnit.MILLISECONDS.sleep(50);
           }
         }
       }
     }
 
-    private void failed() {
-      lastErrorAt.accumulateAndGet(System.nanoTime(), Math::max);
+    /** A call the store answered: ends the caller's wait that began with {@code failedSince}. */
+    private long answered(long failedSince) {
+      if (failedSince >= 0) {
+        longestWait.accumulateAndGet(System.nanoTime() - failedSince, Math::max);
+      }
+      return -1;
     }
 
     private void count(String outcome) {

@@ -2,6 +2,7 @@ package dev.idempotency.store.redis;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.codec.StringCodec;
@@ -111,6 +112,37 @@ final class RedisSentinelProcesses implements AutoCloseable {
     while (!replicationOf(promoted).contains("role:master")) {
       check(deadline, "the promoted replica " + promoted.port() + " is not primary");
     }
+  }
+
+  /**
+   * Cuts both replicas off the primary, as a partition would: freezes them with one {@code kill
+   * -STOP}, so that they cannot reconnect, then closes their links on the primary ({@code CLIENT
+   * KILL TYPE replica}). From here on the primary acknowledges writes that no replica will get;
+   * what was sent before stays in the frozen replicas' socket buffers and is applied when they are
+   * thawed. Call before any failover (servers 1 and 2 are the replicas).
+   */
+  void cutOffReplicas() throws Exception {
+    Process kill =
+        new ProcessBuilder(
+                "/bin/kill",
+                "-STOP",
+                Long.toString(servers.get(1).pid()),
+                Long.toString(servers.get(2).pid()))
+            .start();
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      fail("kill -STOP of the replicas failed");
+    }
+    long closed =
+        RedisClusterProcesses.sync(servers.get(0), c -> c.clientKill(KillArgs.Builder.typeSlave()));
+    if (closed != 2) {
+      fail("CLIENT KILL TYPE replica closed " + closed + " links, not 2");
+    }
+  }
+
+  /** {@code kill -CONT} of both replicas. */
+  void thawReplicas() throws Exception {
+    servers.get(1).thaw();
+    servers.get(2).thaw();
   }
 
   private void awaitReady(Duration timeout) throws Exception {
