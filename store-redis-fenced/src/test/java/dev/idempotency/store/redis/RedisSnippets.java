@@ -54,4 +54,21 @@ final class RedisSnippets {
     // end::cluster[]
     return store;
   }
+
+  static RedisKeyStore sentinel() {
+    // tag::sentinel[]
+    RedisURI sentinels =
+        RedisURI.Builder.sentinel("sentinel-1", 26379, "idem-primary") // the master id
+            .withSentinel("sentinel-2", 26379)
+            .withSentinel("sentinel-3", 26379)
+            .build();
+    RedisClient client = RedisClient.create();
+    RedisKeyStore store =
+        RedisKeyStore.builder(client.connect(ByteArrayCodec.INSTANCE, sentinels))
+            .waitForReplicas( // optional: what it buys and costs is measured in deployments.md
+                1, Duration.ofMillis(500), client.connect(ByteArrayCodec.INSTANCE, sentinels))
+            .build();
+    // end::sentinel[]
+    return store;
+  }
 }
