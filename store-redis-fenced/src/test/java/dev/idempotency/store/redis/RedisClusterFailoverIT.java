@@ -3,6 +3,8 @@ package dev.idempotency.store.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.store.redis.internal.KeyLayout;
+import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -29,6 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 class RedisClusterFailoverIT {
   private static final Duration NODE_TIMEOUT = Duration.ofSeconds(1);
   private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
+  private static final Duration CUT_OFF = Duration.ofSeconds(1);
+  private static final Duration URI_TIMEOUT = Duration.ofSeconds(1);
 
   /** An index shard's key: its primary holds a third of the records. */
   private static final byte[] SHARD =
@@ -36,8 +40,32 @@ class RedisClusterFailoverIT {
 
   @Test
   void aPrimaryKilledUnderLoadFailsOverAndEveryKeyEndsComplete(@TempDir Path dir) throws Exception {
+    FailoverLoad.Figures figures = run(dir, false);
+
+    assertThat(figures.sideEffects()).isGreaterThanOrEqualTo(FailoverLoad.KEYS);
+  }
+
+  /**
+   * The replica of the primary killed cut off from it for a second before the kill, as a partition
+   * would: frozen ({@code kill -STOP}, so that it cannot reconnect) and its link closed on the
+   * primary ({@code CLIENT KILL TYPE replica}), then woken after the kill. The claims and
+   * completions the primary acknowledged meanwhile are lost, and their keys run again.
+   */
+  @Test
+  void aReplicaCutOffWhenItsPrimaryDiesLosesAcknowledgedWritesAndRunsKeysTwice(@TempDir Path dir)
+      throws Exception {
+    FailoverLoad.Figures figures = run(dir, true);
+
+    assertThat(figures.keysRunTwice()).as("%s", figures).isPositive();
+  }
+
+  private static FailoverLoad.Figures run(Path dir, boolean cutOff) throws Exception {
     try (RedisClusterOfSix cluster = RedisClusterOfSix.start(dir, NODE_TIMEOUT)) {
-      RedisClusterClient client = RedisClusterClient.create(cluster.uris());
+      RedisClusterClient client =
+          RedisClusterClient.create(
+              cluster.uris().stream()
+                  .map(u -> RedisURI.builder(u).withTimeout(URI_TIMEOUT).build())
+                  .toList());
       client.setOptions(
           ClusterClientOptions.builder()
               .topologyRefreshOptions(RedisClusterProcesses.RECOMMENDED_REFRESH)
@@ -47,21 +75,34 @@ class RedisClusterFailoverIT {
         RedisKeyStore store =
             RedisKeyStore.builder(connection).commandTimeout(COMMAND_TIMEOUT).build();
         RedisServerProcess primary = cluster.primaryOf(SHARD);
+        RedisServerProcess replica = cluster.replicaOf(primary);
         long[] failover = new long[1];
         FailoverLoad.Figures figures =
             FailoverLoad.run(
-                "Cluster, recommended topology refresh",
+                "Cluster, recommended topology refresh"
+                    + (cutOff ? ", the replica cut off 1 s before the kill" : ""),
                 store,
                 () -> {
+                  if (cutOff) {
+                    replica.freeze();
+                    long closed =
+                        RedisClusterProcesses.sync(
+                            primary, c -> c.clientKill(KillArgs.Builder.typeSlave()));
+                    assertThat(closed).as("replica links closed").isOne();
+                    Thread.sleep(CUT_OFF.toMillis());
+                  }
                   long killed = System.nanoTime();
                   primary.killDashNine();
+                  if (cutOff) {
+                    replica.thaw();
+                  }
                   cluster.awaitFailover(primary, SHARD, Duration.ofSeconds(30));
                   failover[0] = System.nanoTime() - killed;
                 });
         System.out.printf(
             "FAILOVER Cluster: cluster_state:ok and the slot served again %.2f s after the kill%n",
             failover[0] / 1e9);
-        assertThat(figures.sideEffects()).isGreaterThanOrEqualTo(FailoverLoad.KEYS);
+        return figures;
       } finally {
         client.shutdown();
       }
