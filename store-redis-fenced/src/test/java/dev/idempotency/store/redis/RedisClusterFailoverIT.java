@@ -22,9 +22,11 @@ import org.junit.jupiter.api.io.TempDir;
  * under load ({@link FailoverLoad}) and its replica takes its slots over: how many keys ran their
  * work twice, and how long callers met errors. The records spread over the Cluster's default 64
  * index shards, so about a third of the keys live on the primary killed. The connection has the
- * topology refresh docs/stores-redis.md recommends. Cluster replication is asynchronous: a write
- * the killed primary acknowledged and had not yet sent to its replica is lost, and its key runs
- * again when the caller retries.
+ * topology refresh docs/stores-redis.md recommends, and seed URIs whose timeout is the store's
+ * command timeout: with Lettuce's default (60 s), a run whose replica was frozen around the kill
+ * left callers unable to reach the failed-over slots for 59 s; with a 1 s timeout, for 1.1 s.
+ * Cluster replication is asynchronous: a write the killed primary acknowledged and had not yet sent
+ * to its replica is lost, and its key runs again when the caller retries.
  */
 @Timeout(150)
 @Tag("slow")
@@ -32,7 +34,12 @@ class RedisClusterFailoverIT {
   private static final Duration NODE_TIMEOUT = Duration.ofSeconds(1);
   private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
   private static final Duration CUT_OFF = Duration.ofSeconds(1);
-  private static final Duration URI_TIMEOUT = Duration.ofSeconds(1);
+
+  /**
+   * How long Lettuce waits for a node that does not answer, its topology refresh included: the
+   * store's command timeout.
+   */
+  private static final Duration URI_TIMEOUT = COMMAND_TIMEOUT;
 
   /** An index shard's key: its primary holds a third of the records. */
   private static final byte[] SHARD =

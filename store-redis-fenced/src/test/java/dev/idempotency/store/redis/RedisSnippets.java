@@ -8,7 +8,7 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.time.Duration;
-import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * The code of docs/stores-redis.md, compiled here, where Lettuce is on the class path; the examples
@@ -34,10 +34,13 @@ final class RedisSnippets {
     // tag::cluster[]
     RedisClusterClient client =
         RedisClusterClient.create(
-            List.of(
-                RedisURI.create("redis://node-1:6379"),
-                RedisURI.create("redis://node-2:6379"),
-                RedisURI.create("redis://node-3:6379")));
+            Stream.of("redis://node-1:6379", "redis://node-2:6379", "redis://node-3:6379")
+                .map(
+                    uri ->
+                        RedisURI.builder(RedisURI.create(uri))
+                            .withTimeout(Duration.ofSeconds(2)) // the store's commandTimeout
+                            .build())
+                .toList());
     client.setOptions(
         ClusterClientOptions.builder()
             .topologyRefreshOptions(
