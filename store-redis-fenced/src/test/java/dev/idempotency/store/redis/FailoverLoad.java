@@ -50,7 +50,7 @@ final class FailoverLoad {
   private static final StoredResponse RESPONSE =
       StoredResponse.of(200, "ok".getBytes(StandardCharsets.UTF_8));
 
-  /** The fault: {@code kill -9} of a primary. */
+  /** The fault the test strikes: a primary killed, and whatever it does before or after. */
   interface Fault {
     void strike() throws Exception;
   }

@@ -122,16 +122,7 @@ final class RedisSentinelProcesses implements AutoCloseable {
    * thawed. Call before any failover (servers 1 and 2 are the replicas).
    */
   void cutOffReplicas() throws Exception {
-    Process kill =
-        new ProcessBuilder(
-                "/bin/kill",
-                "-STOP",
-                Long.toString(servers.get(1).pid()),
-                Long.toString(servers.get(2).pid()))
-            .start();
-    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-      fail("kill -STOP of the replicas failed");
-    }
+    RedisServerProcess.freezeTogether(servers.get(1), servers.get(2));
     long closed =
         RedisClusterProcesses.sync(servers.get(0), c -> c.clientKill(KillArgs.Builder.typeSlave()));
     if (closed != 2) {

@@ -170,10 +170,27 @@ final class RedisServerProcess implements AutoCloseable {
     killOnExit = ChildProcesses.killOnExit(process);
   }
 
+  /**
+   * {@code kill -STOP} of every one of {@code servers} in one {@code kill} command, so that none
+   * runs on while another is already frozen (two replicas of one primary: neither takes a write the
+   * other has not).
+   */
+  static void freezeTogether(RedisServerProcess... servers) throws Exception {
+    signal("STOP", servers);
+  }
+
   private void signal(String signal) throws Exception {
-    Process kill = new ProcessBuilder("/bin/kill", "-" + signal, Long.toString(pid())).start();
+    signal(signal, this);
+  }
+
+  private static void signal(String signal, RedisServerProcess... servers) throws Exception {
+    List<String> command = new ArrayList<>(List.of("/bin/kill", "-" + signal));
+    for (RedisServerProcess server : servers) {
+      command.add(Long.toString(server.pid()));
+    }
+    Process kill = new ProcessBuilder(command).start();
     assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
-    assertThat(kill.exitValue()).as("kill -" + signal + " " + pid()).isZero();
+    assertThat(kill.exitValue()).as(String.join(" ", command)).isZero();
   }
 
   String log() {
