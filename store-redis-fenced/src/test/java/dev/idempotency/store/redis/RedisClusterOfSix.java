@@ -72,6 +72,15 @@ final class RedisClusterOfSix implements AutoCloseable {
     return nodes.stream().filter(n -> n.port() == port).findFirst().orElseThrow();
   }
 
+  /** The replica of {@code primary}, as its {@code INFO replication} says. */
+  RedisServerProcess replicaOf(RedisServerProcess primary) {
+    return nodes.stream()
+        .filter(
+            n -> RedisClusterProcesses.infoOf(n).contains("master_port:" + primary.port() + "\r\n"))
+        .findFirst()
+        .orElseThrow();
+  }
+
   private static int primaryPort(RedisCommands<String, String> c, int slot) {
     for (Object range : c.clusterSlots()) {
       List<?> r = (List<?>) range;

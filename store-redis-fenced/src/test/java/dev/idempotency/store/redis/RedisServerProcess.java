@@ -26,13 +26,16 @@ import org.junit.jupiter.api.Assumptions;
 final class RedisServerProcess implements AutoCloseable {
   private final Path dir;
   private final int port;
+  private final List<String> leading;
   private final List<String> options;
   private Process process;
   private Thread killOnExit;
 
-  private RedisServerProcess(Path dir, int port, List<String> options) throws IOException {
+  private RedisServerProcess(Path dir, int port, List<String> leading, List<String> options)
+      throws IOException {
     this.dir = dir;
     this.port = port;
+    this.leading = leading;
     this.options = options;
     this.process = launch();
     this.killOnExit = ChildProcesses.killOnExit(process);
@@ -44,7 +47,20 @@ final class RedisServerProcess implements AutoCloseable {
    */
   static RedisServerProcess start(Path dir, String... options) throws IOException {
     requireBinary();
-    return new RedisServerProcess(dir, freePort(), List.of(options));
+    return new RedisServerProcess(dir, freePort(), List.of(), List.of(options));
+  }
+
+  /**
+   * Starts a Sentinel ({@code redis-server sentinel.conf --sentinel}) whose configuration file, in
+   * {@code dir}, holds {@code configLines}: Sentinel needs a file it can rewrite (it records there
+   * the replicas, the other sentinels and each failover), so its settings cannot all be options.
+   */
+  static RedisServerProcess startSentinel(Path dir, List<String> configLines) throws IOException {
+    requireBinary();
+    Path config = dir.resolve("sentinel.conf");
+    Files.write(config, configLines, StandardCharsets.UTF_8);
+    return new RedisServerProcess(
+        dir, freePort(), List.of(config.toString(), "--sentinel"), List.of());
   }
 
   /** Fails (CI) or skips (locally) unless {@code redis-server} is on the {@code PATH}. */
@@ -77,9 +93,10 @@ final class RedisServerProcess implements AutoCloseable {
 
   private Process launch() throws IOException {
     List<String> command = new ArrayList<>();
+    command.add("redis-server");
+    command.addAll(leading);
     command.addAll(
         List.of(
-            "redis-server",
             "--port",
             Integer.toString(port),
             "--bind",
@@ -153,10 +170,27 @@ final class RedisServerProcess implements AutoCloseable {
     killOnExit = ChildProcesses.killOnExit(process);
   }
 
+  /**
+   * {@code kill -STOP} of every one of {@code servers} in one {@code kill} command, so that none
+   * runs on while another is already frozen (two replicas of one primary: neither takes a write the
+   * other has not).
+   */
+  static void freezeTogether(RedisServerProcess... servers) throws Exception {
+    signal("STOP", servers);
+  }
+
   private void signal(String signal) throws Exception {
-    Process kill = new ProcessBuilder("/bin/kill", "-" + signal, Long.toString(pid())).start();
+    signal(signal, this);
+  }
+
+  private static void signal(String signal, RedisServerProcess... servers) throws Exception {
+    List<String> command = new ArrayList<>(List.of("/bin/kill", "-" + signal));
+    for (RedisServerProcess server : servers) {
+      command.add(Long.toString(server.pid()));
+    }
+    Process kill = new ProcessBuilder(command).start();
     assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
-    assertThat(kill.exitValue()).as("kill -" + signal + " " + pid()).isZero();
+    assertThat(kill.exitValue()).as(String.join(" ", command)).isZero();
   }
 
   String log() {

@@ -8,7 +8,7 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.time.Duration;
-import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * The code of docs/stores-redis.md, compiled here, where Lettuce is on the class path; the examples
@@ -34,10 +34,13 @@ final class RedisSnippets {
     // tag::cluster[]
     RedisClusterClient client =
         RedisClusterClient.create(
-            List.of(
-                RedisURI.create("redis://node-1:6379"),
-                RedisURI.create("redis://node-2:6379"),
-                RedisURI.create("redis://node-3:6379")));
+            Stream.of("redis://node-1:6379", "redis://node-2:6379", "redis://node-3:6379")
+                .map(
+                    uri ->
+                        RedisURI.builder(RedisURI.create(uri))
+                            .withTimeout(Duration.ofSeconds(2)) // the store's commandTimeout
+                            .build())
+                .toList());
     client.setOptions(
         ClusterClientOptions.builder()
             .topologyRefreshOptions(
@@ -52,6 +55,23 @@ final class RedisSnippets {
             .build());
     RedisKeyStore store = RedisKeyStore.builder(client.connect(ByteArrayCodec.INSTANCE)).build();
     // end::cluster[]
+    return store;
+  }
+
+  static RedisKeyStore sentinel() {
+    // tag::sentinel[]
+    RedisURI sentinels =
+        RedisURI.Builder.sentinel("sentinel-1", 26379, "idem-primary") // the master id
+            .withSentinel("sentinel-2", 26379)
+            .withSentinel("sentinel-3", 26379)
+            .build();
+    RedisClient client = RedisClient.create();
+    RedisKeyStore store =
+        RedisKeyStore.builder(client.connect(ByteArrayCodec.INSTANCE, sentinels))
+            .waitForReplicas( // optional: what it buys and costs is measured in deployments.md
+                1, Duration.ofMillis(500), client.connect(ByteArrayCodec.INSTANCE, sentinels))
+            .build();
+    // end::sentinel[]
     return store;
   }
 }
