@@ -20,7 +20,11 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * MySQL 8 and MariaDB 10.11: {@code INSERT … ON DUPLICATE KEY UPDATE} with conditional assignments.
+ * MySQL 8 and MariaDB 10.11: after the plain read that opens every claim ({@link SqlDialect#claim})
+ * found no record or a claimable one, {@code INSERT … ON DUPLICATE KEY UPDATE} with conditional
+ * assignments. A replay, a mismatch or a live lease is answered by that read alone, a plain
+ * (non-locking) {@code SELECT} that writes nothing; the statement below decides on the newest row,
+ * under its lock, whatever the read saw.
  *
  * <p>MySQL evaluates the assignments left to right and each one sees the columns already assigned,
  * so the first assignment decides on the old row and marks the decision with this statement's

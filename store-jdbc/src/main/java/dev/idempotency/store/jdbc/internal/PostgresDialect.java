@@ -14,13 +14,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * PostgreSQL: one statement of three CTE branches: the existing row as of the statement's snapshot,
- * an {@code INSERT … ON CONFLICT DO NOTHING} when there is none, and a conditional {@code UPDATE}
- * when it is claimable. Replays, mismatches and in-flight answers are decided from the snapshot and
- * write nothing. A row inserted by a concurrent transaction after the snapshot makes the statement
- * return nothing, and the caller reads again (the one case of two round trips). An attempt after
- * one that did not settle runs the same statement with the existing row read {@code FOR UPDATE}, so
- * that it decides on the newest row under its lock.
+ * PostgreSQL: after the plain read that opens every claim ({@link SqlDialect#claim}) found no
+ * record or a claimable one, one statement of three CTE branches: the existing row as of the
+ * statement's snapshot, an {@code INSERT … ON CONFLICT DO NOTHING} when there is none, and a
+ * conditional {@code UPDATE} when it is claimable. A replay, mismatch or in-flight answer that the
+ * row shows by then (it changed since the read) is decided from the snapshot and writes nothing. A
+ * row inserted by a concurrent transaction after the snapshot makes the statement return nothing,
+ * and the caller reads again (the one case of two round trips). An attempt after one that did not
+ * settle runs the same statement with the existing row read {@code FOR UPDATE}, so that it decides
+ * on the newest row under its lock.
  */
 final class PostgresDialect extends SqlDialect {
   private final NamedSql claim;
