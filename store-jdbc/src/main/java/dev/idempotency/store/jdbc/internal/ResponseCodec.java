@@ -46,7 +46,8 @@ public final class ResponseCodec {
   /**
    * Rebuilds a response from its three columns. Read straight from the array (each string decoded
    * in place, a header's single value as a one-element list): a replay decodes the headers on every
-   * call, and a stream over a copy of every string took a fifth of a replay's CPU in the store.
+   * call, and a stream over a copy of every string took 7 of the 17 CPU samples with a library
+   * frame in a profile of replays on PostgreSQL.
    */
   public static StoredResponse decode(int status, byte[] headers, byte[] body) {
     try {
