@@ -50,12 +50,13 @@ import javax.sql.DataSource;
  *     .build();                                          // detects the dialect, checks the table
  * }</pre>
  *
- * <p>Every claim is one statement the database arbitrates (see {@code docs/stores-jdbc.md} for each
- * dialect's); every later write is an {@code UPDATE … WHERE fence = ? AND state = 'I'}. Each SPI
- * call takes a connection from the {@code DataSource}, runs in its own transaction (committing
- * itself if the pool hands out connections without auto-commit) and returns it. Times are judged by
- * the database clock unless {@link JdbcKeyStoreBuilder#clockSource(ClockSource)
- * clockSource(ENGINE)} is set.
+ * <p>Every claim opens with one plain primary-key read, which alone answers a replay, a mismatch or
+ * a live lease (no lock, no write, no commit); only an absent or claimable record goes on to one
+ * statement the database arbitrates (see {@code docs/stores-jdbc.md} for each dialect's). Every
+ * later write is an {@code UPDATE … WHERE fence = ? AND state = 'I'}. Each SPI call takes a
+ * connection from the {@code DataSource}, runs in its own transaction (committing itself if the
+ * pool hands out connections without auto-commit) and returns it. Times are judged by the database
+ * clock unless {@link JdbcKeyStoreBuilder#clockSource(ClockSource) clockSource(ENGINE)} is set.
  *
  * <p>Thread-safe and immutable; share one instance per table.
  */

@@ -11,7 +11,9 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
@@ -33,6 +35,28 @@ final class CountingDataSource implements DataSource {
   private final DataSource delegate;
   private final AtomicInteger roundTrips = new AtomicInteger();
   private final List<Integer> queryTimeouts = new CopyOnWriteArrayList<>();
+  private final AtomicReference<Interleaved> interleaved = new AtomicReference<>();
+
+  /** What a test runs between two statements of one connection. */
+  @FunctionalInterface
+  interface Interleaved {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code action} once, on the calling thread, just before the statement that follows a
+   * claim's opening read (the record's plain primary-key {@code SELECT}) on the same connection:
+   * between the read and the statement that arbitrates the claim. The action must use other
+   * connections; it is disarmed before it runs, so its own statements do not trigger it.
+   */
+  void afterClaimRead(Interleaved action) {
+    interleaved.set(action);
+  }
+
+  /** Whether the action of {@link #afterClaimRead} is still waiting for its statement. */
+  boolean interleavePending() {
+    return interleaved.get() != null;
+  }
 
   CountingDataSource(DataSource delegate) {
     this.delegate = delegate;
@@ -63,6 +87,7 @@ final class CountingDataSource implements DataSource {
   }
 
   private Connection wrap(Connection c) {
+    AtomicBoolean afterRead = new AtomicBoolean();
     InvocationHandler h =
         (proxy, method, args) -> {
           String name = method.getName();
@@ -72,7 +97,8 @@ final class CountingDataSource implements DataSource {
           Object result = invoke(c, method, args);
           if (result instanceof Statement s
               && (name.equals("prepareStatement") || name.equals("createStatement"))) {
-            return wrapStatement(s, method.getReturnType());
+            String sql = args != null && args.length > 0 && args[0] instanceof String q ? q : "";
+            return wrapStatement(s, method.getReturnType(), sql, afterRead);
           }
           return result;
         };
@@ -80,11 +106,21 @@ final class CountingDataSource implements DataSource {
         Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class}, h);
   }
 
-  private Object wrapStatement(Statement s, Class<?> type) {
+  /** How the store's plain read of one record begins (H2's claim, a MERGE, begins so too). */
+  private static final String RECORD_READ = "SELECT scope, idem_key, state, fingerprint";
+
+  private Object wrapStatement(Statement s, Class<?> type, String sql, AtomicBoolean afterRead) {
+    boolean isRead = sql.startsWith(RECORD_READ) && !sql.contains("MERGE");
     InvocationHandler h =
         (proxy, method, args) -> {
           if (EXECUTIONS.contains(method.getName())) {
             roundTrips.incrementAndGet();
+            if (afterRead.getAndSet(isRead)) {
+              Interleaved action = interleaved.getAndSet(null);
+              if (action != null) {
+                action.run();
+              }
+            }
           } else if (method.getName().equals("setQueryTimeout")) {
             queryTimeouts.add((Integer) args[0]);
           }

@@ -20,11 +20,6 @@ class H2JdbcKeyStoreTest extends AbstractJdbcKeyStoreTest {
     return Dialect.H2;
   }
 
-  @Override
-  int replayRoundTrips() {
-    return 1;
-  }
-
   /**
    * The read that finds the record claimable, the row's lock, the claim, the read that confirms it,
    * and the commit of the claim's own transaction (H2Dialect#claimOnce).

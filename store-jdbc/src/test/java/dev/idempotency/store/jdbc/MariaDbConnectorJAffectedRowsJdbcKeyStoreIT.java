@@ -4,8 +4,7 @@ import dev.idempotency.testing.TestDatabases;
 
 /**
  * The JDBC store's own tests against {@link TestDatabases#MARIADB_CONNECTOR_J_AFFECTED_ROWS},
- * claiming with MySQL's statement: a replay or a takeover reads the row in a second statement
- * there.
+ * claiming with MySQL's statement: a takeover reads the row it took in a third statement there.
  */
 class MariaDbConnectorJAffectedRowsJdbcKeyStoreIT extends AbstractJdbcKeyStoreTest {
   @Override
@@ -19,18 +18,13 @@ class MariaDbConnectorJAffectedRowsJdbcKeyStoreIT extends AbstractJdbcKeyStoreTe
   }
 
   @Override
-  int replayRoundTrips() {
-    return 2;
+  int takeoverRoundTrips() {
+    return 3;
   }
 
   /** MySQL's claim statement, the decision in the insert id, run on MariaDB. */
   @Override
   JdbcKeyStoreBuilder configure(JdbcKeyStoreBuilder builder) {
     return builder.mysqlClaimStatement();
-  }
-
-  @Override
-  boolean losingClaimsWrite() {
-    return true;
   }
 }

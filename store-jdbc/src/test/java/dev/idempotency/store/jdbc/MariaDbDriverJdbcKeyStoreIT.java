@@ -13,9 +13,4 @@ class MariaDbDriverJdbcKeyStoreIT extends AbstractJdbcKeyStoreTest {
   Dialect expectedDialect() {
     return Dialect.MYSQL;
   }
-
-  @Override
-  int replayRoundTrips() {
-    return 1;
-  }
 }

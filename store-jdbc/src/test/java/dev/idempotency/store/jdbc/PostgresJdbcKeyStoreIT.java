@@ -13,9 +13,4 @@ class PostgresJdbcKeyStoreIT extends AbstractJdbcKeyStoreTest {
   Dialect expectedDialect() {
     return Dialect.POSTGRESQL;
   }
-
-  @Override
-  int replayRoundTrips() {
-    return 1;
-  }
 }

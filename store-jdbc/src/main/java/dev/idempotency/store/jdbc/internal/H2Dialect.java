@@ -299,19 +299,12 @@ final class H2Dialect extends SqlDialect {
    * claim catches a loser that was told it won: unless the row shows the record in flight under the
    * claim's fence, the claim decides again on the committed record ({@code SqlDialect#claim}), as a
    * claim that lost the race does. {@code lostBefore} changes nothing here. A record the claim
-   * cannot take (complete, in flight under a live lease, another fingerprint's) is answered from a
-   * plain read first, before any lock.
+   * cannot take (complete, in flight under a live lease, another fingerprint's) never gets here:
+   * the read that opens every claim ({@link SqlDialect#claim}) answers it, before any lock.
    */
   @Override
   @Nullable ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore)
       throws SQLException {
-    // a replay, a live lease or another request's key is decided by one read of the committed
-    // record, with nothing to lock or write: in process the read costs microseconds, so a fresh
-    // claim pays little for it, and a replay skips the transaction
-    ClaimOutcome decided = readOutcome(c, p);
-    if (decided != null) {
-      return decided;
-    }
     boolean own = c.getAutoCommit();
     if (own) {
       c.setAutoCommit(false);

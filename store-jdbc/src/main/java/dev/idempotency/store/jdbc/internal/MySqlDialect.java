@@ -22,7 +22,11 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * MySQL 8 and MariaDB 10.11: {@code INSERT … ON DUPLICATE KEY UPDATE} with conditional assignments.
+ * MySQL 8 and MariaDB 10.11: after the plain read that opens every claim ({@link SqlDialect#claim})
+ * found no record or a claimable one, {@code INSERT … ON DUPLICATE KEY UPDATE} with conditional
+ * assignments. A replay, a mismatch or a live lease is answered by that read alone, a plain
+ * (non-locking) {@code SELECT} that writes nothing; the statement below decides on the newest row,
+ * under its lock, whatever the read saw.
  *
  * <p>MySQL evaluates the assignments left to right and each one sees the columns already assigned,
  * so the first assignment decides on the old row and marks the decision with this statement's
@@ -59,6 +63,7 @@ final class MySqlDialect extends SqlDialect {
 
   private final NamedSql claim;
   private final NamedSql claimReturning;
+  private final NamedSql insertReturning;
 
   /** Whether the server runs {@link #claimReturning}: learned from the first claim's connection. */
   private volatile @Nullable Boolean returning;
@@ -117,6 +122,24 @@ final class MySqlDialect extends SqlDialect {
                     "claim_nonce = IF(" + claimable + ", VALUES(claim_nonce), claim_nonce)",
                     "(claim_nonce = VALUES(claim_nonce) OR " + claimable + ")")
                 + " RETURNING %s, claim_nonce, claim_kind, %s AS db_now".formatted(Row.COLUMNS, n));
+    insertReturning = NamedSql.parse(insertReturning(t, n));
+  }
+
+  /**
+   * MariaDB, a key the claim's read found no record of: the insert alone, which InnoDB runs without
+   * looking for a row to update and MariaDB parses without the dozen conditional assignments. A row
+   * inserted meanwhile fails it with a duplicate key, and the claim then runs {@link
+   * #claimReturning}.
+   */
+  private static String insertReturning(String t, String n) {
+    return """
+        INSERT INTO {table} (scope, idem_key, state, fingerprint, fence, lease_expires_at_ns,
+          completed_at_ns, retain_from_ns, claim_kind, claim_nonce, row_version)
+        VALUES (:scope, :key, 'I', :fp, {clock}, {now} + :lease, NULL, {now} + :lease, 'F', :nonce, 1)
+        RETURNING fence"""
+        .replace("{clock}", CLOCK_MICROS)
+        .replace("{table}", t)
+        .replace("{now}", n);
   }
 
   /**
@@ -253,12 +276,45 @@ final class MySqlDialect extends SqlDialect {
       throws SQLException {
     long nonce = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
     p.nonce(nonce);
+    return returnsRows(c) ? claimReturning(c, p, nonce) : claimByInsertId(c, p);
+  }
+
+  /**
+   * On MariaDB the plain {@link #insertReturning}; on MySQL the claim statement, whose insert id
+   * carries the decision.
+   */
+  @Override
+  @Nullable ClaimOutcome claimAbsent(Connection c, ParamValues p) throws SQLException {
+    if (!returnsRows(c)) {
+      return claimOnce(c, p, false);
+    }
+    p.nonce(ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE));
+    // execute, not executeQuery: MySQL Connector/J refuses an INSERT in executeQuery
+    try (PreparedStatement ps = prepare(insertReturning, c, p)) {
+      if (!ps.execute()) {
+        throw new KeyStoreException(
+            "the MariaDB claim insert on " + names.table() + " returned no row");
+      }
+      try (ResultSet rs = ps.getResultSet()) {
+        if (!rs.next()) {
+          throw new KeyStoreException(
+              "the MariaDB claim insert on " + names.table() + " returned no row");
+        }
+        return ClaimOutcome.Claimed.fresh(FenceToken.of(rs.getLong(1)));
+      }
+    }
+  }
+
+  /**
+   * Whether the server runs {@code INSERT … RETURNING}: learned once, from a claim's connection.
+   */
+  private boolean returnsRows(Connection c) throws SQLException {
     Boolean mariaDb = returning;
     if (mariaDb == null) {
       mariaDb = returnsRows(c.getMetaData().getDatabaseProductVersion());
       returning = mariaDb;
     }
-    return mariaDb ? claimReturning(c, p, nonce) : claimByInsertId(c, p);
+    return mariaDb;
   }
 
   /**

@@ -14,17 +14,20 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * PostgreSQL: one statement of three CTE branches: the existing row as of the statement's snapshot,
- * an {@code INSERT … ON CONFLICT DO NOTHING} when there is none, and a conditional {@code UPDATE}
- * when it is claimable. Replays, mismatches and in-flight answers are decided from the snapshot and
- * write nothing. A row inserted by a concurrent transaction after the snapshot makes the statement
- * return nothing, and the caller reads again (the one case of two round trips). An attempt after
- * one that did not settle runs the same statement with the existing row read {@code FOR UPDATE}, so
- * that it decides on the newest row under its lock.
+ * PostgreSQL: after the plain read that opens every claim ({@link SqlDialect#claim}) found no
+ * record or a claimable one, one statement of three CTE branches: the existing row as of the
+ * statement's snapshot, an {@code INSERT … ON CONFLICT DO NOTHING} when there is none, and a
+ * conditional {@code UPDATE} when it is claimable. A replay, mismatch or in-flight answer that the
+ * row shows by then (it changed since the read) is decided from the snapshot and writes nothing. A
+ * row inserted by a concurrent transaction after the snapshot makes the statement return nothing,
+ * and the caller reads again (the one case of two round trips). An attempt after one that did not
+ * settle runs the same statement with the existing row read {@code FOR UPDATE}, so that it decides
+ * on the newest row under its lock.
  */
 final class PostgresDialect extends SqlDialect {
   private final NamedSql claim;
   private final NamedSql claimLocked;
+  private final NamedSql insertFresh;
   private final NamedSql firstLook;
   private final NamedSql awaitKeyLock;
   private final NamedSql upsertClaim;
@@ -54,6 +57,16 @@ final class PostgresDialect extends SqlDialect {
     // claims and releases on one key it can lose every round until it runs out of attempts. Not the
     // first attempt: replays and in-flight answers stay plain reads that take no row lock.
     claimLocked = NamedSql.parse(claimSql(t, n, seq, true));
+    // A key the claim's read found no record of: the insert alone, without the branches that read
+    // and update an existing row. A row inserted meanwhile makes it return nothing (read again).
+    insertFresh =
+        NamedSql.parse(
+            """
+            INSERT INTO {table} {freshColumns} VALUES ({freshRow})
+            ON CONFLICT (scope, idem_key) DO NOTHING RETURNING fence"""
+                .replace("{table}", t)
+                .replace("{freshColumns}", FRESH_COLUMNS)
+                .replace("{freshRow}", freshRow(n, seq)));
     // One-transaction requests for a key serialize on a transaction-scoped advisory lock on its
     // hash, so that a fresh key's record can be inserted once, complete, at the end of the
     // transaction: one heap tuple and its index entries, where claiming first writes the row in
@@ -375,6 +388,14 @@ final class PostgresDialect extends SqlDialect {
         return row.claimedOutcome("T".equals(rs.getString("claim_kind")));
       }
       return row.outcomeOfClaim(rs.getLong("db_now"), p.fingerprint(), p.window());
+    }
+  }
+
+  @Override
+  @Nullable ClaimOutcome claimAbsent(Connection c, ParamValues p) throws SQLException {
+    try (PreparedStatement ps = prepare(insertFresh, c, p);
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? ClaimOutcome.Claimed.fresh(FenceToken.of(rs.getLong(1))) : null;
     }
   }
 

@@ -3,12 +3,11 @@ package dev.idempotency.store.jdbc.internal;
 import dev.idempotency.KeyStoreException;
 import dev.idempotency.StoredResponse;
 import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,30 +43,47 @@ public final class ResponseCodec {
     }
   }
 
-  /** Rebuilds a response from its three columns. */
+  /**
+   * Rebuilds a response from its three columns. Read straight from the array (each string decoded
+   * in place, a header's single value as a one-element list): a replay decodes the headers on every
+   * call, and a stream over a copy of every string took 7 of the 17 CPU samples with a library
+   * frame in a profile of replays on PostgreSQL.
+   */
   public static StoredResponse decode(int status, byte[] headers, byte[] body) {
     try {
-      DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(headers));
-      int version = in.readUnsignedByte();
+      ByteBuffer in = ByteBuffer.wrap(headers);
+      int version = Byte.toUnsignedInt(in.get());
       if (version != VERSION) {
         throw new KeyStoreException(
             "stored response headers have unknown encoding version "
                 + version
                 + "; was the table written by a newer version of idempotency-store-jdbc?");
       }
-      int count = in.readInt();
-      Map<String, List<String>> map = new LinkedHashMap<>();
+      int count = in.getInt();
+      if (count < 0 || count > in.remaining()) {
+        throw new IllegalArgumentException("bad header count " + count);
+      }
+      Map<String, List<String>> map = new LinkedHashMap<>(count * 2);
       for (int i = 0; i < count; i++) {
         String name = readString(in);
-        int n = in.readInt();
-        List<String> values = new ArrayList<>(n);
-        for (int j = 0; j < n; j++) {
-          values.add(readString(in));
+        int n = in.getInt();
+        if (n < 0 || n > in.remaining()) {
+          throw new IllegalArgumentException("bad value count " + n);
+        }
+        List<String> values;
+        if (n == 1) {
+          values = List.of(readString(in));
+        } else {
+          String[] all = new String[n];
+          for (int j = 0; j < n; j++) {
+            all[j] = readString(in);
+          }
+          values = List.of(all);
         }
         map.put(name, values);
       }
       return StoredResponse.of(status, map, body);
-    } catch (IOException | RuntimeException e) {
+    } catch (RuntimeException e) {
       if (e instanceof KeyStoreException k) {
         throw k;
       }
@@ -81,11 +97,13 @@ public final class ResponseCodec {
     out.write(b);
   }
 
-  private static String readString(DataInputStream in) throws IOException {
-    int n = in.readInt();
-    if (n < 0 || n > in.available()) {
-      throw new IOException("bad string length " + n);
+  private static String readString(ByteBuffer in) {
+    int n = in.getInt();
+    if (n < 0 || n > in.remaining()) {
+      throw new IllegalArgumentException("bad string length " + n);
     }
-    return new String(in.readNBytes(n), StandardCharsets.UTF_8);
+    String s = new String(in.array(), in.arrayOffset() + in.position(), n, StandardCharsets.UTF_8);
+    in.position(in.position() + n);
+    return s;
   }
 }

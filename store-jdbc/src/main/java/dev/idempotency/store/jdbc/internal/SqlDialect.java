@@ -269,30 +269,65 @@ public abstract class SqlDialect {
   }
 
   /**
-   * One attempt of the claim: the dialect's single arbitrating statement. Returns the outcome, or
-   * {@code null} when the statement saw no row it may decide by (a same-key insert race): the
-   * caller reads again.
+   * One attempt of the claim's arbitrating statement, made when the read that opens the claim found
+   * no record, or one this request may claim (released, past the window, its own expired lease).
+   * Returns the outcome, or {@code null} when the statement saw no row it may decide by (a same-key
+   * insert race): the caller reads again.
    *
    * @param p the record, {@code :fp}, {@code :lease} and {@code :window}
    * @param lostBefore whether an earlier attempt of this claim did not settle: a dialect whose
-   *     first attempt decides from a snapshot must now decide under the row lock, so that the claim
+   *     statement decides from a snapshot must now decide under the row lock, so that the claim
    *     cannot lose every round
    */
   abstract @Nullable ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore)
       throws SQLException;
 
   /**
-   * The claim: the arbitrating statement, and only when it could not decide, a plain read of the
-   * committed row.
+   * The claim of a key whose opening read found no record: by default the arbitrating statement. A
+   * dialect may send a plain insert instead, cheaper than a statement that also arbitrates an
+   * existing row; the unique constraint still arbitrates it. A record inserted meanwhile makes it
+   * return {@code null} (the caller reads again) or fail with a duplicate key (the caller rolls
+   * back a transaction of its own and runs the arbitrating statement), as a claim that lost an
+   * insert race does.
+   */
+  @Nullable ClaimOutcome claimAbsent(Connection c, ParamValues p) throws SQLException {
+    return claimOnce(c, p, false);
+  }
+
+  /**
+   * The claim: one plain primary-key read of the committed record first, which alone decides every
+   * claim that cannot win (a replay, a live lease, another request's key) with no lock, no write
+   * and no commit; only when the record is absent ({@link #claimAbsent}) or claimable, the
+   * dialect's arbitrating statement ({@link #claimOnce}), which decides again on the newest row:
+   * the unique constraint arbitrates an insert, and a takeover or re-claim is a conditional write
+   * on the row as it is then. A record written, taken over or deleted between the read and that
+   * statement is therefore decided by the statement, not by the read. The read is the claim's first
+   * statement on a connection the store took from the pool, so under {@code REPEATABLE READ} its
+   * snapshot begins there and is not older than the claim; after the arbitrating statement a
+   * dialect reads again only where that read sees the newest row ({@link #claimOnce}'s own write,
+   * or a new snapshot after a rollback).
    *
    * @param autoCommit whether {@code c} commits each statement (otherwise a failed attempt is
    *     rolled back here)
    * @param p the record, {@code :fp}, {@code :lease} and {@code :window}
    */
   public ClaimOutcome claim(Connection c, boolean autoCommit, ParamValues p) throws SQLException {
+    boolean absent;
+    try (PreparedStatement ps = prepare(select, c, p);
+        ResultSet rs = ps.executeQuery()) {
+      absent = !rs.next();
+      if (!absent) {
+        ClaimOutcome decided =
+            Row.read(rs, scopeAsBytes())
+                .outcomeOfClaim(rs.getLong("db_now"), p.fingerprint(), p.window());
+        if (decided != null) {
+          return decided;
+        }
+      }
+    }
     for (int attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
       try {
-        ClaimOutcome o = claimOnce(c, p, attempt > 1);
+        ClaimOutcome o = attempt == 1 && absent ? claimAbsent(c, p) : claimOnce(c, p, attempt > 1);
         if (o == null) {
           o = readOutcome(c, p);
         }
