@@ -57,6 +57,9 @@ final class GaleraCaller {
 
   final AtomicLong lastErrorAt = new AtomicLong();
 
+  /** The last failure of the work's own statement on this thread, to tell it from the store's. */
+  private final ThreadLocal<SQLException> workFailure = new ThreadLocal<>();
+
   /** The longest a single call of the store took, in nanoseconds: a stall shows here. */
   final AtomicLong longestStoreCall = new AtomicLong();
 
@@ -144,6 +147,9 @@ final class GaleraCaller {
                       c.prepareStatement("INSERT INTO " + WORK_TABLE + " (k) VALUES (?)")) {
                     ps.setString(1, id.key().value());
                     ps.executeUpdate(); // the side effect, committed with the claim or not at all
+                  } catch (SQLException e) {
+                    workFailure.set(e); // unchanged: the store retries a deadlock of the work's
+                    throw e;
                   }
                   TimeUnit.NANOSECONDS.sleep(WORK.toNanos());
                   return RESPONSE;
@@ -154,8 +160,10 @@ final class GaleraCaller {
           throw ie;
         }
         failedOnce = true;
-        failed(e);
+        failed(e, e == workFailure.get());
         continue;
+      } finally {
+        workFailure.remove();
       }
       timed(start);
       if (outcome instanceof OneTransactionOutcome.Committed) {
@@ -178,13 +186,23 @@ final class GaleraCaller {
   }
 
   /**
-   * Counts a failed call by its kind and the database's error code, and keeps it if it is not the
-   * store's answer for "try again" ({@link StoreUnavailableException}); pauses before the retry.
+   * Counts a failed call by its kind and the database's error code, and keeps it if it is neither
+   * the store's answer for "try again" ({@link StoreUnavailableException}) nor the work's own
+   * failure, which the store passes on; pauses before the retry.
    */
   private void failed(Exception e) throws InterruptedException {
+    failed(e, false);
+  }
+
+  /**
+   * @param thrownByTheWork whether {@code e} is the work's own statement failing (its connection
+   *     lost with the node, say), which the store rolls back and passes on unchanged
+   */
+  private void failed(Exception e, boolean thrownByTheWork) throws InterruptedException {
     lastErrorAt.accumulateAndGet(System.nanoTime(), Math::max);
-    errors.computeIfAbsent(kind(e), k -> new AtomicInteger()).incrementAndGet();
-    if (!(e instanceof StoreUnavailableException)) {
+    String kind = (thrownByTheWork ? "the work's " : "") + kind(e);
+    errors.computeIfAbsent(kind, k -> new AtomicInteger()).incrementAndGet();
+    if (!(e instanceof StoreUnavailableException) && !thrownByTheWork) {
       unexpected.add(e);
     }
     TimeUnit.MILLISECONDS.sleep(50);
