@@ -148,7 +148,8 @@ final class GaleraCaller {
                     ps.setString(1, id.key().value());
                     ps.executeUpdate(); // the side effect, committed with the claim or not at all
                   } catch (SQLException e) {
-                    workFailure.set(e); // unchanged: the store retries a deadlock of the work's
+                    workFailure.set(
+                        e); // rethrown as it is: the store runs a deadlocked attempt again
                     throw e;
                   }
                   TimeUnit.NANOSECONDS.sleep(WORK.toNanos());

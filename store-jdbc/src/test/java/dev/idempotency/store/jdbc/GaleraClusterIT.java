@@ -94,7 +94,6 @@ class GaleraClusterIT {
   void claimsOfOneKeyOnEveryNodeAtOnce(String mode) throws Exception {
     Run run = new Run("same-time-" + mode, "one-transaction".equals(mode));
     run.go(0);
-    run.report(0);
     assertThat(run.certificationConflicts)
         .as("certification conflicts: claims of one key met on different nodes")
         .isPositive();
@@ -108,7 +107,6 @@ class GaleraClusterIT {
     Run run = new Run("node-loss-" + mode, "one-transaction".equals(mode));
     try {
       run.go(2);
-      run.report(2);
     } finally {
       long start = System.nanoTime();
       cluster.restart(2); // the next run finds three nodes again
@@ -125,6 +123,8 @@ class GaleraClusterIT {
     long certificationConflicts;
     double unavailableSeconds;
     int callsLeftOnKilledNode;
+    int sideEffects;
+    long keysRunTwice;
 
     Run(String name, boolean oneTransaction) {
       this.name = name;
@@ -218,6 +218,10 @@ class GaleraClusterIT {
           unavailableSeconds = Math.max(0, caller.lastErrorAt.get() - killedAt) / 1e9;
         }
         certificationConflicts = conflicts(killNode) - conflictsBefore;
+        Map<String, Integer> perKey = sideEffectsPerKey();
+        sideEffects = perKey.values().stream().mapToInt(Integer::intValue).sum();
+        keysRunTwice = perKey.values().stream().filter(n -> n > 1).count();
+        report(killNode); // the figures first, also of a run that fails below
 
         for (int n = 1; n <= nodes; n++) {
           if (n == killNode) {
@@ -233,7 +237,9 @@ class GaleraClusterIT {
         assertThat(caller.unexpected)
             .as("failures other than StoreUnavailableException and the work's own")
             .isEmpty();
-        assertThat(keysRunTwice()).as("keys whose side effect did not happen once").isEmpty();
+        assertThat(perKey)
+            .as("keys whose side effect did not happen once")
+            .allSatisfy((key, n) -> assertThat(n).as(key).isOne());
       } finally {
         threads.forEach(ExecutorService::shutdownNow);
         pools.forEach(HikariDataSource::close);
@@ -241,19 +247,14 @@ class GaleraClusterIT {
     }
 
     /**
-     * The keys whose side effect happened more than once: the work's calls (two commits) or its
-     * committed rows (one transaction).
+     * The side effects of each key: the work's calls (two commits) or its committed rows (one
+     * transaction).
      */
-    private Map<String, Integer> keysRunTwice() throws Exception {
-      Map<String, Integer> twice = new TreeMap<>();
+    private Map<String, Integer> sideEffectsPerKey() throws Exception {
+      Map<String, Integer> perKey = new TreeMap<>();
       if (!caller.oneTransaction) {
-        caller.workCalls.forEach(
-            (id, n) -> {
-              if (n.get() != 1) {
-                twice.put(id.key().value(), n.get());
-              }
-            });
-        return twice;
+        caller.workCalls.forEach((id, n) -> perKey.put(id.key().value(), n.get()));
+        return perKey;
       }
       Map<String, Integer> rows = new HashMap<>();
       try (HikariDataSource pool = pool(1);
@@ -267,23 +268,16 @@ class GaleraClusterIT {
         }
       }
       for (RecordId id : ids) {
-        int n = rows.getOrDefault(id.key().value(), 0);
-        if (n != 1) {
-          twice.put(id.key().value(), n);
-        }
+        perKey.put(id.key().value(), rows.getOrDefault(id.key().value(), 0));
       }
-      return twice;
+      return perKey;
     }
 
-    void report(int killNode) {
+    private void report(int killNode) {
       int sent = KEYS * cluster.size();
-      int sideEffects =
-          caller.oneTransaction
-              ? KEYS // asserted above: one committed row per key
-              : caller.workCalls.values().stream().mapToInt(AtomicInteger::get).sum();
       int workCalls = caller.workCalls.values().stream().mapToInt(AtomicInteger::get).sum();
       System.out.printf(
-          "GALERA %s: %d keys, %d calls sent (%d per key), %d side effects, 0 keys run twice,"
+          "GALERA %s: %d keys, %d calls sent (%d per key), %d side effects, %d keys run twice,"
               + " %d work calls, %d certification conflicts%s, longest store call %.1f s;"
               + " outcomes %s; errors %s%n",
           name,
@@ -291,6 +285,7 @@ class GaleraClusterIT {
           sent,
           cluster.size(),
           sideEffects,
+          keysRunTwice,
           workCalls,
           certificationConflicts,
           killNode > 0
