@@ -72,6 +72,9 @@ install_packages() {
   if wants postgres; then [ -x "$PGBIN/initdb" ] && [ -x "$PGBIN/psql" ] || pkgs+=("postgresql-$PG_MAJOR"); fi
   if wants postgres; then [ -x /usr/sbin/pgbouncer ] || pkgs+=(pgbouncer); fi
   if wants mariadb; then [ -x /usr/sbin/mariadbd ] && command -v mariadb-install-db >/dev/null && command -v mariadb-admin >/dev/null || pkgs+=(mariadb-server); fi
+  # the Galera tests' own cluster: the replication library and the rsync state transfer
+  if wants mariadb; then [ -e /usr/lib/galera/libgalera_smm.so ] || pkgs+=(galera-4); fi
+  if wants mariadb; then command -v rsync >/dev/null || pkgs+=(rsync); fi
   if wants redis; then command -v redis-server >/dev/null && command -v redis-cli >/dev/null || pkgs+=(redis-server); fi
   # promtool, for idempotency-micrometer's Prometheus rule tests; no server: the policy below keeps its service down
   command -v promtool >/dev/null || pkgs+=(prometheus)
