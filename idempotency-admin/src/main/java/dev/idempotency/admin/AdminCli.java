@@ -1,0 +1,355 @@
+package dev.idempotency.admin;
+
+import dev.idempotency.KeyStoreException;
+import dev.idempotency.RecordId;
+import dev.idempotency.Scope;
+import dev.idempotency.core.IdempotencyEngine;
+import dev.idempotency.core.KeyStoreAdmin;
+import dev.idempotency.core.RecordView;
+import dev.idempotency.spi.KeyStore;
+import dev.idempotency.spi.PageCursor;
+import dev.idempotency.spi.RecordPage;
+import dev.idempotency.spi.RecordQuery;
+import dev.idempotency.spi.RecordSelection;
+import dev.idempotency.spi.RecordSnapshot;
+import dev.idempotency.store.jdbc.JdbcKeyStore;
+import dev.idempotency.store.jdbc.JdbcKeyStoreBuilder;
+import java.io.PrintStream;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The command line over {@link KeyStoreAdmin} for a JDBC store: {@code list}, {@code show}, {@code
+ * release} (with {@code --dry-run}); {@code redrive} is refused, as it needs the application's
+ * resumer. Run it with {@code scripts/admin.sh --help}.
+ *
+ * <p>Exit codes: {@value #DONE} done; {@value #REFUSED} the action was refused (not found,
+ * complete, live lease, changed meanwhile) or the command cannot run here ({@code redrive});
+ * {@value #USAGE} bad usage; {@value #UNAVAILABLE} the store is unavailable.
+ */
+public final class AdminCli {
+  /** The command did what was asked (a dry run: the action would be done). */
+  public static final int DONE = 0;
+
+  /** The action was refused, or would be (a dry run); nothing changed. */
+  public static final int REFUSED = 1;
+
+  /** The arguments are wrong; the message names the option. */
+  public static final int USAGE = 2;
+
+  /** The store could not be reached or used. */
+  public static final int UNAVAILABLE = 3;
+
+  static final String HELP =
+      """
+      usage: admin.sh COMMAND --jdbc-url URL [--user U] [--password P] [--table T] [--json] ...
+        list    [--selection ABANDONED] [--scope S] [--limit N] [--after CURSOR]
+        show    --scope S --key K
+        release --scope S --key K --reason TEXT [--dry-run]
+        redrive --scope S --key K     (refused: needs the application's Completer.Resumer)
+      --selection: ABANDONED (default), ABANDONED_WITH_RECOVERY_POINT,
+        ABANDONED_WITHOUT_RECOVERY_POINT, LIVE, COMPLETE; --limit 1 to 10000 (default 50)
+      --user and --password default to $IDEMPOTENCY_ADMIN_JDBC_USER and
+        $IDEMPOTENCY_ADMIN_JDBC_PASSWORD; --jdbc-url to $IDEMPOTENCY_ADMIN_JDBC_URL
+      exit: 0 done, 1 refused (not found, complete, live lease, changed; redrive),
+        2 bad usage, 3 store unavailable
+      """;
+
+  private static final Set<String> FLAGS = Set.of("--json", "--dry-run", "--help");
+  private static final Set<String> VALUED =
+      Set.of(
+          "--jdbc-url",
+          "--user",
+          "--password",
+          "--table",
+          "--selection",
+          "--scope",
+          "--key",
+          "--limit",
+          "--after",
+          "--reason");
+  private static final Map<String, Set<String>> ALLOWED =
+      Map.of(
+          "list", Set.of("--selection", "--scope", "--limit", "--after"),
+          "show", Set.of("--scope", "--key"),
+          "release", Set.of("--scope", "--key", "--reason", "--dry-run"),
+          "redrive", Set.of("--scope", "--key", "--dry-run"));
+  private static final Set<String> COMMON =
+      Set.of("--jdbc-url", "--user", "--password", "--table", "--json", "--help");
+
+  private AdminCli() {}
+
+  /** Runs the command line and exits with its code. */
+  public static void main(String[] args) {
+    System.exit(run(args, System.getenv(), System.out, System.err));
+  }
+
+  /** A bad argument: the message names the option. */
+  static final class UsageException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    UsageException(String message) {
+      super(message);
+    }
+  }
+
+  /** The parsed arguments. */
+  record Args(String command, Map<String, String> options) {
+    boolean flag(String name) {
+      return options.containsKey(name);
+    }
+
+    Optional<String> get(String name) {
+      return Optional.ofNullable(options.get(name));
+    }
+
+    String required(String name) throws UsageException {
+      return get(name).orElseThrow(() -> new UsageException(command + " needs " + name));
+    }
+  }
+
+  /**
+   * Parses {@code args}: the command first, then its options, each once.
+   *
+   * @throws UsageException naming the unknown, repeated, misplaced or valueless option
+   */
+  static Args parse(String[] args) throws UsageException {
+    if (args.length == 0 || args[0].startsWith("-")) {
+      if (args.length > 0 && args[0].equals("--help")) {
+        return new Args("help", Map.of());
+      }
+      throw new UsageException(
+          "the first argument must be a command: list, show, release, redrive");
+    }
+    String command = args[0];
+    if (!ALLOWED.containsKey(command)) {
+      throw new UsageException("unknown command " + command + ": list, show, release or redrive");
+    }
+    Map<String, String> options = new HashMap<>();
+    for (int i = 1; i < args.length; i++) {
+      String name = args[i];
+      boolean flag = FLAGS.contains(name);
+      if (!flag && !VALUED.contains(name)) {
+        throw new UsageException("unknown option " + name);
+      }
+      if (!COMMON.contains(name) && !ALLOWED.get(command).contains(name)) {
+        throw new UsageException(command + " takes no option " + name);
+      }
+      if (options.containsKey(name)) {
+        throw new UsageException("option " + name + " given twice");
+      }
+      if (flag) {
+        options.put(name, "");
+      } else {
+        if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
+          throw new UsageException("option " + name + " needs a value");
+        }
+        options.put(name, args[++i]);
+      }
+    }
+    return new Args(command, options);
+  }
+
+  /**
+   * Runs the command line with {@code env} for the defaults, writing to {@code out} and {@code
+   * err}; returns the exit code instead of exiting.
+   */
+  public static int run(String[] argv, Map<String, String> env, PrintStream out, PrintStream err) {
+    Args args;
+    try {
+      args = parse(argv);
+    } catch (UsageException e) {
+      err.println("admin: " + e.getMessage() + " (--help lists every option)");
+      return USAGE;
+    }
+    if (args.command().equals("help") || args.flag("--help")) {
+      out.print(HELP);
+      return DONE;
+    }
+    try {
+      return execute(args, env, out, err);
+    } catch (UsageException e) {
+      err.println("admin: " + e.getMessage() + " (--help lists every option)");
+      return USAGE;
+    } catch (KeyStoreException | IllegalStateException e) {
+      // a connection refused or timed out, a missing table or a schema check that failed
+      err.println("admin: the store is unavailable: " + e.getMessage());
+      return UNAVAILABLE;
+    }
+  }
+
+  private static int execute(Args args, Map<String, String> env, PrintStream out, PrintStream err)
+      throws UsageException {
+    if (args.command().equals("redrive")) {
+      // the resumer is the application's code (it knows how to resume each operation): a command
+      // line cannot have it, and redriving without it would be a release in disguise
+      err.println(
+          "admin: redrive needs the application's Completer.Resumer, which a command line"
+              + " cannot have: redrive from the application (KeyStoreAdmin.redrive), or release"
+              + " the record so that the client's retry runs it anew");
+      return REFUSED;
+    }
+    Optional<RecordId> id = recordId(args);
+    @Nullable RecordQuery query = args.command().equals("list") ? listQuery(args) : null;
+    @Nullable String reason = args.command().equals("release") ? args.required("--reason") : null;
+    if (reason != null && (reason.isBlank() || reason.indexOf('\n') >= 0)) {
+      throw new UsageException("--reason must be one line of text");
+    }
+    boolean json = args.flag("--json");
+    KeyStore store = openStore(args, env);
+    IdempotencyEngine engine = IdempotencyEngine.builder(store).build();
+    KeyStoreAdmin admin = KeyStoreAdmin.builder(engine).build();
+    switch (args.command()) {
+      case "list" -> {
+        RecordQuery asked = Objects.requireNonNull(query, "query");
+        RecordQuery q = admin.query(asked.selection(), asked.limit());
+        if (asked.scope().isPresent()) {
+          q = q.inScope(asked.scope().get());
+        }
+        if (asked.after().isPresent()) {
+          q = q.after(asked.after().get());
+        }
+        RecordPage page = admin.list(q);
+        List<RecordView> views = page.records().stream().map(RecordView::of).toList();
+        out.print(
+            json
+                ? AdminOutput.listJson(views, page.next()) + "\n"
+                : AdminOutput.listTable(views, page.next()));
+        return DONE;
+      }
+      case "show" -> {
+        Optional<RecordView> view = admin.show(id.orElseThrow());
+        if (view.isEmpty()) {
+          err.println("admin: no record " + id.get());
+          return REFUSED;
+        }
+        out.print(
+            json ? AdminOutput.showJson(view.get()) + "\n" : AdminOutput.showTable(view.get()));
+        return DONE;
+      }
+      default -> {
+        boolean dryRun = args.flag("--dry-run");
+        KeyStoreAdmin.Result result =
+            dryRun
+                ? dryRelease(admin, id.orElseThrow())
+                : admin.release(id.orElseThrow(), Objects.requireNonNull(reason, "reason"));
+        out.print(
+            json
+                ? AdminOutput.resultJson(result, dryRun) + "\n"
+                : AdminOutput.resultTable(result, dryRun));
+        return result.done() ? DONE : REFUSED;
+      }
+    }
+  }
+
+  /**
+   * What {@link KeyStoreAdmin#release} would answer now, judged from the record as it is (with
+   * {@link RecordSelection#matches}), without a claim or any other write.
+   */
+  static KeyStoreAdmin.Result dryRelease(KeyStoreAdmin admin, RecordId id) {
+    Optional<RecordSnapshot> seen = admin.showWithBody(id);
+    if (seen.isEmpty()) {
+      return new KeyStoreAdmin.Result(id, KeyStoreAdmin.Status.NOT_FOUND, "no record " + id);
+    }
+    RecordSnapshot record = seen.get();
+    Instant now = Instant.now();
+    if (RecordSelection.COMPLETE.matches(record, now)) {
+      return new KeyStoreAdmin.Result(
+          id, KeyStoreAdmin.Status.COMPLETE, id + " is complete; nothing to release");
+    }
+    if (RecordSelection.LIVE.matches(record, now)) {
+      return new KeyStoreAdmin.Result(
+          id,
+          KeyStoreAdmin.Status.LEASE_LIVE,
+          id + " has a live lease until " + record.leaseExpiresAt().orElseThrow());
+    }
+    return new KeyStoreAdmin.Result(
+        id,
+        KeyStoreAdmin.Status.RELEASED,
+        "would release "
+            + id
+            + " (abandoned since "
+            + record.leaseExpiresAt().orElseThrow()
+            + ", recovery point "
+            + record.recoveryPoint().map(r -> r.name()).orElse("none")
+            + "); nothing changed");
+  }
+
+  private static Optional<RecordId> recordId(Args args) throws UsageException {
+    if (args.command().equals("list")) {
+      return Optional.empty();
+    }
+    String scope = args.required("--scope");
+    String key = args.required("--key");
+    try {
+      return Optional.of(RecordId.of(scope, key));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--scope/--key: " + e.getMessage());
+    }
+  }
+
+  private static RecordQuery listQuery(Args args) throws UsageException {
+    RecordSelection selection;
+    try {
+      selection = RecordSelection.valueOf(args.get("--selection").orElse("ABANDONED"));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--selection must be one of " + List.of(RecordSelection.values()));
+    }
+    int limit;
+    try {
+      limit = Integer.parseInt(args.get("--limit").orElse("50"));
+    } catch (NumberFormatException e) {
+      throw new UsageException("--limit must be a number, 1 to " + RecordQuery.MAX_LIMIT);
+    }
+    if (limit < 1 || limit > RecordQuery.MAX_LIMIT) {
+      throw new UsageException("--limit must be 1 to " + RecordQuery.MAX_LIMIT);
+    }
+    RecordQuery q = RecordQuery.of(selection, Instant.EPOCH, limit);
+    try {
+      if (args.get("--scope").isPresent()) {
+        q = q.inScope(Scope.of(args.get("--scope").get()));
+      }
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--scope: " + e.getMessage());
+    }
+    try {
+      if (args.get("--after").isPresent()) {
+        q = q.after(new PageCursor(args.get("--after").get()));
+      }
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--after: " + e.getMessage());
+    }
+    return q;
+  }
+
+  private static KeyStore openStore(Args args, Map<String, String> env) throws UsageException {
+    String url =
+        firstOf(args.get("--jdbc-url"), env.get("IDEMPOTENCY_ADMIN_JDBC_URL"))
+            .orElseThrow(
+                () ->
+                    new UsageException("--jdbc-url (or $IDEMPOTENCY_ADMIN_JDBC_URL) is required"));
+    String user = firstOf(args.get("--user"), env.get("IDEMPOTENCY_ADMIN_JDBC_USER")).orElse(null);
+    String password =
+        firstOf(args.get("--password"), env.get("IDEMPOTENCY_ADMIN_JDBC_PASSWORD")).orElse(null);
+    JdbcKeyStoreBuilder builder =
+        JdbcKeyStore.builder(new DriverManagerDataSource(url, user, password));
+    if (args.get("--table").isPresent()) {
+      try {
+        builder.tableName(args.get("--table").get());
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--table: " + e.getMessage());
+      }
+    }
+    return builder.build();
+  }
+
+  private static Optional<String> firstOf(Optional<String> option, @Nullable String env) {
+    return option.isPresent() ? option : Optional.ofNullable(env).filter(s -> !s.isEmpty());
+  }
+}
