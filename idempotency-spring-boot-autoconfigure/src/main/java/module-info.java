@@ -22,6 +22,8 @@ module dev.idempotency.spring.boot.autoconfigure {
   requires static transitive dev.idempotency.openapi;
   requires static transitive micrometer.core;
   requires static transitive spring.boot.health;
+  requires static transitive spring.boot.actuator;
+  requires static transitive spring.boot.actuator.autoconfigure;
   requires static spring.boot.sql;
   // the application's JPA EntityManagerFactory, which joins the store's transaction when present
   requires static jakarta.persistence;
