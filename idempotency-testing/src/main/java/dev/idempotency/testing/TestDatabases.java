@@ -136,8 +136,18 @@ public enum TestDatabases {
    * A new pool of {@code size} connections to {@code url} at {@code isolation} (a {@code
    * Connection} constant's name, such as {@code TRANSACTION_REPEATABLE_READ}; {@code null} for the
    * driver's default).
+   *
+   * @throws IllegalArgumentException for {@link #POSTGRES_PGBOUNCER} with an {@code isolation}: a
+   *     pool's level is a session setting, which transaction pooling leaks to other clients
    */
   public HikariDataSource pool(String url, int size, String isolation) {
+    if (isolation != null && this == POSTGRES_PGBOUNCER) {
+      // PostgreSQL's driver sets a connection's isolation as a session setting, which PgBouncer's
+      // transaction pooling hands on with the server connection to whichever client comes next
+      throw new IllegalArgumentException(
+          "a pool through PgBouncer cannot set the isolation level on its connections: it would"
+              + " leak to other clients; set it per transaction (SET TRANSACTION ISOLATION LEVEL)");
+    }
     HikariConfig config = new HikariConfig();
     if (isolation != null) {
       config.setTransactionIsolation(isolation);

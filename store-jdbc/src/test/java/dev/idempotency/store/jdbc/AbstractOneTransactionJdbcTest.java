@@ -107,6 +107,14 @@ abstract class AbstractOneTransactionJdbcTest {
     return p;
   }
 
+  /**
+   * A pool whose transactions run at {@code isolation}: the pool's own setting here; a subclass
+   * behind a pooler in transaction pooling mode sets it per transaction instead.
+   */
+  DataSource isolatedPool(int size, String isolation) {
+    return newPool(size, isolation);
+  }
+
   JdbcKeyStore storeOver(DataSource ds, Duration statementTimeout) {
     return JdbcKeyStore.builder(ds)
         .tableName(table)
@@ -452,7 +460,7 @@ abstract class AbstractOneTransactionJdbcTest {
       })
   void racingDuplicatesCommitOnceAtEveryIsolationLevel(String isolation) throws Exception {
     int racers = 8;
-    JdbcKeyStore isolated = storeOver(newPool(racers + 2, isolation), Duration.ofSeconds(5));
+    JdbcKeyStore isolated = storeOver(isolatedPool(racers + 2, isolation), Duration.ofSeconds(5));
     RecordId id = newId();
     AtomicInteger runs = new AtomicInteger();
     CountDownLatch start = new CountDownLatch(1);

@@ -1,12 +1,10 @@
 package dev.idempotency.store.jdbc;
 
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Set;
@@ -14,7 +12,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -22,7 +19,7 @@ import javax.sql.DataSource;
  * execution and every explicit commit or rollback; it also records the query timeouts set on its
  * statements. Thread-safe.
  */
-final class CountingDataSource implements DataSource {
+final class CountingDataSource extends ForwardingDataSource {
   private static final Set<String> EXECUTIONS =
       Set.of(
           "execute",
@@ -32,7 +29,6 @@ final class CountingDataSource implements DataSource {
           "executeBatch",
           "executeLargeBatch");
 
-  private final DataSource delegate;
   private final AtomicInteger roundTrips = new AtomicInteger();
   private final List<Integer> queryTimeouts = new CopyOnWriteArrayList<>();
   private final AtomicReference<Interleaved> interleaved = new AtomicReference<>();
@@ -59,7 +55,7 @@ final class CountingDataSource implements DataSource {
   }
 
   CountingDataSource(DataSource delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   int roundTrips() {
@@ -136,40 +132,5 @@ final class CountingDataSource implements DataSource {
     } catch (InvocationTargetException e) {
       throw e.getCause();
     }
-  }
-
-  @Override
-  public PrintWriter getLogWriter() throws SQLException {
-    return delegate.getLogWriter();
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) throws SQLException {
-    delegate.setLogWriter(out);
-  }
-
-  @Override
-  public void setLoginTimeout(int seconds) throws SQLException {
-    delegate.setLoginTimeout(seconds);
-  }
-
-  @Override
-  public int getLoginTimeout() throws SQLException {
-    return delegate.getLoginTimeout();
-  }
-
-  @Override
-  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-    return delegate.getParentLogger();
-  }
-
-  @Override
-  public <T> T unwrap(Class<T> iface) throws SQLException {
-    return delegate.unwrap(iface);
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) throws SQLException {
-    return delegate.isWrapperFor(iface);
   }
 }

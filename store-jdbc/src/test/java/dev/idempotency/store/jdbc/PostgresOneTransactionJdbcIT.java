@@ -131,7 +131,7 @@ class PostgresOneTransactionJdbcIT extends AbstractOneTransactionJdbcTest {
   @Test
   void requestsOfDifferentKeysAtSerializableDoNotAbortEachOther() throws Exception {
     JdbcKeyStore serializable =
-        storeOver(newPool(4, "TRANSACTION_SERIALIZABLE"), Duration.ofSeconds(5));
+        storeOver(isolatedPool(4, "TRANSACTION_SERIALIZABLE"), Duration.ofSeconds(5));
     RecordId first = newId();
     RecordId second = newId();
     CountDownLatch firstInWork = new CountDownLatch(1);
