@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# Finds the stuck idempotency records of a JDBC store and settles one (idempotency-admin's command line):
-#   bash scripts/admin.sh list --jdbc-url URL [--user U] [--password P] [--table T] [--selection ABANDONED]
-#                              [--scope S] [--limit N] [--after CURSOR] [--json]
-#   bash scripts/admin.sh show --jdbc-url URL --scope S --key K [--json]
-#   bash scripts/admin.sh release --jdbc-url URL --scope S --key K --reason TEXT [--dry-run] [--json]
+# Finds the stuck idempotency records of a JDBC, Redis or DynamoDB store and settles one (idempotency-admin's
+# command line):
+#   bash scripts/admin.sh list STORE [--selection ABANDONED] [--scope S] [--limit N] [--after CURSOR] [--json]
+#   bash scripts/admin.sh show STORE --scope S --key K [--json]
+#   bash scripts/admin.sh release STORE --scope S --key K --reason TEXT [--dry-run] [--json]
 #   bash scripts/admin.sh --help                      every option; docs/operations.md explains
-# The URL, user and password may come from IDEMPOTENCY_ADMIN_JDBC_URL, _USER and _PASSWORD instead.
+# STORE is exactly one of:
+#   --jdbc-url URL [--user U] [--password P] [--table T]
+#   --redis-uri URI [--key-prefix P] [--index-shards N] [--timeout SECONDS]
+#   --dynamodb-table T [--dynamodb-endpoint URL] [--region R] [--timeout SECONDS]
+# Or from the environment: IDEMPOTENCY_ADMIN_JDBC_URL, _JDBC_USER, _JDBC_PASSWORD; IDEMPOTENCY_ADMIN_REDIS_URI;
+# IDEMPOTENCY_ADMIN_DYNAMODB_TABLE, _DYNAMODB_ENDPOINT and AWS_REGION. DynamoDB's credentials: AWS_ACCESS_KEY_ID
+# and AWS_SECRET_ACCESS_KEY, else the AWS SDK's default chain (profile, container or instance role).
 # Exit status: 0 done, 1 refused (not found, complete, live lease, changed meanwhile; redrive), 2 bad usage or
 # build error, 3 store unavailable.
 # Builds the module (and the modules it needs) when its jar is missing or older than the sources, then runs it on
-# the class path (the JDBC drivers included). Needs only Java 17+.
+# the class path (the JDBC drivers, Lettuce and the AWS SDK included). Needs only Java 17+.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 module="$root/idempotency-admin"
@@ -17,7 +23,8 @@ jar=$(ls "$module"/target/idempotency-admin-*.jar 2>/dev/null | grep -v -e sourc
 stale=
 if [ -z "$jar" ] || [ ! -f "$module/target/runtime-classpath.txt" ]; then
   stale=yes
-elif [ -n "$(find "$module/src/main" "$root/store-jdbc/src/main" "$root/idempotency-core/src/main" \
+elif [ -n "$(find "$module/src/main" "$module/pom.xml" "$root/store-jdbc/src/main" \
+    "$root/store-redis-fenced/src/main" "$root/store-dynamodb/src/main" "$root/idempotency-core/src/main" \
     "$root/idempotency-api/src/main" -newer "$jar" -type f -print -quit)" ]; then
   stale=yes
 fi

@@ -6,17 +6,15 @@ import dev.idempotency.Scope;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.core.KeyStoreAdmin;
 import dev.idempotency.core.RecordView;
-import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spi.PageCursor;
 import dev.idempotency.spi.RecordPage;
 import dev.idempotency.spi.RecordQuery;
 import dev.idempotency.spi.RecordSelection;
 import dev.idempotency.spi.RecordSnapshot;
-import dev.idempotency.store.jdbc.JdbcKeyStore;
-import dev.idempotency.store.jdbc.JdbcKeyStoreBuilder;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -25,9 +23,10 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The command line over {@link KeyStoreAdmin} for a JDBC store: {@code list}, {@code show}, {@code
- * release} (with {@code --dry-run}); {@code redrive} is refused, as it needs the application's
- * resumer. Run it with {@code scripts/admin.sh --help}.
+ * The command line over {@link KeyStoreAdmin} for a JDBC, Redis or DynamoDB store ({@link
+ * StoreKind}): {@code list}, {@code show}, {@code release} (with {@code --dry-run}); {@code
+ * redrive} is refused, as it needs the application's resumer. Run it with {@code scripts/admin.sh
+ * --help}.
  *
  * <p>Exit codes: {@value #DONE} done; {@value #REFUSED} the action was refused (not found,
  * complete, live lease, changed meanwhile) or the command cannot run here ({@code redrive});
@@ -48,32 +47,31 @@ public final class AdminCli {
 
   static final String HELP =
       """
-      usage: admin.sh COMMAND --jdbc-url URL [--user U] [--password P] [--table T] [--json] ...
+      usage: admin.sh COMMAND STORE [--json] ...
         list    [--selection ABANDONED] [--scope S] [--limit N] [--after CURSOR]
         show    --scope S --key K
         release --scope S --key K --reason TEXT [--dry-run]
-        redrive --scope S --key K     (refused: needs the application's Completer.Resumer)
+        redrive --scope S --key K     (refused: redrive from the application)
+      STORE, exactly one of:
+        --jdbc-url URL [--user U] [--password P] [--table T]
+        --redis-uri URI [--key-prefix P] [--index-shards N] [--timeout SECONDS]
+        --dynamodb-table T [--dynamodb-endpoint URL] [--region R] [--timeout SECONDS]
       --selection: ABANDONED (default), ABANDONED_WITH_RECOVERY_POINT,
         ABANDONED_WITHOUT_RECOVERY_POINT, LIVE, COMPLETE; --limit 1 to 10000 (default 50)
-      --user and --password default to $IDEMPOTENCY_ADMIN_JDBC_USER and
-        $IDEMPOTENCY_ADMIN_JDBC_PASSWORD; --jdbc-url to $IDEMPOTENCY_ADMIN_JDBC_URL
+      --key-prefix (default idem:) and --index-shards (default 1) must be the application's;
+      --timeout (default 5) bounds connecting and each call to Redis or DynamoDB
+      defaults: $IDEMPOTENCY_ADMIN_JDBC_URL, _JDBC_USER, _JDBC_PASSWORD, $IDEMPOTENCY_ADMIN_REDIS_URI,
+        $IDEMPOTENCY_ADMIN_DYNAMODB_TABLE, _DYNAMODB_ENDPOINT, $AWS_REGION; DynamoDB credentials:
+        $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY, else the AWS SDK's default chain
       exit: 0 done, 1 refused (not found, complete, live lease, changed; redrive),
         2 bad usage, 3 store unavailable
       """;
 
   private static final Set<String> FLAGS = Set.of("--json", "--dry-run", "--help");
   private static final Set<String> VALUED =
-      Set.of(
-          "--jdbc-url",
-          "--user",
-          "--password",
-          "--table",
-          "--selection",
-          "--scope",
-          "--key",
-          "--limit",
-          "--after",
-          "--reason");
+      union(
+          StoreKind.allOptions(),
+          Set.of("--selection", "--scope", "--key", "--limit", "--after", "--reason"));
   private static final Map<String, Set<String>> ALLOWED =
       Map.of(
           "list", Set.of("--selection", "--scope", "--limit", "--after"),
@@ -81,9 +79,15 @@ public final class AdminCli {
           "release", Set.of("--scope", "--key", "--reason", "--dry-run"),
           "redrive", Set.of("--scope", "--key", "--dry-run"));
   private static final Set<String> COMMON =
-      Set.of("--jdbc-url", "--user", "--password", "--table", "--json", "--help");
+      union(StoreKind.allOptions(), Set.of("--json", "--help"));
 
   private AdminCli() {}
+
+  private static Set<String> union(Set<String> a, Set<String> b) {
+    Set<String> all = new HashSet<>(a);
+    all.addAll(b);
+    return Set.copyOf(all);
+  }
 
   /** Runs the command line and exits with its code. */
   public static void main(String[] args) {
@@ -111,6 +115,22 @@ public final class AdminCli {
 
     String required(String name) throws UsageException {
       return get(name).orElseThrow(() -> new UsageException(command + " needs " + name));
+    }
+
+    /**
+     * The option, else the environment variable {@code variable}.
+     *
+     * @throws UsageException naming both, if neither is given
+     */
+    String requiredOrEnv(String name, Map<String, String> env, String variable)
+        throws UsageException {
+      return orEnv(name, env, variable)
+          .orElseThrow(() -> new UsageException(name + " (or $" + variable + ") is required"));
+    }
+
+    /** The option, else the environment variable {@code variable} if set and not empty. */
+    Optional<String> orEnv(String name, Map<String, String> env, String variable) {
+      return get(name).or(() -> Optional.ofNullable(env.get(variable)).filter(s -> !s.isEmpty()));
     }
   }
 
@@ -178,7 +198,8 @@ public final class AdminCli {
       err.println("admin: " + e.getMessage() + " (--help lists every option)");
       return USAGE;
     } catch (KeyStoreException | IllegalStateException e) {
-      // a connection refused or timed out, a missing table or a schema check that failed
+      // a connection refused or timed out, a missing table or a schema check that failed, a
+      // Redis server that may evict the records
       err.println("admin: the store is unavailable: " + e.getMessage());
       return UNAVAILABLE;
     }
@@ -191,8 +212,10 @@ public final class AdminCli {
       // line cannot have it, and redriving without it would be a release in disguise
       err.println(
           "admin: redrive needs the application's Completer.Resumer, which a command line"
-              + " cannot have: redrive from the application (KeyStoreAdmin.redrive), or release"
-              + " the record so that the client's retry runs it anew");
+              + " cannot have: redrive in the application, through its Actuator endpoint"
+              + " (POST /actuator/idempotency/SCOPE/KEY {\"action\":\"redrive\"}, with"
+              + " idempotency.admin-endpoint.writes-enabled=true) or KeyStoreAdmin.redrive; or"
+              + " release the record here so that the client's retry runs it anew");
       return REFUSED;
     }
     Optional<RecordId> id = recordId(args);
@@ -201,10 +224,23 @@ public final class AdminCli {
     if (reason != null && (reason.isBlank() || reason.indexOf('\n') >= 0)) {
       throw new UsageException("--reason must be one line of text");
     }
+    StoreKind kind = StoreKind.select(args, env);
+    try (OpenStore store = kind.open(args, env);
+        IdempotencyEngine engine = IdempotencyEngine.builder(store.keyStore()).build()) {
+      KeyStoreAdmin admin = KeyStoreAdmin.builder(engine).build();
+      return act(args, admin, id, query, reason, out, err);
+    }
+  }
+
+  private static int act(
+      Args args,
+      KeyStoreAdmin admin,
+      Optional<RecordId> id,
+      @Nullable RecordQuery query,
+      @Nullable String reason,
+      PrintStream out,
+      PrintStream err) {
     boolean json = args.flag("--json");
-    KeyStore store = openStore(args, env);
-    IdempotencyEngine engine = IdempotencyEngine.builder(store).build();
-    KeyStoreAdmin admin = KeyStoreAdmin.builder(engine).build();
     switch (args.command()) {
       case "list" -> {
         RecordQuery asked = Objects.requireNonNull(query, "query");
@@ -326,30 +362,5 @@ public final class AdminCli {
       throw new UsageException("--after: " + e.getMessage());
     }
     return q;
-  }
-
-  private static KeyStore openStore(Args args, Map<String, String> env) throws UsageException {
-    String url =
-        firstOf(args.get("--jdbc-url"), env.get("IDEMPOTENCY_ADMIN_JDBC_URL"))
-            .orElseThrow(
-                () ->
-                    new UsageException("--jdbc-url (or $IDEMPOTENCY_ADMIN_JDBC_URL) is required"));
-    String user = firstOf(args.get("--user"), env.get("IDEMPOTENCY_ADMIN_JDBC_USER")).orElse(null);
-    String password =
-        firstOf(args.get("--password"), env.get("IDEMPOTENCY_ADMIN_JDBC_PASSWORD")).orElse(null);
-    JdbcKeyStoreBuilder builder =
-        JdbcKeyStore.builder(new DriverManagerDataSource(url, user, password));
-    if (args.get("--table").isPresent()) {
-      try {
-        builder.tableName(args.get("--table").get());
-      } catch (IllegalArgumentException e) {
-        throw new UsageException("--table: " + e.getMessage());
-      }
-    }
-    return builder.build();
-  }
-
-  private static Optional<String> firstOf(Optional<String> option, @Nullable String env) {
-    return option.isPresent() ? option : Optional.ofNullable(env).filter(s -> !s.isEmpty());
   }
 }

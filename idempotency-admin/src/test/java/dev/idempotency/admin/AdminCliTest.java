@@ -28,9 +28,13 @@ class AdminCliTest {
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
   private int run(String... args) {
+    return runWith(Map.of(), args);
+  }
+
+  private int runWith(Map<String, String> env, String... args) {
     return AdminCli.run(
         args,
-        Map.of(),
+        env,
         new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));
   }
@@ -101,7 +105,107 @@ class AdminCliTest {
   void redriveIsRefusedWithCodeOneAndSaysWhy() {
     assertThat(run("redrive", "--jdbc-url", "jdbc:h2:mem:x", "--scope", "s", "--key", "k"))
         .isEqualTo(AdminCli.REFUSED);
-    assertThat(err()).contains("Completer.Resumer");
+    assertThat(err()).contains("Completer.Resumer").contains("Actuator endpoint");
+  }
+
+  @Test
+  void noStoreOrTwoStoresExitTwoNamingTheOptions() {
+    assertThat(run("list")).isEqualTo(AdminCli.USAGE);
+    assertThat(err())
+        .contains("no store given")
+        .contains("--jdbc-url, --redis-uri, --dynamodb-table");
+
+    err.reset();
+    assertThat(run("list", "--jdbc-url", "jdbc:h2:mem:x", "--redis-uri", "redis://h"))
+        .isEqualTo(AdminCli.USAGE);
+    assertThat(err()).contains("the options name two stores");
+
+    err.reset();
+    assertThat(run("list", "--redis-uri", "redis://h", "--dynamodb-endpoint", "http://h"))
+        .isEqualTo(AdminCli.USAGE);
+    assertThat(err()).contains("the options name two stores");
+
+    err.reset();
+    assertThat(
+            runWith(
+                Map.of(
+                    "IDEMPOTENCY_ADMIN_JDBC_URL", "jdbc:h2:mem:x",
+                    "IDEMPOTENCY_ADMIN_DYNAMODB_TABLE", "t1"),
+                "list"))
+        .isEqualTo(AdminCli.USAGE);
+    assertThat(err()).contains("the environment name two stores");
+    assertThat(out.size()).isZero();
+  }
+
+  @Test
+  void anOptionSelectsItsStoreOverTheEnvironment() {
+    // the JDBC URL in the environment does not count once an option names Redis: the Redis
+    // options are the ones checked
+    int code =
+        runWith(
+            Map.of("IDEMPOTENCY_ADMIN_JDBC_URL", "jdbc:h2:mem:x"),
+            "list",
+            "--redis-uri",
+            "redis://127.0.0.1:1",
+            "--index-shards",
+            "0");
+    assertThat(code).isEqualTo(AdminCli.USAGE);
+    assertThat(err()).contains("--index-shards must be 1 to 16384");
+  }
+
+  @Test
+  void anOptionOfAnotherStoreThanTheSelectedOneExitsTwo() {
+    assertThat(run("list", "--redis-uri", "redis://h", "--user", "u")).isEqualTo(AdminCli.USAGE);
+    assertThat(err()).contains("--user is not an option of a Redis store");
+
+    err.reset();
+    assertThat(run("list", "--jdbc-url", "jdbc:h2:mem:x", "--key-prefix", "p:"))
+        .isEqualTo(AdminCli.USAGE);
+    assertThat(err()).contains("--key-prefix is not an option of a JDBC store");
+
+    err.reset();
+    assertThat(run("list", "--dynamodb-table", "t1", "--table", "t2")).isEqualTo(AdminCli.USAGE);
+    assertThat(err()).contains("--table is not an option of a DynamoDB store");
+  }
+
+  @Test
+  void aDynamoDbStoreNeedsItsTable() {
+    assertThat(run("list", "--dynamodb-endpoint", "http://127.0.0.1:1", "--region", "us-east-1"))
+        .isEqualTo(AdminCli.USAGE);
+    assertThat(err())
+        .contains("--dynamodb-table (or $IDEMPOTENCY_ADMIN_DYNAMODB_TABLE) is required");
+  }
+
+  @Test
+  void badStoreValuesExitTwoNamingTheOption() {
+    assertThat(run("list", "--redis-uri", "redis://h", "--timeout", "0")).isEqualTo(2);
+    assertThat(err()).contains("--timeout must be 1 to 60 seconds");
+
+    err.reset();
+    assertThat(run("list", "--redis-uri", "redis://h", "--index-shards", "many")).isEqualTo(2);
+    assertThat(err()).contains("--index-shards must be 1 to 16384");
+
+    err.reset();
+    assertThat(run("list", "--redis-uri", "ftp://h")).isEqualTo(2);
+    assertThat(err()).contains("--redis-uri");
+
+    err.reset();
+    assertThat(run("list", "--dynamodb-table", "t1", "--dynamodb-endpoint", "ftp://h"))
+        .isEqualTo(2);
+    assertThat(err()).contains("--dynamodb-endpoint");
+
+    err.reset();
+    assertThat(
+            run(
+                "list",
+                "--dynamodb-table",
+                "no/slash",
+                "--dynamodb-endpoint",
+                "http://127.0.0.1:1",
+                "--region",
+                "us-east-1"))
+        .isEqualTo(2);
+    assertThat(err()).contains("--dynamodb-table: tableName must be 3 to 255 characters");
   }
 
   @Test
