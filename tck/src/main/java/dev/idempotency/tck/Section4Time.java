@@ -181,6 +181,7 @@ interface Section4Time extends ContractFixture {
             Rule.R4_5,
             "the owner's heartbeat",
             () -> store().heartbeat(id, c.fence(), beat.start(), lease));
+    beat.started();
     if (!timing().isRealTime()) {
       RecordSnapshot s = present(id, Rule.R4_5, "after a heartbeat");
       verify()
@@ -238,6 +239,7 @@ interface Section4Time extends ContractFixture {
             Rule.R4_6,
             "the owner's second checkpoint",
             () -> store().checkpoint(id, c.fence(), p2, point.start(), lease));
+    point.started();
     RecordSnapshot s = present(id, Rule.R4_6, "after a second checkpoint");
     verify()
         .check(

@@ -135,7 +135,10 @@ abstract class AbstractLeaseKeepingJdbcTest {
   void renewalsOnTheirOwnPoolKeepHundredsOfLeasesWhileTheApplicationPoolIsStarved()
       throws Exception {
     int operations = 200;
-    Duration lease = Duration.ofMillis(1500);
+    // a renewal tick may stall this long before an owner is told: 2.75 s, wide enough for a runner
+    // busy with other suites (a 1.5 s lease with a 300 ms interval was once missed on two loaded
+    // cores); the retries below still run for more than one whole lease
+    Duration lease = Duration.ofSeconds(3);
     HikariDataSource app = newPool(4);
     JdbcKeyStore store = storeOn(app).renewalDataSource(newPool(1)).build();
     JdbcKeyStore peer = storeOn(newPool(2)).build();
@@ -144,14 +147,14 @@ abstract class AbstractLeaseKeepingJdbcTest {
             .config(
                 IdempotencyConfig.builder()
                     .lease(lease)
-                    .heartbeatInterval(Duration.ofMillis(300))
+                    .heartbeatInterval(Duration.ofMillis(500))
                     .listener(events::add)
                     .build())
             .build()) {
       Starved run = startOperations(engine, operations);
       List<Connection> held = holdEveryConnection(app, 4);
       try {
-        long until = System.nanoTime() + 3 * lease.toNanos();
+        long until = System.nanoTime() + lease.toNanos() * 3 / 2;
         int round = 0;
         while (System.nanoTime() < until) {
           for (RecordId id : run.ids) {
@@ -184,10 +187,10 @@ abstract class AbstractLeaseKeepingJdbcTest {
   @Test
   void ownersAreToldBeforeTheirLeasesLapseWhenRenewalsShareAStarvedPool() throws Exception {
     int operations = 50;
-    // the watch tells an owner half a heartbeat interval (here 500 ms) before its lease's confirmed
-    // end: wide enough that a runner busy with other suites still runs the watch in time (a 150 ms
-    // margin, with a 300 ms interval, was once missed on two loaded cores)
-    Duration lease = Duration.ofSeconds(3);
+    // the watch tells an owner half a heartbeat interval (here 1 s) before its lease's confirmed
+    // end: wide enough that a runner busy with other suites still runs the watch in time (150 ms
+    // and then 500 ms margins were each once missed on two loaded cores)
+    Duration lease = Duration.ofSeconds(4);
     HikariDataSource app = newPool(4);
     JdbcKeyStore store = storeOn(app).build();
     JdbcKeyStore peer = storeOn(newPool(2)).build();
@@ -197,7 +200,7 @@ abstract class AbstractLeaseKeepingJdbcTest {
             .config(
                 IdempotencyConfig.builder()
                     .lease(lease)
-                    .heartbeatInterval(Duration.ofSeconds(1))
+                    .heartbeatInterval(Duration.ofSeconds(2))
                     .listener(
                         e -> {
                           if (e instanceof IdempotencyEvent.LeaseUnconfirmed u) {
