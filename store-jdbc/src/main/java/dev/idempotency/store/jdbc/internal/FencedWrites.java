@@ -83,7 +83,12 @@ final class FencedWrites {
    * goes: none, or one that has run out.
    */
   static String notKeptAt(String now) {
-    return "(keep_until_ns IS NULL OR keep_until_ns <= " + now + ")";
+    return notKeptAt("", now);
+  }
+
+  /** {@link #notKeptAt(String)} of the row named {@code alias} (with its dot), for a join. */
+  static String notKeptAt(String alias, String now) {
+    return "(" + alias + "keep_until_ns IS NULL OR " + alias + "keep_until_ns <= " + now + ")";
   }
 
   /** {@code set}, the {@code UPDATE … SET …} of one write, with the fence's condition appended. */

@@ -362,7 +362,8 @@ final class PostgresDialect extends SqlDialect {
                   LIMIT :limit FOR UPDATE SKIP LOCKED)
                 DELETE FROM {table} d USING batch
                 WHERE d.scope = batch.scope AND d.idem_key = batch.idem_key
-                  AND d.retain_from_ns <= {now} - :retention AND d.{notKept}"""
+                  AND d.retain_from_ns <= {now} - :retention AND {dNotKept}"""
+                    .replace("{dNotKept}", FencedWrites.notKeptAt("d.", n))
                     .replace("{notKept}", FencedWrites.notKeptAt(n))
                     .replace("{table}", t)
                     .replace("{states}", s)
