@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -107,16 +108,25 @@ public class IdempotencyAdminEndpoint {
       return answer;
     }
     RecordId id = RecordId.of(scope, key);
-    KeyStoreAdmin.Result result =
-        switch (action.trim().toLowerCase(Locale.ROOT)) {
-          case "release" ->
-              admin.release(id, reason == null ? "released through the Actuator endpoint" : reason);
-          case "redrive" -> admin.redrive(id);
-          case "extend" -> extend(id, keepUntil, keepFor, reason);
-          default ->
-              throw new IllegalArgumentException(
-                  "action must be release, redrive or extend, not " + action);
-        };
+    KeyStoreAdmin.Result result;
+    try {
+      result =
+          switch (action.trim().toLowerCase(Locale.ROOT)) {
+            case "release" ->
+                admin.release(
+                    id, reason == null ? "released through the Actuator endpoint" : reason);
+            case "redrive" -> admin.redrive(id);
+            case "extend" -> extend(id, keepUntil, keepFor, reason);
+            default ->
+                throw new IllegalArgumentException(
+                    "action must be release, redrive or extend, not " + action);
+          };
+    } catch (IllegalArgumentException e) {
+      // a request the caller can correct (an action, a reason, an instant): Actuator answers 400
+      // for this exception, and 500 for any other
+      String why = Objects.requireNonNullElse(e.getMessage(), "invalid request");
+      throw new InvalidEndpointRequestException(why, why);
+    }
     answer.put("status", result.status().name());
     answer.put("detail", result.detail());
     return answer;

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 
@@ -98,13 +99,13 @@ class IdempotencyAdminEndpointAutoConfigurationTest {
                   .isEqualTo(1);
               assertThatThrownBy(
                       () -> endpoint.settle("tenant-1", "key-1", "extend", "audit", null, null))
-                  .isInstanceOf(IllegalArgumentException.class)
+                  .isInstanceOf(InvalidEndpointRequestException.class)
                   .hasMessageContaining("keepFor");
               assertThatThrownBy(
                       () ->
                           endpoint.settle(
                               "tenant-1", "key-1", "extend", "audit", "next monday", null))
-                  .isInstanceOf(IllegalArgumentException.class)
+                  .isInstanceOf(InvalidEndpointRequestException.class)
                   .hasMessageContaining("ISO-8601");
             });
   }
