@@ -267,8 +267,13 @@ public class MapKeyStore implements KeyStore {
             id, fence, r == null ? "the record is absent" : "the record has " + r.fence());
       }
       backend.records.put(key, extended(r, keepUntil));
-      backend.keptUntil.merge(key, keepUntil, (a, b) -> a.isAfter(b) ? a : b);
+      backend.keptUntil.merge(key, keepUntil, this::keptUntil);
     }
+  }
+
+  /** The instant a record is kept until, after one that was set and one asked for: the later. */
+  protected Instant keptUntil(Instant set, Instant asked) {
+    return set.isAfter(asked) ? set : asked;
   }
 
   /** Whether {@code fence} may extend {@code r}'s retention: it is the record's current one. */

@@ -598,6 +598,28 @@ public final class Mutants {
   }
 
   /**
+   * (e3) An extension that overwrites the instant set before, so that an earlier instant asked for
+   * later shortens it (a plain {@code SET} where the later of the two was due).
+   */
+  public static final class ExtendShortens extends MapKeyStore {
+    public ExtendShortens() {}
+
+    ExtendShortens(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new ExtendShortens(backend);
+    }
+
+    @Override
+    protected Instant keptUntil(Instant set, Instant asked) {
+      return asked;
+    }
+  }
+
+  /**
    * Not a mutant: the correct store on the system clock, but every claim takes as long as the
    * real-time lease (as on an overloaded machine), so the time rules' "just before the boundary"
    * checks always come too late.
