@@ -262,6 +262,47 @@ public interface KeyStore {
   int deleteExpired(Instant now, Duration retention, int limit);
 
   /**
+   * Keeps a record at least until {@code keepUntil}: {@link #deleteExpired} does not delete it at
+   * any {@code now < keepUntil}, whatever the retention it is given, and from {@code keepUntil} on
+   * deletes it by the usual rule (retention counted from the completion or the lease's end). For a
+   * person who needs a record past retention (an investigation, a redrive that waits for a fix;
+   * {@code KeyStoreAdmin} in the core module). A store with {@link StoreCapability#SERVER_CLOCK}
+   * compares {@code keepUntil} with its own clock.
+   *
+   * <p>Applies only while {@code fence} is the record's current token and the record is {@code
+   * IN_FLIGHT} or {@code COMPLETE} (also past its window, until it is deleted); otherwise it
+   * changes nothing and throws {@link LeaseLostException}. Unlike the owner's writes it is allowed
+   * on a complete record and under a live lease, because it changes nothing the owner or a claim
+   * reads: the state, fence, lease, recovery point, response, completion time and so the replay
+   * window stay as they are. It never shortens what an earlier call set (the later instant wins),
+   * and the record's later writes (heartbeats, checkpoints, the completion, a takeover) keep it; a
+   * release, or a new request's claim past the window, may drop it.
+   *
+   * <p>The default throws {@link UnsupportedOperationException}: a store that implements it
+   * declares {@link StoreCapability#EXTEND_RETENTION}.
+   *
+   * @param id the record
+   * @param fence the record's current token, as {@link #lookup} showed it
+   * @param keepUntil the instant before which the record is not deleted
+   * @param now the engine's time
+   * @throws LeaseLostException if {@code fence} is not the record's current token, or there is no
+   *     such record (never claimed, released, deleted); nothing changed and nothing was created
+   * @throws UnsupportedOperationException if the store does not declare {@link
+   *     StoreCapability#EXTEND_RETENTION}
+   * @throws StoreUnavailableException if the store cannot be reached
+   */
+  default void extendRetention(RecordId id, FenceToken fence, Instant keepUntil, Instant now) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(fence, "fence");
+    Objects.requireNonNull(keepUntil, "keepUntil");
+    Objects.requireNonNull(now, "now");
+    throw new UnsupportedOperationException(
+        getClass().getName()
+            + " cannot extend a record's retention: it does not declare"
+            + " StoreCapability.EXTEND_RETENTION");
+  }
+
+  /**
    * Lists records by state and lease, one bounded page at a time, for a person or a tool that looks
    * for stuck keys ({@code KeyStoreAdmin} in the core module). Reads only.
    *

@@ -39,5 +39,12 @@ public enum StoreCapability {
    * The store implements {@link KeyStore#list(RecordQuery)}: it lists records by state and lease,
    * in bounded pages, for the people and tools that settle stuck keys.
    */
-  LISTING
+  LISTING,
+
+  /**
+   * The store implements {@link KeyStore#extendRetention}: a person can keep one record past its
+   * retention (an investigation, a redrive that waits for a fix) without changing anything a claim
+   * reads.
+   */
+  EXTEND_RETENTION
 }

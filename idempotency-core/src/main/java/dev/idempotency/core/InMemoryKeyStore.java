@@ -67,6 +67,7 @@ public final class InMemoryKeyStore implements KeyStore {
     final @Nullable RecoveryPoint recoveryPoint; // null until a checkpoint
     final @Nullable StoredResponse response; // null unless COMPLETE
     final @Nullable Instant completedAt; // null unless COMPLETE
+    final @Nullable Instant keepUntil; // null unless a person extended the retention
 
     /**
      * The record a claim installs for a new request: in flight under {@code fence}, its own
@@ -81,6 +82,7 @@ public final class InMemoryKeyStore implements KeyStore {
           request.now().plus(request.lease()),
           null,
           null,
+          null,
           null);
     }
 
@@ -92,7 +94,8 @@ public final class InMemoryKeyStore implements KeyStore {
         Instant leaseExpiresAt,
         @Nullable RecoveryPoint recoveryPoint,
         @Nullable StoredResponse response,
-        @Nullable Instant completedAt) {
+        @Nullable Instant completedAt,
+        @Nullable Instant keepUntil) {
       this.state = state;
       this.fingerprint = fingerprint;
       this.fence = fence;
@@ -101,6 +104,22 @@ public final class InMemoryKeyStore implements KeyStore {
       this.recoveryPoint = recoveryPoint;
       this.response = response;
       this.completedAt = completedAt;
+      this.keepUntil = keepUntil;
+    }
+
+    /** This record, kept at least until {@code until} (or later, if it already was). */
+    Rec keptUntil(Instant until) {
+      Instant kept = keepUntil != null && keepUntil.isAfter(until) ? keepUntil : until;
+      return new Rec(
+          state,
+          fingerprint,
+          fence,
+          generation,
+          leaseExpiresAt,
+          recoveryPoint,
+          response,
+          completedAt,
+          kept);
     }
 
     /**
@@ -126,7 +145,8 @@ public final class InMemoryKeyStore implements KeyStore {
       Comparator.comparing((RecordId id) -> id.scope().value())
           .thenComparing(id -> id.key().value());
 
-  private static final Set<StoreCapability> CAPABILITIES = Set.of(StoreCapability.LISTING);
+  private static final Set<StoreCapability> CAPABILITIES =
+      Set.of(StoreCapability.LISTING, StoreCapability.EXTEND_RETENTION);
 
   private final ConcurrentHashMap<RecordId, Rec> records = new ConcurrentHashMap<>();
   private final AtomicLong fences = new AtomicLong();
@@ -197,7 +217,8 @@ public final class InMemoryKeyStore implements KeyStore {
               now.plus(request.lease()),
               current.recoveryPoint,
               null,
-              null);
+              null,
+              current.keepUntil);
       if (records.replace(id, current, takenOver)) {
         return new ClaimOutcome.Claimed(
             fence, Optional.ofNullable(current.recoveryPoint), true, current.generation);
@@ -228,7 +249,8 @@ public final class InMemoryKeyStore implements KeyStore {
                 leaseEnd,
                 r.recoveryPoint,
                 null,
-                null));
+                null,
+                r.keepUntil));
   }
 
   @Override
@@ -251,7 +273,8 @@ public final class InMemoryKeyStore implements KeyStore {
                 leaseEnd,
                 point,
                 null,
-                null));
+                null,
+                r.keepUntil));
   }
 
   @Override
@@ -271,13 +294,35 @@ public final class InMemoryKeyStore implements KeyStore {
                 r.leaseExpiresAt,
                 r.recoveryPoint,
                 response,
-                now));
+                now,
+                r.keepUntil));
   }
 
   @Override
   public void release(RecordId id, FenceToken fence, Instant now) {
     Objects.requireNonNull(now, "now");
     fencedUpdate(id, fence, StateTransition.RELEASE, r -> null);
+  }
+
+  /** Replaces the record with a copy that names the later of its hold and {@code keepUntil}. */
+  @Override
+  public void extendRetention(RecordId id, FenceToken fence, Instant keepUntil, Instant now) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(fence, "fence");
+    Objects.requireNonNull(keepUntil, "keepUntil");
+    Objects.requireNonNull(now, "now");
+    while (true) {
+      Rec current = records.get(id);
+      if (current == null) {
+        throw new LeaseLostException(id, fence, "the record is absent");
+      }
+      if (!current.fence.equals(fence)) {
+        throw new LeaseLostException(id, fence, "the current fence is " + current.fence);
+      }
+      if (records.replace(id, current, current.keptUntil(keepUntil))) {
+        return;
+      }
+    }
   }
 
   /**
@@ -393,9 +438,10 @@ public final class InMemoryKeyStore implements KeyStore {
           r.state == KeyState.COMPLETE
               ? !r.completedAt().isAfter(cutoff)
               : !r.leaseExpiresAt.isAfter(cutoff);
+      boolean held = r.keepUntil != null && now.isBefore(r.keepUntil);
       // remove(key, value) deletes only the exact record judged expired, never one that changed
       // meanwhile
-      if (expired && records.remove(e.getKey(), r)) {
+      if (expired && !held && records.remove(e.getKey(), r)) {
         deleted++;
       }
     }

@@ -41,6 +41,11 @@ import org.jspecify.annotations.Nullable;
  *       {@link IdempotencyEvent.Released}.
  *   <li>{@link #redrive} resumes an abandoned record now, through the {@link Completer} and the
  *       application's {@link Completer.Resumer}.
+ *   <li>{@link #extend} keeps a record past its retention (an investigation, a redrive that waits
+ *       for a fix), under the fence the admin just looked at; the reaper deletes it from then on
+ *       only. Nothing a claim reads changes: not the state, the lease, the response nor the replay
+ *       window. The reason is logged. The store must declare {@link
+ *       StoreCapability#EXTEND_RETENTION}.
  * </ul>
  *
  * <p>Whoever is allowed to call these methods can make a request run again (release) or run now
@@ -73,7 +78,9 @@ public final class KeyStoreAdmin {
      */
     NOT_RESUMED,
     /** The resumed operation failed again; the record stays in flight (see the log). */
-    FAILED
+    FAILED,
+    /** The record is kept until the instant asked for at least; nothing else of it changed. */
+    EXTENDED
   }
 
   /**
@@ -95,7 +102,7 @@ public final class KeyStoreAdmin {
 
     /** Whether the action changed the record as asked. */
     public boolean done() {
-      return status == Status.RELEASED || status == Status.REDRIVEN;
+      return status == Status.RELEASED || status == Status.REDRIVEN || status == Status.EXTENDED;
     }
   }
 
@@ -282,6 +289,80 @@ public final class KeyStoreAdmin {
         "the resumer has no operation for "
             + id
             + ", or another owner took it first; nothing ran here");
+  }
+
+  /**
+   * Keeps a record for {@code keepFor} from now at least: see {@link #extend(RecordId, Instant,
+   * String)}.
+   *
+   * @throws IllegalArgumentException if {@code keepFor} is not positive, or the reason is not valid
+   */
+  public Result extend(RecordId id, Duration keepFor, String reason) {
+    Objects.requireNonNull(keepFor, "keepFor");
+    if (keepFor.isNegative() || keepFor.isZero()) {
+      throw new IllegalArgumentException("keepFor must be > 0, but was " + keepFor);
+    }
+    return extend(id, now().plus(keepFor), reason);
+  }
+
+  /**
+   * Keeps a record until {@code keepUntil} at least: the reaper does not delete it before then,
+   * whatever the retention, and deletes it by the usual rule afterwards. An in-flight record (live
+   * or abandoned) or a complete one; its state, fence, lease, recovery point, response and replay
+   * window stay as they are, so a live owner works on undisturbed. An instant earlier than one
+   * asked for before changes nothing.
+   *
+   * @param id the record
+   * @param keepUntil the instant before which the record is not deleted; after now
+   * @param reason why, for the log: 1 to 200 characters on one line
+   * @return {@link Status#EXTENDED}, {@link Status#NOT_FOUND}, or {@link Status#CHANGED} when the
+   *     record changed between the look and the extension (nothing of it changed: look again)
+   * @throws IllegalArgumentException if {@code keepUntil} is not after now, or the reason is not
+   *     valid
+   * @throws UnsupportedOperationException naming the store, if it does not declare {@link
+   *     StoreCapability#EXTEND_RETENTION}
+   */
+  public Result extend(RecordId id, Instant keepUntil, String reason) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(keepUntil, "keepUntil");
+    String why = checkedReason(reason);
+    if (!store.capabilities().contains(StoreCapability.EXTEND_RETENTION)) {
+      throw new UnsupportedOperationException(
+          "the store "
+              + store.getClass().getName()
+              + " cannot keep a record past its retention (it does not declare"
+              + " StoreCapability.EXTEND_RETENTION)");
+    }
+    Instant now = now();
+    if (!keepUntil.isAfter(now)) {
+      throw new IllegalArgumentException("keepUntil must be after now (" + now + "): " + keepUntil);
+    }
+    Optional<RecordSnapshot> seen = store.lookup(id);
+    if (seen.isEmpty()) {
+      return new Result(id, Status.NOT_FOUND, "no record " + id);
+    }
+    RecordSnapshot record = seen.get();
+    try {
+      store.extendRetention(id, record.fence(), keepUntil, now);
+    } catch (LeaseLostException e) {
+      return store.lookup(id).isEmpty()
+          ? new Result(id, Status.NOT_FOUND, "no record " + id + " (it went away meanwhile)")
+          : new Result(
+              id, Status.CHANGED, id + " changed meanwhile (a newer fence); nothing changed");
+    }
+    String detail =
+        "kept "
+            + id
+            + " ("
+            + record.state()
+            + ", "
+            + record.fence()
+            + ") until "
+            + keepUntil
+            + " at least: "
+            + why;
+    LOG.log(System.Logger.Level.WARNING, "admin: " + detail);
+    return new Result(id, Status.EXTENDED, detail);
   }
 
   private Instant now() {

@@ -18,6 +18,7 @@ import dev.idempotency.spi.RecordPage;
 import dev.idempotency.spi.RecordQuery;
 import dev.idempotency.spi.RecordSelection;
 import dev.idempotency.spi.RecordSnapshot;
+import dev.idempotency.testing.DelegatingStore;
 import dev.idempotency.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -295,6 +296,126 @@ class KeyStoreAdminTest {
         .isInstanceOf(UnsupportedOperationException.class)
         .hasMessageContaining(ForwardingKeyStore.class.getName())
         .hasMessageContaining("LISTING");
+  }
+
+  @Test
+  void extendKeepsAnAbandonedRecordPastRetentionAndChangesNothingElse() {
+    InMemoryKeyStore store = new InMemoryKeyStore();
+    KeyStoreAdmin admin = KeyStoreAdmin.builder(engine(store)).build();
+    RecordId id = RecordId.of("s", "stuck");
+    ClaimOutcome.Claimed owner = claim(store, id);
+    store.checkpoint(id, owner.fence(), RecoveryPoint.of("charged"), clock.instant(), LEASE);
+    clock.advance(LEASE);
+    Optional<RecordSnapshot> before = store.lookup(id);
+    Instant abandonedAt = clock.instant();
+
+    KeyStoreAdmin.Result result =
+        admin.extend(id, Duration.ofDays(7), "waits for the fix of ticket 4711");
+
+    assertThat(result.status()).isEqualTo(KeyStoreAdmin.Status.EXTENDED);
+    assertThat(result.done()).isTrue();
+    assertThat(result.detail())
+        .contains(abandonedAt.plus(Duration.ofDays(7)).toString())
+        .contains("ticket 4711");
+    assertThat(store.lookup(id)).as("the record after the extension").isEqualTo(before);
+    assertThat(store.findAbandoned(clock.instant(), 10))
+        .as("the completer still finds it abandoned")
+        .extracting(RecordSnapshot::id)
+        .containsExactly(id);
+    Duration retention = IdempotencyConfig.DEFAULT_RETENTION;
+    assertThat(store.deleteExpired(abandonedAt.plus(retention), retention, 10))
+        .as("the reaper once the retention passed")
+        .isZero();
+    assertThat(store.deleteExpired(abandonedAt.plus(Duration.ofDays(7)), retention, 10))
+        .as("the reaper at the instant the record was kept until")
+        .isEqualTo(1);
+    assertThat(store.lookup(id)).isEmpty();
+    assertThat(events).isEmpty();
+  }
+
+  @Test
+  void extendUnderALiveLeaseLeavesTheOwnerAtWork() {
+    InMemoryKeyStore store = new InMemoryKeyStore();
+    KeyStoreAdmin admin = KeyStoreAdmin.builder(engine(store)).build();
+    RecordId id = RecordId.of("s", "busy");
+    ClaimOutcome.Claimed owner = claim(store, id);
+    Optional<RecordSnapshot> before = store.lookup(id);
+
+    KeyStoreAdmin.Result result =
+        admin.extend(id, clock.instant().plus(Duration.ofDays(5)), "audit 17");
+
+    assertThat(result.status()).isEqualTo(KeyStoreAdmin.Status.EXTENDED);
+    assertThat(store.lookup(id)).isEqualTo(before);
+    store.complete(id, owner.fence(), StoredResponse.ofUtf8(200, "done"), clock.instant());
+    assertThat(store.lookup(id)).get().extracting(RecordSnapshot::fence).isEqualTo(owner.fence());
+  }
+
+  @Test
+  void extendOfAMissingRecordCreatesNothing() {
+    InMemoryKeyStore store = new InMemoryKeyStore();
+    KeyStoreAdmin admin = KeyStoreAdmin.builder(engine(store)).build();
+    RecordId id = RecordId.of("s", "none");
+
+    KeyStoreAdmin.Result result = admin.extend(id, Duration.ofDays(1), "audit 17");
+
+    assertThat(result.status()).isEqualTo(KeyStoreAdmin.Status.NOT_FOUND);
+    assertThat(result.done()).isFalse();
+    assertThat(store.lookup(id)).isEmpty();
+    assertThat(store.size()).isZero();
+  }
+
+  @Test
+  void extendAfterATakeoverSinceTheLookChangesNothing() {
+    InMemoryKeyStore inner = new InMemoryKeyStore();
+    RecordId id = RecordId.of("s", "raced");
+    claim(inner, id);
+    clock.advance(LEASE);
+    // the completer takes the record over between the admin's look and its extension
+    KeyStore store =
+        new DelegatingStore(inner) {
+          @Override
+          public Optional<RecordSnapshot> lookup(RecordId which) {
+            Optional<RecordSnapshot> seen = super.lookup(which);
+            if (seen.isPresent() && seen.get().fence().equals(FenceToken.of(1))) {
+              KeyStoreAdminTest.this.claim(inner, which);
+            }
+            return seen;
+          }
+        };
+    KeyStoreAdmin admin = KeyStoreAdmin.builder(engine(store)).build();
+
+    KeyStoreAdmin.Result result = admin.extend(id, Duration.ofDays(7), "ticket 4711");
+
+    assertThat(result.status()).isEqualTo(KeyStoreAdmin.Status.CHANGED);
+    RecordSnapshot now = inner.lookup(id).orElseThrow();
+    assertThat(now.fence()).isEqualTo(FenceToken.of(2));
+    Duration retention = IdempotencyConfig.DEFAULT_RETENTION;
+    assertThat(
+            inner.deleteExpired(now.leaseExpiresAt().orElseThrow().plus(retention), retention, 10))
+        .as("the reaper: the newer owner's record was not kept")
+        .isEqualTo(1);
+  }
+
+  @Test
+  void extendRefusesAnInstantNotAfterNowABadReasonAndAStoreWithoutTheCapability() {
+    InMemoryKeyStore store = new InMemoryKeyStore();
+    KeyStoreAdmin admin = KeyStoreAdmin.builder(engine(store)).build();
+    RecordId id = RecordId.of("s", "k");
+    claim(store, id);
+    assertThatThrownBy(() -> admin.extend(id, clock.instant(), "audit"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("after now");
+    assertThatThrownBy(() -> admin.extend(id, Duration.ZERO, "audit"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> admin.extend(id, Duration.ofDays(1), "two\nlines"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("one line");
+    KeyStore plain = new ForwardingKeyStore(store);
+    KeyStoreAdmin plainAdmin = KeyStoreAdmin.builder(engine(plain)).build();
+    assertThatThrownBy(() -> plainAdmin.extend(id, Duration.ofDays(1), "audit"))
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining(ForwardingKeyStore.class.getName())
+        .hasMessageContaining("EXTEND_RETENTION");
   }
 
   /** A store that forwards the SPI's abstract methods and declares no capability. */

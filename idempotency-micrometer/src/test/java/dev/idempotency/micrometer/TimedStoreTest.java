@@ -9,6 +9,7 @@ import dev.idempotency.RecoveryPoint;
 import dev.idempotency.StoredResponse;
 import dev.idempotency.TransactionalWork;
 import dev.idempotency.core.InMemoryKeyStore;
+import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.KeyStore;
 import dev.idempotency.spi.RecordQuery;
@@ -106,5 +107,27 @@ class TimedStoreTest {
     assertThat(timed.list(RecordQuery.of(RecordSelection.LIVE, now, 10)).records())
         .extracting(RecordSnapshot::id)
         .containsExactly(id);
+  }
+
+  /** A timed store forwards extendRetention: the record outlives the retention it was held past. */
+  @Test
+  void aTimedStoreForwardsTheRetentionExtension() {
+    InMemoryKeyStore store = new InMemoryKeyStore();
+    RecordId id = RecordId.of("s", "k");
+    Instant now = Instant.parse("2031-05-17T09:00:00Z");
+    Duration lease = Duration.ofSeconds(30);
+    Duration retention = Duration.ofHours(72);
+    ClaimOutcome.Claimed claimed =
+        (ClaimOutcome.Claimed)
+            store.claim(
+                new ClaimRequest(
+                    id, Fingerprint.of(new byte[] {1}), now, lease, Duration.ofHours(1)));
+    KeyStore timed = metrics.timed(store);
+
+    assertThat(timed.capabilities()).contains(StoreCapability.EXTEND_RETENTION);
+    Instant pastRetention = now.plus(lease).plus(retention);
+    timed.extendRetention(id, claimed.fence(), pastRetention.plus(Duration.ofDays(1)), now);
+    assertThat(timed.deleteExpired(pastRetention, retention, 10)).isZero();
+    assertThat(store.lookup(id)).isPresent();
   }
 }

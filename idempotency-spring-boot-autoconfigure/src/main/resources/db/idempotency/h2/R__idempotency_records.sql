@@ -17,6 +17,8 @@ CREATE TABLE IF NOT EXISTS idempotency_records (
   lease_expires_at_ns  BIGINT,
   completed_at_ns      BIGINT,
   retain_from_ns       BIGINT       NOT NULL,
+  -- the instant before which the reaper keeps the record, set by a person (KeyStore.extendRetention)
+  keep_until_ns        BIGINT,
   -- what the last claim statement decided: F fresh, T takeover, N nothing
   claim_kind           CHAR(1)      NOT NULL,
   row_version          BIGINT       NOT NULL,

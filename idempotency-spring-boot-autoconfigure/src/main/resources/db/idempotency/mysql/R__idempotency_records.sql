@@ -21,6 +21,8 @@ CREATE TABLE IF NOT EXISTS idempotency_records (
   completed_at_ns      BIGINT NULL,
   -- when retention starts counting: the lease's end (in flight), the completion, or the release
   retain_from_ns       BIGINT NOT NULL,
+  -- the instant before which the reaper keeps the record, set by a person (KeyStore.extendRetention)
+  keep_until_ns        BIGINT,
   claim_kind           CHAR(1) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
   -- the random marker of the last claim statement: +n claimed by it, -n not
   claim_nonce          BIGINT NOT NULL,

@@ -56,11 +56,11 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * <p>Not thread-safe: JUnit creates one instance per test.
  *
  * <p>Each SPEC section's tests are a test interface of their own, in this package: {@code
- * Section1ClaimOutcomes} to {@code Section9Arguments} and {@code Section11Listing} (section 2 has
- * two, {@code Section2Concurrency} and {@code Section2Histories}), written over one fixture, {@code
- * ContractFixture}. This class runs each through a {@code @Nested} class that implements it, so
- * that an implementer extends one class with one factory and gets every rule, and reads the rules
- * of one section in one file.
+ * Section1ClaimOutcomes} to {@code Section9Arguments}, {@code Section11Listing} and {@code
+ * Section11Extend} (section 2 has two, {@code Section2Concurrency} and {@code Section2Histories}),
+ * written over one fixture, {@code ContractFixture}. This class runs each through a {@code @Nested}
+ * class that implements it, so that an implementer extends one class with one factory and gets
+ * every rule, and reads the rules of one section in one file.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 public abstract class KeyStoreContract {
@@ -199,4 +199,10 @@ public abstract class KeyStoreContract {
   @Nested
   @DisplayName("11. Listing records")
   class ListingRules extends Section implements Section11Listing {}
+
+  @Nested
+  @DisplayName("11. Listing records: extending a record's retention")
+  @Execution(ExecutionMode.CONCURRENT)
+  @ResourceLock(value = QUIET_MACHINE, mode = ResourceAccessMode.READ)
+  class ExtendRules extends Section implements Section11Extend {}
 }

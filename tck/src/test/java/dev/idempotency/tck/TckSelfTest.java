@@ -310,7 +310,22 @@ class TckSelfTest {
             "Rule 11.2",
             1),
         new Catch(
-            "ListScopeAsPrefix", "optional_11_3_aScopeListsOnlyItsOwnRecords", "Rule 11.3", 1));
+            "ListScopeAsPrefix", "optional_11_3_aScopeListsOnlyItsOwnRecords", "Rule 11.3", 1),
+        new Catch(
+            "ExtendIgnoresFence",
+            "optional_11_4_extendRetentionKeepsTheRecordAndNothingElse",
+            "Rule 11.4",
+            1),
+        new Catch(
+            "ExtendMovesTheWindow",
+            "optional_11_4_extendRetentionKeepsTheRecordAndNothingElse",
+            "Rule 11.4",
+            1),
+        new Catch(
+            "ExtendShortens",
+            "optional_11_4_extendRetentionKeepsTheRecordAndNothingElse",
+            "Rule 11.4",
+            1));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -125,6 +125,11 @@ public class TimedKeyStore implements KeyStore {
   }
 
   @Override
+  public void extendRetention(RecordId id, FenceToken fence, Instant keepUntil, Instant now) {
+    delegate.extendRetention(id, fence, keepUntil, now);
+  }
+
+  @Override
   public int deleteExpired(Instant now, Duration retention, int limit) {
     return delegate.deleteExpired(now, retention, limit);
   }

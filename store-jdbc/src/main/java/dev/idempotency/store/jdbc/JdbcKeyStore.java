@@ -93,7 +93,8 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
             StoreCapability.SHARED,
             StoreCapability.TRANSACTIONAL,
             StoreCapability.ONE_TRANSACTION,
-            StoreCapability.LISTING);
+            StoreCapability.LISTING,
+            StoreCapability.EXTEND_RETENTION);
     if (clockSource == ClockSource.DATABASE) {
       caps.add(StoreCapability.SERVER_CLOCK);
     }
@@ -264,6 +265,17 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   @Override
   public void release(RecordId id, FenceToken fence, Instant now) {
     fenced(dataSource, "release", id, fencedValues(id, fence, now), sql::release);
+  }
+
+  /**
+   * One {@code UPDATE} of the column {@code keep_until_ns} (the later instant wins), under the
+   * fence, on an in-flight or complete row; the reaper's deletion skips a row while it is ahead.
+   */
+  @Override
+  public void extendRetention(RecordId id, FenceToken fence, Instant keepUntil, Instant now) {
+    Objects.requireNonNull(keepUntil, "keepUntil");
+    ParamValues p = fencedValues(id, fence, now).keepUntil(Nanos.of(keepUntil));
+    fenced(dataSource, "extendRetention", id, p, sql::extendRetention);
   }
 
   @Override

@@ -369,7 +369,8 @@ abstract class AbstractJdbcKeyStoreTest {
             StoreCapability.SHARED,
             StoreCapability.TRANSACTIONAL,
             StoreCapability.ONE_TRANSACTION,
-            StoreCapability.LISTING);
+            StoreCapability.LISTING,
+            StoreCapability.EXTEND_RETENTION);
   }
 
   /**

@@ -100,8 +100,13 @@ public final class RedisKeyStore implements KeyStore {
         b.maxResponseBytes > 0 ? b.maxResponseBytes : ResponseLimit.forTimeout(b.commandTimeout);
     this.capabilities =
         clock == RedisClock.SERVER
-            ? Set.of(StoreCapability.SHARED, StoreCapability.SERVER_CLOCK, StoreCapability.LISTING)
-            : Set.of(StoreCapability.SHARED, StoreCapability.LISTING);
+            ? Set.of(
+                StoreCapability.SHARED,
+                StoreCapability.SERVER_CLOCK,
+                StoreCapability.LISTING,
+                StoreCapability.EXTEND_RETENTION)
+            : Set.of(
+                StoreCapability.SHARED, StoreCapability.LISTING, StoreCapability.EXTEND_RETENTION);
   }
 
   /**
@@ -268,6 +273,18 @@ public final class RedisKeyStore implements KeyStore {
     requireFenced(id, fence);
     records.release(id, fence, now(now));
     awaitReplicas("release of " + id);
+  }
+
+  /**
+   * One script: the record's field {@code k} (the later instant wins), which the reaper honours,
+   * and its key's and fence counter's expiries moved past it; see {@code docs/stores-redis.md}.
+   */
+  @Override
+  public void extendRetention(RecordId id, FenceToken fence, Instant keepUntil, Instant now) {
+    requireFenced(id, fence);
+    Objects.requireNonNull(keepUntil, "keepUntil");
+    records.extendRetention(id, fence, now(now), Micros.of(keepUntil));
+    awaitReplicas("extension of " + id);
   }
 
   /** Read by a script, so that it runs on the primary even on a connection that reads replicas. */

@@ -182,6 +182,57 @@ class RecordLifetimeIT {
         .containsExactly(abandoned);
   }
 
+  @Test
+  void anExtensionMovesTheKeysExpiriesAndLaterWritesKeepThem() {
+    RecordId id = RecordId.of("t", "kept");
+    String member = KeyLayout.member(id);
+    FenceToken fence = ((ClaimOutcome.Claimed) OwnRedis.claim(store, id, NOW)).fence();
+    Duration keptFor = RETENTION.multipliedBy(5);
+
+    store.extendRetention(id, fence, NOW.plus(keptFor), NOW);
+    assertExpiries(member, keptFor);
+    // the owner's writes set their own, shorter expiries: the record's stays at the extension
+    store.heartbeat(id, fence, NOW, Duration.ofHours(1));
+    assertPttl(layout.record(member), keptFor);
+    store.checkpoint(id, fence, RecoveryPoint.of("p"), NOW, Duration.ofHours(1));
+    assertPttl(layout.record(member), keptFor);
+    assertThat(store.heartbeatAll(Map.of(id, fence), NOW, Duration.ofHours(1))).isEmpty();
+    assertPttl(layout.record(member), keptFor);
+    store.complete(id, fence, StoredResponse.ofUtf8(200, "done"), NOW);
+    assertPttl(layout.record(member), keptFor);
+    // an earlier instant does not shorten it; a later one moves it again
+    store.extendRetention(id, fence, NOW.plus(Duration.ofHours(1)), NOW);
+    assertPttl(layout.record(member), keptFor);
+    store.extendRetention(id, fence, NOW.plus(keptFor.multipliedBy(2)), NOW);
+    assertExpiries(member, keptFor.multipliedBy(2));
+  }
+
+  @Test
+  void theReaperPagesPastManyKeptRecordsToTheExpiredOnes() {
+    // 600 kept records, completed before the 3 that are not kept: more than one due page (512)
+    for (int i = 0; i < 600; i++) {
+      RecordId id = RecordId.of("t", "kept-" + i);
+      FenceToken f = ((ClaimOutcome.Claimed) OwnRedis.claim(store, id, NOW)).fence();
+      store.complete(id, f, StoredResponse.ofUtf8(200, "x"), NOW);
+      store.extendRetention(id, f, NOW.plus(RETENTION.multipliedBy(3)), NOW);
+    }
+    Instant completedLater = NOW.plusSeconds(1);
+    for (int i = 0; i < 3; i++) {
+      RecordId id = RecordId.of("t", "done-" + i);
+      FenceToken f = ((ClaimOutcome.Claimed) OwnRedis.claim(store, id, completedLater)).fence();
+      store.complete(id, f, StoredResponse.ofUtf8(200, "x"), completedLater);
+    }
+    Instant pastRetention = completedLater.plus(RETENTION);
+    assertThat(store.deleteExpired(pastRetention, RETENTION, 2)).as("first batch").isEqualTo(2);
+    assertThat(store.deleteExpired(pastRetention, RETENTION, 2)).as("the last one").isEqualTo(1);
+    assertThat(store.deleteExpired(pastRetention, RETENTION, 2)).isZero();
+    assertThat(redis.zcard(layout.completionIndex(0)))
+        .as("the kept records' entries")
+        .isEqualTo(600);
+    Instant pastTheExtension = NOW.plus(RETENTION.multipliedBy(3));
+    assertThat(store.deleteExpired(pastTheExtension, RETENTION, 1000)).isEqualTo(600);
+  }
+
   private void assertExpiries(String member, Duration record) {
     assertPttl(layout.record(member), record);
     assertPttl(layout.counter(member), record.plus(RETENTION));

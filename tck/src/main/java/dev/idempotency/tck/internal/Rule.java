@@ -442,7 +442,19 @@ public enum Rule {
       "A query with a scope lists only that scope's records, whole-name equal (not another "
           + "scope that begins with the same text); without a scope, every scope's.",
       "the scope condition of the listing (an equality on the scope, not a prefix match or a "
-          + "pattern)");
+          + "pattern)"),
+  R11_4(
+      "11.4",
+      "extendRetention with the record's current fence keeps an IN_FLIGHT or COMPLETE record: "
+          + "deleteExpired does not delete it before the instant given, whatever the retention, "
+          + "and deletes it by the usual rule from then on; an earlier instant given later does "
+          + "not shorten it. It changes nothing lookup, a claim or findAbandoned reads: the "
+          + "record, its lease and its replay window stay as they were. With another fence, or "
+          + "for an absent record, it throws LeaseLostException and changes nothing (it creates "
+          + "no record).",
+      "that the extension is kept apart from the completion time and the lease's end (a field "
+          + "of its own that only the deletion reads), that the deletion honours it, that the "
+          + "write is conditional on the fence, and that it never inserts");
 
   private final String id;
   private final String text;

@@ -61,6 +61,9 @@ public class MapKeyStore implements KeyStore {
      * each: claims and fenced writes of another thread wait for it (see {@link #awaitRow}).
      */
     final Map<Object, Thread> rowOwners = new HashMap<>();
+
+    /** The instant before which deleteExpired keeps each record, once a person extended it. */
+    final Map<Object, Instant> keptUntil = new HashMap<>();
   }
 
   protected final Backend backend;
@@ -249,6 +252,40 @@ public class MapKeyStore implements KeyStore {
     write(id, fence, now, r -> null);
   }
 
+  @Override
+  public void extendRetention(RecordId id, FenceToken fence, Instant keepUntil, Instant now) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(fence, "fence");
+    Objects.requireNonNull(keepUntil, "keepUntil");
+    Objects.requireNonNull(now, "now");
+    synchronized (backend.lock) {
+      Object key = key(id);
+      awaitRow(key);
+      Rec r = backend.records.get(key);
+      if (r == null || !extendableWith(r, fence)) {
+        throw new LeaseLostException(
+            id, fence, r == null ? "the record is absent" : "the record has " + r.fence());
+      }
+      backend.records.put(key, extended(r, keepUntil));
+      backend.keptUntil.merge(key, keepUntil, this::keptUntil);
+    }
+  }
+
+  /** The instant a record is kept until, after one that was set and one asked for: the later. */
+  protected Instant keptUntil(Instant set, Instant asked) {
+    return set.isAfter(asked) ? set : asked;
+  }
+
+  /** Whether {@code fence} may extend {@code r}'s retention: it is the record's current one. */
+  protected boolean extendableWith(Rec r, FenceToken fence) {
+    return r.fence().equals(fence);
+  }
+
+  /** The record once its retention is extended: the same record (only the deletion reads it). */
+  protected Rec extended(Rec r, Instant keepUntil) {
+    return r;
+  }
+
   private interface Change {
     Rec apply(Rec r);
   }
@@ -272,6 +309,7 @@ public class MapKeyStore implements KeyStore {
       Rec next = change.apply(r);
       if (next == null) {
         backend.records.remove(key);
+        backend.keptUntil.remove(key);
         forget(key);
       } else {
         backend.records.put(key, next);
@@ -388,8 +426,10 @@ public class MapKeyStore implements KeyStore {
         Map.Entry<Object, Rec> e = it.next();
         Rec r = e.getValue();
         Instant since = r.state() == KeyState.COMPLETE ? r.completedAt() : r.leaseExpiresAt();
-        if (!since.isAfter(cutoff)) {
+        Instant kept = backend.keptUntil.get(e.getKey());
+        if (!since.isAfter(cutoff) && (kept == null || !time(now).isBefore(kept))) {
           it.remove();
+          backend.keptUntil.remove(e.getKey());
           forget(e.getKey());
           deleted++;
         }
@@ -431,6 +471,6 @@ public class MapKeyStore implements KeyStore {
 
   @Override
   public Set<StoreCapability> capabilities() {
-    return Set.of(StoreCapability.LISTING);
+    return Set.of(StoreCapability.LISTING, StoreCapability.EXTEND_RETENTION);
   }
 }

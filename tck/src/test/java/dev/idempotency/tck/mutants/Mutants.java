@@ -454,7 +454,8 @@ public final class Mutants {
 
     @Override
     public Set<StoreCapability> capabilities() {
-      return Set.of(StoreCapability.SERVER_CLOCK, StoreCapability.LISTING);
+      return Set.of(
+          StoreCapability.SERVER_CLOCK, StoreCapability.LISTING, StoreCapability.EXTEND_RETENTION);
     }
   }
 
@@ -540,6 +541,81 @@ public final class Mutants {
     @Override
     protected boolean inScope(RecordQuery query, RecordId id) {
       return query.scope().map(s -> id.scope().value().startsWith(s.value())).orElse(true);
+    }
+  }
+
+  /**
+   * (e1) An extension that does not check the fence: it keeps whatever record has the key, also one
+   * that changed since the person looked.
+   */
+  public static final class ExtendIgnoresFence extends MapKeyStore {
+    public ExtendIgnoresFence() {}
+
+    ExtendIgnoresFence(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new ExtendIgnoresFence(backend);
+    }
+
+    @Override
+    protected boolean extendableWith(Rec r, FenceToken fence) {
+      return true;
+    }
+  }
+
+  /**
+   * (e2) An extension that moves the record's own times instead of keeping a field of its own: the
+   * completion time (and with it the replay window) or the lease's end, to {@code keepUntil}.
+   */
+  public static final class ExtendMovesTheWindow extends MapKeyStore {
+    public ExtendMovesTheWindow() {}
+
+    ExtendMovesTheWindow(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new ExtendMovesTheWindow(backend);
+    }
+
+    @Override
+    protected Rec extended(Rec r, Instant keepUntil) {
+      return r.state() == KeyState.COMPLETE
+          ? new Rec(
+              r.state(),
+              r.fingerprint(),
+              r.fence(),
+              r.leaseExpiresAt(),
+              r.point(),
+              r.response(),
+              keepUntil)
+          : new Rec(r.state(), r.fingerprint(), r.fence(), keepUntil, r.point(), null, null);
+    }
+  }
+
+  /**
+   * (e3) An extension that overwrites the instant set before, so that an earlier instant asked for
+   * later shortens it (a plain {@code SET} where the later of the two was due).
+   */
+  public static final class ExtendShortens extends MapKeyStore {
+    public ExtendShortens() {}
+
+    ExtendShortens(Backend b) {
+      super(b);
+    }
+
+    @Override
+    public MapKeyStore peer() {
+      return new ExtendShortens(backend);
+    }
+
+    @Override
+    protected Instant keptUntil(Instant set, Instant asked) {
+      return asked;
     }
   }
 

@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.KeyState;
 import dev.idempotency.RecordId;
+import dev.idempotency.StoredResponse;
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.RecordSnapshot;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -115,6 +118,47 @@ class ActuatorEndpointTest {
             key);
     assertThat(retry.statusCode()).as("the client's retry, run anew").isEqualTo(201);
     assertThat(controller.executions()).isEqualTo(before + 1);
+  }
+
+  @Test
+  void theOperatorKeepsACompletedRecordLongerAndNothingElseOfItChanges() throws Exception {
+    String key = "k-" + UUID.randomUUID();
+    RecordId id = RecordId.of("alice", key);
+    ClaimOutcome.Claimed claimed =
+        (ClaimOutcome.Claimed)
+            engine
+                .store()
+                .claim(
+                    new ClaimRequest(
+                        id,
+                        Fingerprint.of(new byte[32]),
+                        Instant.now(),
+                        Duration.ofSeconds(30),
+                        Duration.ofHours(24)));
+    engine.store().complete(id, claimed.fence(), StoredResponse.ofUtf8(201, "{}"), Instant.now());
+    Optional<RecordSnapshot> before = engine.store().lookup(id);
+    String path = "/actuator/idempotency/alice/" + key;
+
+    HttpResponse<String> missing =
+        send(
+            "ops",
+            "POST",
+            path,
+            "{\"action\":\"extend\",\"reason\":\"audit 17\"}",
+            "Idempotency-Key",
+            "extend-missing-" + key);
+    assertThat(missing.statusCode()).as("an extend without keepFor or keepUntil").isEqualTo(400);
+    HttpResponse<String> extended =
+        send(
+            "ops",
+            "POST",
+            path,
+            "{\"action\":\"extend\",\"keepFor\":\"P7D\",\"reason\":\"audit 17\"}",
+            "Idempotency-Key",
+            "extend-" + key);
+    assertThat(extended.statusCode()).as(extended.body()).isEqualTo(200);
+    assertThat(extended.body()).contains("EXTENDED").contains("audit 17");
+    assertThat(engine.store().lookup(id)).as("the record after the extension").isEqualTo(before);
   }
 
   private static String release() {

@@ -8,6 +8,9 @@ import dev.idempotency.spi.PageCursor;
 import dev.idempotency.spi.RecordPage;
 import dev.idempotency.spi.RecordQuery;
 import dev.idempotency.spi.RecordSelection;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -23,16 +27,16 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 /**
  * The {@code idempotency} Actuator endpoint over {@link KeyStoreAdmin}: list the records of a
  * selection, show one record (never its stored body), and, when {@code
- * idempotency.admin-endpoint.writes-enabled=true}, release or redrive one. Rows are plain maps of
- * strings and numbers, so that the JSON does not depend on how the application's mapper writes the
- * library's types.
+ * idempotency.admin-endpoint.writes-enabled=true}, release, redrive or extend one. Rows are plain
+ * maps of strings and numbers, so that the JSON does not depend on how the application's mapper
+ * writes the library's types.
  */
 @Endpoint(id = "idempotency")
 public class IdempotencyAdminEndpoint {
   static final int DEFAULT_LIMIT = 50;
   static final String WRITES_OFF =
       "write operations are off: set idempotency.admin-endpoint.writes-enabled=true"
-          + " (behind Spring Security) to release or redrive records";
+          + " (behind Spring Security) to release, redrive or extend records";
 
   private final KeyStoreAdmin admin;
   private final boolean writesEnabled;
@@ -82,12 +86,19 @@ public class IdempotencyAdminEndpoint {
 
   /**
    * Settles one record: {@code POST /actuator/idempotency/{scope}/{key}} with {@code
-   * {"action":"release","reason":"…"}} or {@code {"action":"redrive"}}. One operation for both, as
-   * Actuator maps one write operation to a path.
+   * {"action":"release","reason":"…"}}, {@code {"action":"redrive"}} or {@code
+   * {"action":"extend","keepFor":"P7D","reason":"…"}} ({@code keepUntil}, an ISO-8601 instant, in
+   * place of {@code keepFor}, an ISO-8601 duration from now). One operation for all, as Actuator
+   * maps one write operation to a path.
    */
   @WriteOperation
   public Map<String, Object> settle(
-      @Selector String scope, @Selector String key, String action, @Nullable String reason) {
+      @Selector String scope,
+      @Selector String key,
+      String action,
+      @Nullable String reason,
+      @Nullable String keepUntil,
+      @Nullable String keepFor) {
     Map<String, Object> answer = new LinkedHashMap<>();
     answer.put("scope", scope);
     answer.put("key", key);
@@ -97,18 +108,49 @@ public class IdempotencyAdminEndpoint {
       return answer;
     }
     RecordId id = RecordId.of(scope, key);
-    KeyStoreAdmin.Result result =
-        switch (action.trim().toLowerCase(Locale.ROOT)) {
-          case "release" ->
-              admin.release(id, reason == null ? "released through the Actuator endpoint" : reason);
-          case "redrive" -> admin.redrive(id);
-          default ->
-              throw new IllegalArgumentException(
-                  "action must be release or redrive, not " + action);
-        };
+    KeyStoreAdmin.Result result;
+    try {
+      result =
+          switch (action.trim().toLowerCase(Locale.ROOT)) {
+            case "release" ->
+                admin.release(
+                    id, reason == null ? "released through the Actuator endpoint" : reason);
+            case "redrive" -> admin.redrive(id);
+            case "extend" -> extend(id, keepUntil, keepFor, reason);
+            default ->
+                throw new IllegalArgumentException(
+                    "action must be release, redrive or extend, not " + action);
+          };
+    } catch (IllegalArgumentException e) {
+      // a request the caller can correct (an action, a reason, an instant): Actuator answers 400
+      // for this exception, and 500 for any other
+      String why = Objects.requireNonNullElse(e.getMessage(), "invalid request");
+      throw new InvalidEndpointRequestException(why, why);
+    }
     answer.put("status", result.status().name());
     answer.put("detail", result.detail());
     return answer;
+  }
+
+  /** The extension asked for: exactly one of an instant and a duration from now. */
+  private KeyStoreAdmin.Result extend(
+      RecordId id, @Nullable String keepUntil, @Nullable String keepFor, @Nullable String reason) {
+    if ((keepUntil == null) == (keepFor == null)) {
+      throw new IllegalArgumentException(
+          "extend needs one of keepUntil (an ISO-8601 instant, 2031-05-24T09:00:00Z) and keepFor"
+              + " (an ISO-8601 duration, P7D)");
+    }
+    String why = reason == null ? "extended through the Actuator endpoint" : reason;
+    try {
+      return keepUntil != null
+          ? admin.extend(id, Instant.parse(keepUntil.trim()), why)
+          : admin.extend(id, Duration.parse(Objects.requireNonNull(keepFor).trim()), why);
+    } catch (DateTimeParseException e) {
+      throw new IllegalArgumentException(
+          "keepUntil must be an ISO-8601 instant and keepFor an ISO-8601 duration: "
+              + e.getMessage(),
+          e);
+    }
   }
 
   static Map<String, Object> row(RecordView view) {

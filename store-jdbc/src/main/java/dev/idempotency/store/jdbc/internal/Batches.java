@@ -176,7 +176,13 @@ final class Batches {
    */
   int deleteKeyByKey(Connection c, ParamValues p, String states) throws SQLException {
     // parsed once per (states, limit clause): the limit is a literal where the dialect writes it so
-    String past = " AND retain_from_ns <= " + sql.now() + " - " + RETENTION;
+    String past =
+        " AND retain_from_ns <= "
+            + sql.now()
+            + " - "
+            + RETENTION
+            + " AND "
+            + FencedWrites.notKeptAt(sql.now());
     NamedSql select =
         expiredKeysSql.computeIfAbsent(
             states + sql.limitClause(p.limit()),

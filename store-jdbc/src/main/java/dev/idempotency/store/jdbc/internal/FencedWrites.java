@@ -8,8 +8,9 @@ import java.sql.SQLException;
 /**
  * The owner's writes to its record, for one dialect: the heartbeat, the checkpoint, the completion
  * and the release, each one {@code UPDATE … WHERE fence = :fence AND state = 'I'}, and what an
- * update count other than 1 means. Every dialect shares them; the time they write is the dialect's
- * {@link SqlDialect#fencedNow()}. Immutable and thread-safe.
+ * update count other than 1 means; and a person's extension of a record's retention, fenced the
+ * same way but on an in-flight or a complete record. Every dialect shares them; the time they write
+ * is the dialect's {@link SqlDialect#fencedNow()}. Immutable and thread-safe.
  *
  * <p>Every fenced write bumps {@code row_version}, so that it always changes the row: MySQL drivers
  * that report found rows and those that report changed rows then agree on the update count (1 =
@@ -25,6 +26,7 @@ final class FencedWrites {
   private final NamedSql checkpoint;
   private final NamedSql complete;
   private final NamedSql release;
+  private final NamedSql extendRetention;
 
   FencedWrites(SqlDialect sql) {
     this.sql = sql;
@@ -64,6 +66,29 @@ final class FencedWrites {
             """,
             t,
             fnow);
+    // keep_until_ns is read by the reaper only: the state, the lease, the completion time (and so
+    // the window) and retain_from_ns (the abandoned records' index) stay as they are
+    this.extendRetention =
+        NamedSql.parse(
+            """
+            UPDATE {table} SET
+              keep_until_ns = GREATEST(COALESCE(keep_until_ns, :keepUntil), :keepUntil),
+              row_version = row_version + 1
+            WHERE scope = :scope AND idem_key = :key AND fence = :fence AND state IN ('I', 'C')"""
+                .replace("{table}", t));
+  }
+
+  /**
+   * The condition of a record the reaper may delete at {@code now} as far as a person's extension
+   * goes: none, or one that has run out.
+   */
+  static String notKeptAt(String now) {
+    return notKeptAt("", now);
+  }
+
+  /** {@link #notKeptAt(String)} of the row named {@code alias} (with its dot), for a join. */
+  static String notKeptAt(String alias, String now) {
+    return "(" + alias + "keep_until_ns IS NULL OR " + alias + "keep_until_ns <= " + now + ")";
   }
 
   /** {@code set}, the {@code UPDATE … SET …} of one write, with the fence's condition appended. */
@@ -89,6 +114,11 @@ final class FencedWrites {
   /** Releases the record: a tombstone that keeps the fence. */
   void release(Connection c, ParamValues p) throws SQLException {
     write(release, c, p);
+  }
+
+  /** Keeps the record until {@code :keepUntil} at least, under {@code :fence}. */
+  void extendRetention(Connection c, ParamValues p) throws SQLException {
+    write(extendRetention, c, p);
   }
 
   /**

@@ -222,7 +222,8 @@ final class MySqlDialect extends SqlDialect {
   @Override
   public List<String> validationStatements() {
     return List.of(
-        "SELECT %s, retain_from_ns, claim_kind, claim_nonce, row_version FROM %s WHERE 1 = 0"
+        ("SELECT %s, retain_from_ns, keep_until_ns, claim_kind, claim_nonce, row_version"
+                + " FROM %s WHERE 1 = 0")
             .formatted(Row.COLUMNS, names.table()));
   }
 

@@ -26,6 +26,8 @@ enum Param {
   LIMIT("limit"),
   /** The owner's fence. */
   FENCE("fence"),
+  /** The instant before which the reaper keeps a record, epoch nanoseconds. */
+  KEEP_UNTIL("keepUntil"),
   /** The MySQL claim statement's random marker of its own decision (see {@link MySqlDialect}). */
   NONCE("nonce"),
   /**

@@ -39,6 +39,7 @@ public final class ParamValues {
   private long retention;
   private int limit;
   private @Nullable FenceToken fence;
+  private long keepUntil;
   private long nonce;
   private long pinned;
   private long elapsed;
@@ -119,6 +120,13 @@ public final class ParamValues {
   public ParamValues limit(int limit) {
     this.limit = limit;
     set.add(Param.LIMIT);
+    return this;
+  }
+
+  /** {@link Param#KEEP_UNTIL}, epoch nanoseconds. */
+  public ParamValues keepUntil(long nanos) {
+    this.keepUntil = nanos;
+    set.add(Param.KEEP_UNTIL);
     return this;
   }
 
@@ -232,6 +240,7 @@ public final class ParamValues {
       case RETENTION -> ps.setLong(position, retention);
       case LIMIT -> ps.setInt(position, limit);
       case FENCE -> ps.setLong(position, fenceToken().value());
+      case KEEP_UNTIL -> ps.setLong(position, keepUntil);
       case NONCE -> ps.setLong(position, nonce);
       case PINNED -> ps.setLong(position, pinned);
       case ELAPSED -> ps.setLong(position, elapsed);

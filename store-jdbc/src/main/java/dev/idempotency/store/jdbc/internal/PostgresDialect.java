@@ -358,11 +358,13 @@ final class PostgresDialect extends SqlDialect {
                 """
                 WITH batch AS MATERIALIZED (
                   SELECT scope, idem_key FROM {table}
-                  WHERE {states} AND retain_from_ns <= {now} - :retention
+                  WHERE {states} AND retain_from_ns <= {now} - :retention AND {notKept}
                   LIMIT :limit FOR UPDATE SKIP LOCKED)
                 DELETE FROM {table} d USING batch
                 WHERE d.scope = batch.scope AND d.idem_key = batch.idem_key
-                  AND d.retain_from_ns <= {now} - :retention"""
+                  AND d.retain_from_ns <= {now} - :retention AND {dNotKept}"""
+                    .replace("{dNotKept}", FencedWrites.notKeptAt("d.", n))
+                    .replace("{notKept}", FencedWrites.notKeptAt(n))
                     .replace("{table}", t)
                     .replace("{states}", s)
                     .replace("{now}", n)));

@@ -264,7 +264,7 @@ public abstract class SqlDialect {
   public List<String> validationStatements() {
     return new ArrayList<>(
         List.of(
-            "SELECT %s, retain_from_ns, claim_kind, row_version FROM %s WHERE 1 = 0"
+            "SELECT %s, retain_from_ns, keep_until_ns, claim_kind, row_version FROM %s WHERE 1 = 0"
                 .formatted(Row.COLUMNS, names.table())));
   }
 
@@ -434,6 +434,11 @@ public abstract class SqlDialect {
   /** See {@link #heartbeat}. */
   public void release(Connection c, ParamValues p) throws SQLException {
     fencedWrites.release(c, p);
+  }
+
+  /** See {@link FencedWrites#extendRetention}; {@code p} holds the fence and the instant. */
+  public void extendRetention(Connection c, ParamValues p) throws SQLException {
+    fencedWrites.extendRetention(c, p);
   }
 
   int update(NamedSql sql, Connection c, ParamValues p) throws SQLException {

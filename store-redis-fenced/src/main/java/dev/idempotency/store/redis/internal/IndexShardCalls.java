@@ -207,46 +207,62 @@ public final class IndexShardCalls {
     for (int shard = 0; shard < layout.shards() && deleted < limit; shard++) {
       byte[] leases = layout.leaseIndex(shard);
       byte[] done = layout.completionIndex(shard);
-      while (deleted < limit) {
-        int left = limit - deleted;
-        List<Object> due =
-            calls.script(
-                "deleteExpired",
-                Script.DUE,
-                keys(done, leases),
-                at,
-                number(retentionMicros),
-                number(Math.min(REAP_PAGE, left + 100)),
-                number(0));
-        List<String> completed = texts(RedisCalls.list(due.get(1)));
-        List<String> inFlight = texts(RedisCalls.list(due.get(2)));
-        int n = completed.size() + inFlight.size();
-        if (n == 0) {
-          break;
-        }
-        byte[][] keys = new byte[2 + n][];
-        byte[][] args = new byte[3 + 2 * n][];
-        keys[0] = leases;
-        keys[1] = done;
-        args[0] = at;
-        args[1] = number(retentionMicros);
-        args[2] = number(left);
-        int i = 0;
-        for (String m : completed) {
-          keys[2 + i] = layout.record(m);
-          args[3 + 2 * i] = ascii(m);
-          args[4 + 2 * i] = ascii("C");
-          i++;
-        }
-        for (String m : inFlight) {
-          keys[2 + i] = layout.record(m);
-          args[3 + 2 * i] = ascii(m);
-          args[4 + 2 * i] = ascii("I");
-          i++;
-        }
-        deleted +=
-            (int) RedisCalls.number(calls.script("deleteExpired", Script.REAP, keys, args), 0);
+      deleted += reapIndex(at, retentionMicros, limit - deleted, leases, done, done, "C");
+      if (deleted < limit) {
+        deleted += reapIndex(at, retentionMicros, limit - deleted, leases, done, leases, "I");
       }
+    }
+    return deleted;
+  }
+
+  /**
+   * The reaper's walk of one index ({@code state}: {@code C} the completion index, {@code I} the
+   * lease index) of one shard: batches of due candidates until {@code limit} records are deleted or
+   * none is left. The records a person keeps stay in the index, at its head: each batch starts
+   * after those the batches before held.
+   */
+  private int reapIndex(
+      byte[] at,
+      long retentionMicros,
+      int limit,
+      byte[] leases,
+      byte[] done,
+      byte[] index,
+      String state) {
+    int deleted = 0;
+    long held = 0;
+    while (deleted < limit) {
+      int left = limit - deleted;
+      List<Object> due =
+          calls.script(
+              "deleteExpired",
+              Script.DUE,
+              keys(index),
+              at,
+              number(retentionMicros),
+              number(Math.min(REAP_PAGE, left + 100)),
+              number(held));
+      List<String> candidates = texts(RedisCalls.list(due.get(1)));
+      int n = candidates.size();
+      if (n == 0) {
+        break;
+      }
+      byte[][] keys = new byte[2 + n][];
+      byte[][] args = new byte[3 + 2 * n][];
+      keys[0] = leases;
+      keys[1] = done;
+      args[0] = at;
+      args[1] = number(retentionMicros);
+      args[2] = number(left);
+      for (int i = 0; i < n; i++) {
+        String m = candidates.get(i);
+        keys[2 + i] = layout.record(m);
+        args[3 + 2 * i] = ascii(m);
+        args[4 + 2 * i] = ascii(state);
+      }
+      List<Object> reply = calls.script("deleteExpired", Script.REAP, keys, args);
+      deleted += (int) RedisCalls.number(reply, 0);
+      held += RedisCalls.number(reply, 1);
     }
     return deleted;
   }

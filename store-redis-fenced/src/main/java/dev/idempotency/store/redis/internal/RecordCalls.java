@@ -189,6 +189,28 @@ public final class RecordCalls {
         number(receiptMillis));
   }
 
+  /**
+   * Keeps the record until {@code keepUntilMicros} at least (the field {@code k}, which the reaper
+   * reads), under {@code fence}, on an in-flight or complete record; its key and its fence
+   * counter's expire no earlier.
+   *
+   * @param at the script's {@code now} argument
+   * @throws LeaseLostException if there is no record or {@code fence} is not its current one
+   */
+  public void extendRetention(RecordId id, FenceToken fence, byte[] at, long keepUntilMicros) {
+    String member = KeyLayout.member(id);
+    fenced(
+        "extendRetention",
+        id,
+        fence,
+        Script.EXTEND,
+        keys(layout.record(member), layout.counter(member)),
+        at,
+        number(fence.value()),
+        number(keepUntilMicros),
+        number(retentionMillis));
+  }
+
   /** The record of {@code id}, read by a script. */
   public Optional<RecordSnapshot> lookup(RecordId id) {
     List<Object> rows =

@@ -25,6 +25,8 @@ public enum Script {
   COMPLETE("complete.lua"),
   /** The release. */
   RELEASE("release.lua"),
+  /** A person's extension of a record's retention. */
+  EXTEND("extend.lua"),
   /** The withdrawal of a claim the store reports as failed. */
   WITHDRAW("withdraw.lua"),
   /** Records read on the primary: lookup and the abandoned records' snapshots. */

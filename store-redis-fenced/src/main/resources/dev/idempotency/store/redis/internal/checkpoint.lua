@@ -7,9 +7,10 @@ local why = refusal(KEYS[1], ARGV[3])
 if why then
   return {why}
 end
-local expires = fmt(now_us(clock_us()) + tonumber(ARGV[4]))
+local now = now_us(clock_us())
+local expires = fmt(now + tonumber(ARGV[4]))
 redis.call('HSET', KEYS[1], 'l', expires, 'rp', ARGV[6], 'rd', ARGV[7])
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
+expire(KEYS[1], ARGV[5], now)
 keep_counter(KEYS[3], ARGV[3], ARGV[8])
 redis.call('ZADD', KEYS[2], expires, ARGV[2])
 return {}

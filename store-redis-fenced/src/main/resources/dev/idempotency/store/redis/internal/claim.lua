@@ -76,7 +76,7 @@ else
   redis.call('HSET', rec, 's', 'I', 'fp', fp, 'f', f, 'g', f, 'l', expires, 'n', nonce)
   redis.call('ZREM', done, member)
 end
-redis.call('PEXPIRE', rec, ARGV[6])
+expire(rec, ARGV[6], now)
 redis.call('ZADD', leases, expires, member)
 if not takeover then
   return {'N', fence, fence, 0}

@@ -46,3 +46,16 @@ local function keep_counter(ctr, f, px)
   end
   redis.call('SET', ctr, f, 'PX', px)
 end
+
+-- Sets the record at rec to expire in px ms (a decimal string), or later while a person keeps it: its field k
+-- (epoch µs, see extend.lua) minus now (µs), so that Redis does not drop a record the reaper keeps.
+local function expire(rec, px, now)
+  local k = redis.call('HGET', rec, 'k')
+  if k then
+    local held = math.ceil((tonumber(k) - now) / 1000)
+    if held > tonumber(px) then
+      px = fmt(held)
+    end
+  end
+  redis.call('PEXPIRE', rec, px)
+end

@@ -4,7 +4,8 @@
 -- ARGV: now (µs or ''), lease (µs), record expiry (ms), counter expiry (ms), then per lease its member and fence
 -- Reply: {i, why, i, why, …} for the refused leases (i counts from 1); empty when every lease was renewed
 local leases = KEYS[1]
-local expires = fmt(now_us(clock_us()) + tonumber(ARGV[2]))
+local now = now_us(clock_us())
+local expires = fmt(now + tonumber(ARGV[2]))
 local refused = {}
 for i = 1, (#KEYS - 1) / 2 do
   local rec, ctr = KEYS[2 * i], KEYS[2 * i + 1]
@@ -15,7 +16,7 @@ for i = 1, (#KEYS - 1) / 2 do
     refused[#refused + 1] = why
   else
     redis.call('HSET', rec, 'l', expires)
-    redis.call('PEXPIRE', rec, ARGV[3])
+    expire(rec, ARGV[3], now)
     keep_counter(ctr, f, ARGV[4])
     redis.call('ZADD', leases, expires, member)
   end

@@ -21,6 +21,8 @@ CREATE TABLE IF NOT EXISTS idempotency_records (
   completed_at_ns      BIGINT,
   -- when retention starts counting: the lease's end (in flight), the completion, or the release
   retain_from_ns       BIGINT       NOT NULL,
+  -- the instant before which the reaper keeps the record, set by a person (KeyStore.extendRetention)
+  keep_until_ns        BIGINT,
   -- F fresh claim, T takeover of an expired lease (the last claim)
   claim_kind           CHAR(1)      NOT NULL,
   -- bumped by every write
