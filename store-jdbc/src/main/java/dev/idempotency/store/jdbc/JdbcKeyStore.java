@@ -16,6 +16,7 @@ import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.TransactionalKeyStore;
 import dev.idempotency.store.jdbc.internal.Names;
 import dev.idempotency.store.jdbc.internal.Nanos;
+import dev.idempotency.store.jdbc.internal.OptimisticClaims;
 import dev.idempotency.store.jdbc.internal.ParamValues;
 import dev.idempotency.store.jdbc.internal.ResponseLimit;
 import dev.idempotency.store.jdbc.internal.Schema;
@@ -34,8 +35,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link dev.idempotency.spi.KeyStore} on a relational database: a unique constraint on {@code
@@ -71,6 +74,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   private final Names names;
   final SqlDialect sql; // read by JdbcKeyStoreBuilder.build()
   private final Transactions transactions;
+  private final @Nullable OptimisticClaims optimistic; // null: one transaction claims first
   private final Set<StoreCapability> capabilities;
   private final ResponseLimit responseLimit;
 
@@ -88,6 +92,8 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
             (int) b.statementTimeout.toSeconds(),
             b.mysqlStatement);
     this.transactions = new Transactions(sql, names.table(), b.maxTransactionAttempts);
+    this.optimistic =
+        b.optimisticOneTransaction ? OptimisticClaims.of(sql, names, transactions) : null;
     EnumSet<StoreCapability> caps =
         EnumSet.of(
             StoreCapability.SHARED,
@@ -387,17 +393,24 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
       ClaimRequest request, OneTransactionWork<Connection> work) throws Exception {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(work, "work");
+    String label = "one-transaction request " + request.id();
+    BiFunction<ClaimOutcome.Claimed, StoredResponse, ParamValues> completion =
+        (won, response) -> {
+          responseLimit.check(response, label);
+          return fencedValues(request.id(), won.fence(), request.now()).response(response);
+        };
+    ParamValues claim = claimValues(request);
+    if (optimistic != null) {
+      OneTransactionOutcome.Committed committed =
+          optimistic.run(dataSource, label, claim, completion, work);
+      if (committed != null) {
+        return committed;
+      }
+      // a row of the key exists: the attempt rolled back, and the claim decides as below
+    }
     OneTransactionOutcome outcome =
         transactions.claimAndComplete(
-            dataSource,
-            "one-transaction request " + request.id(),
-            claimValues(request),
-            (won, response) -> {
-              responseLimit.check(response, "one-transaction request " + request.id());
-              return fencedValues(request.id(), won.fence(), request.now()).response(response);
-            },
-            new ClaimOutcome.InFlight(request.lease()),
-            work);
+            dataSource, label, claim, completion, new ClaimOutcome.InFlight(request.lease()), work);
     if (outcome instanceof OneTransactionOutcome.NotRun notRun) {
       ClaimOutcome capped = cappedLease(notRun.outcome(), request);
       return capped == notRun.outcome() ? notRun : new OneTransactionOutcome.NotRun(capped);
