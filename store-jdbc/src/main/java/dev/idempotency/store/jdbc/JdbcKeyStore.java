@@ -387,6 +387,12 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
    * a {@code REPEATABLE READ} snapshot) rolls back and runs the claim and the work again, up to
    * {@link JdbcKeyStoreBuilder#maxTransactionAttempts(int)} times. The work's connection is as
    * {@link #inPhase}'s.
+   *
+   * <p>With {@link JdbcKeyStoreBuilder#optimisticOneTransaction(boolean)} the work runs first, on a
+   * fresh claim, and one insert of the complete record ends the transaction; when any row of the
+   * key exists the attempt rolls back and the request runs as described above. The work then runs
+   * for a record that is not absent too, and rolls back, unlike the SPI's rule for a claim that is
+   * not won: the option's trade-off.
    */
   @Override
   public OneTransactionOutcome claimAndComplete(
