@@ -70,6 +70,8 @@ public final class DurableSingleStep {
     ONE_TRANSACTION("library, one transaction (Work.inOneTransaction)", "onetx", false),
     OPTIMISTIC(
         "library, one transaction, optimistic (optimisticOneTransaction)", "optimistic", false),
+    OPTIMISTIC_SQL(
+        "the optimistic one transaction's statements as plain SQL (no library)", "optsql", false),
     TWO_COMMITS("library, two commits (Work.stepped + completeWith)", "twocommits", false),
     STEPPED("library, plain stepped (business write on its own connection)", "stepped", false),
     REPLAY("library, replay of a completed key", "replay", true),
@@ -200,6 +202,7 @@ public final class DurableSingleStep {
       case PEER -> shapes.peerFresh(key);
       case ONE_TRANSACTION -> db.oneTransactionRequest(engine, key);
       case OPTIMISTIC -> db.oneTransactionRequest(optimisticEngine, key);
+      case OPTIMISTIC_SQL -> shapes.optimisticAsSql(key);
       case TWO_COMMITS -> db.twoCommitRequest(engine, key);
       case STEPPED -> db.steppedRequest(engine, key);
       case REPLAY -> db.replayRequest(engine, replayKey(kind, thread, seq));
