@@ -406,17 +406,15 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
           return fencedValues(request.id(), won.fence(), request.now()).response(response);
         };
     ParamValues claim = claimValues(request);
-    if (optimistic != null) {
-      OneTransactionOutcome.Committed committed =
-          optimistic.run(dataSource, label, claim, completion, work);
-      if (committed != null) {
-        return committed;
-      }
-      // a row of the key exists: the attempt rolled back, and the claim decides as below
-    }
+    ClaimOutcome.InFlight lockWait = new ClaimOutcome.InFlight(request.lease());
+    // optimistic: null when a row of the key exists, and the claim decides as below
     OneTransactionOutcome outcome =
-        transactions.claimAndComplete(
-            dataSource, label, claim, completion, new ClaimOutcome.InFlight(request.lease()), work);
+        optimistic != null
+            ? optimistic.run(dataSource, label, claim, completion, lockWait, work)
+            : null;
+    if (outcome == null) {
+      outcome = transactions.claimAndComplete(dataSource, label, claim, completion, lockWait, work);
+    }
     if (outcome instanceof OneTransactionOutcome.NotRun notRun) {
       ClaimOutcome capped = cappedLease(notRun.outcome(), request);
       return capped == notRun.outcome() ? notRun : new OneTransactionOutcome.NotRun(capped);

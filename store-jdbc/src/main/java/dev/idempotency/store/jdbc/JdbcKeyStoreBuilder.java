@@ -185,13 +185,14 @@ public final class JdbcKeyStoreBuilder {
    * Whether {@link JdbcKeyStore#claimAndComplete} (the engine's {@code Work.inOneTransaction}) runs
    * optimistically; default {@code false}. Optimistic, nothing is claimed before the work: the work
    * runs, one {@code INSERT} writes the complete record and the transaction commits, the round
-   * trips of the work plus one insert and the commit. The record's primary key arbitrates: when a
-   * row of the key exists (a completed record, one in flight, a released one) or is written by a
-   * concurrent request first, the insert conflicts, the transaction rolls back with the work's
-   * writes, and the request runs again as the default one-transaction request does (claim first),
-   * which answers the replay, the mismatch or the in-flight key, or claims a claimable record and
-   * runs the work again. So a fresh key costs less, and a replay or a concurrent duplicate costs a
-   * run of the work that rolls back. The work must keep every effect inside the transaction, as any
+   * trips of the work plus one insert and the commit. The record's primary key arbitrates: a row of
+   * the key that the request may claim (released, past its window, its own expired lease) and whose
+   * fence is older is written over in the same transaction; any other row (a completed record, one
+   * in flight, a concurrent request's) rolls the transaction back with the work's writes, and the
+   * request runs again as the default one-transaction request does (claim first), which answers the
+   * replay, the mismatch or the in-flight key, or claims a claimable record and runs the work
+   * again. So a fresh key costs less, and a replay or a concurrent duplicate costs a run of the
+   * work that rolls back. The work must keep every effect inside the transaction, as any
    * one-transaction work must. PostgreSQL, MySQL and MariaDB; {@link #build()} refuses it on H2 and
    * on a Galera node ({@code wsrep_on}), and needs a connection for that check. A fence drawn ahead
    * for optimistic requests is used within a second or thrown away: a fresh key's fence exceeds

@@ -18,12 +18,12 @@ import org.jspecify.annotations.Nullable;
  * The optimistic one-transaction request: no claim before the work. The work runs on a fresh claim
  * whose fence comes from a {@link FenceReserve}, then one statement inserts the complete record and
  * the transaction commits: the round trips of the work, one insert and the commit. The record's
- * primary key arbitrates: if any row of the key exists (a completed record, one in flight, a
- * released one, one past its window) or appears before this transaction commits, the insert
- * conflicts, the whole transaction rolls back, the work's writes with it, and {@link #run} returns
- * {@code null}: the caller then runs the pessimistic path ({@link Transactions#claimAndComplete}),
- * which decides every case but a fresh key. The insert never updates a row, so it cannot overwrite
- * a record, whatever its state.
+ * primary key arbitrates: if any row of the key exists or appears before this transaction commits,
+ * the insert conflicts. A row the request may claim whose fence is older than its own is then
+ * written over, complete, in the same transaction ({@link #completeClaimableSql}); any other row
+ * rolls the whole transaction back, the work's writes with it, and {@link #run} returns {@code
+ * null}: the caller then runs the pessimistic path ({@link Transactions#claimAndComplete}), which
+ * decides every such case. Neither statement writes over a record that is not claimable.
  *
  * <p>PostgreSQL: {@code INSERT … ON CONFLICT DO NOTHING}, which waits for an uncommitted row of the
  * key (another optimistic request, or a pessimistic one inserting its record) and inserts nothing
@@ -38,6 +38,7 @@ public final class OptimisticClaims {
   private final Transactions transactions;
   private final String table;
   private final NamedSql insertCompleted;
+  private final NamedSql completeClaimable;
   private final FenceReserve fences;
   private final boolean mysql;
 
@@ -49,6 +50,33 @@ public final class OptimisticClaims {
     this.insertCompleted = insert;
     this.fences = f;
     this.mysql = sql instanceof MySqlDialect;
+    this.completeClaimable = NamedSql.parse(completeClaimableSql(table, sql.fencedNow(), mysql));
+  }
+
+  /**
+   * The complete record written over a row of the key that this request may claim (released, past
+   * its window, an in-flight lease of the same request that expired without a recovery point) and
+   * whose fence is older than this request's, in the transaction that holds the work's writes: so
+   * that the work, which already ran, commits, instead of running again as the claim-first path
+   * would make it (which an HTTP application, run once per request, cannot). A takeover keeps the
+   * request's generation, as the claim statements do. The assignments that read the old row come
+   * first: MySQL assigns left to right, MariaDB with {@code SIMULTANEOUS_ASSIGNMENT} all from the
+   * old row, and both then see it.
+   */
+  private static String completeClaimableSql(String table, String now, boolean mysql) {
+    return """
+        UPDATE {table} SET claim_kind = CASE WHEN state = 'I' THEN 'T' ELSE 'F' END,
+          generation_fence = CASE WHEN state = 'I' THEN COALESCE(generation_fence, fence) END,
+          row_version = row_version + 1, state = 'C', fingerprint = :fp, fence = :fence,
+          lease_expires_at_ns = NULL, completed_at_ns = {now}, retain_from_ns = {now},
+          rp_name = NULL, rp_data = NULL, response_status = :status,
+          response_headers = :headers, response_body = :body{nonce}
+        WHERE scope = :scope AND idem_key = :key AND fence < :fence AND rp_name IS NULL
+          AND (state = 'R' OR (state = 'C' AND completed_at_ns <= {now} - :window)
+            OR (state = 'I' AND lease_expires_at_ns <= {now} AND fingerprint = :fp))"""
+        .replace("{nonce}", mysql ? ", claim_nonce = :nonce" : "")
+        .replace("{table}", table)
+        .replace("{now}", now);
   }
 
   /** The optimistic path of {@code sql}'s store, or {@code null} when the dialect has none (H2). */
@@ -114,16 +142,20 @@ public final class OptimisticClaims {
    *
    * @param claimValues the request's claim values, for its fingerprint
    * @param completionValues the record's values for the claim and the work's response
-   * @return the commit, or {@code null} when a row of the key exists or appeared: nothing of this
-   *     attempt remains, and the caller decides by the pessimistic path
+   * @param lockWait the answer when the insert waited for another transaction's row of the key
+   *     until the statement timeout: that transaction holds the record
+   * @return the commit, {@code lockWait} (rolled back), or {@code null} when a row of the key
+   *     exists or appeared: nothing of this attempt remains, and the caller decides by the
+   *     pessimistic path
    * @throws Exception what the work threw, as it was; a store failure as {@link SqlErrors#map}
    *     makes it
    */
-  public OneTransactionOutcome.@Nullable Committed run(
+  public @Nullable OneTransactionOutcome run(
       DataSource from,
       String label,
       ParamValues claimValues,
       BiFunction<ClaimOutcome.Claimed, StoredResponse, ParamValues> completionValues,
+      ClaimOutcome.InFlight lockWait,
       OneTransactionWork<Connection> work)
       throws Exception {
     try {
@@ -148,38 +180,70 @@ public final class OptimisticClaims {
               r ->
                   completionValues
                       .apply(r.claim(), r.response())
-                      .fingerprint(claimValues.fingerprint()),
+                      .fingerprint(claimValues.fingerprint())
+                      .window(claimValues.window()),
               (c, r, values) -> insertOrConflict(c, values));
       return new OneTransactionOutcome.Committed(won.claim(), won.response());
     } catch (Conflict e) {
       return null;
+    } catch (LockWaited e) {
+      return new OneTransactionOutcome.NotRun(lockWait);
     } catch (FenceFailed e) {
       throw SqlErrors.map(label + " on " + table, table, e.cause);
     }
   }
 
   /**
-   * Inserts the complete record, or throws {@link Conflict} when a row of the key is in the way.
+   * Inserts the complete record, or writes it over a claimable row of the key ({@link
+   * #completeClaimableSql}); throws {@link Conflict} when a row of the key is in the way.
    */
   private void insertOrConflict(Connection c, ParamValues values) throws SQLException {
     if (mysql) {
       values.nonce(ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE));
     }
-    int inserted;
-    try (PreparedStatement ps = sql.prepare(insertCompleted, c, values)) {
-      inserted = ps.executeUpdate();
-    } catch (SQLException e) {
-      if (SqlErrors.isDuplicateKey(e) || SqlErrors.isRetryable(e)) {
-        // MySQL's duplicate key; PostgreSQL's row committed after this snapshot; a deadlock with
-        // the transaction that holds the key's row: the key is not fresh, the pessimistic path
-        // decides it from a new transaction
-        throw new Conflict();
+    try {
+      if (write(insertCompleted, c, values) == 1) {
+        return;
       }
-      throw e;
+    } catch (SQLException e) {
+      if (!SqlErrors.isDuplicateKey(e)) {
+        throw conflictOr(e);
+      }
+      // MySQL's duplicate key: the statement rolled back, the transaction goes on
     }
-    if (inserted == 0) {
+    // a row of the key exists: a claimable one takes the record here; otherwise the claim-first
+    // path decides from a new transaction
+    try {
+      if (write(completeClaimable, c, values) == 1) {
+        return;
+      }
+    } catch (SQLException e) {
+      throw conflictOr(e);
+    }
+    throw new Conflict();
+  }
+
+  private int write(NamedSql statement, Connection c, ParamValues values) throws SQLException {
+    try (PreparedStatement ps = sql.prepare(statement, c, values)) {
+      return ps.executeUpdate();
+    }
+  }
+
+  /**
+   * What a failed write of the record comes to: a serialization failure (PostgreSQL: a row
+   * committed after this snapshot) or a deadlock with the transaction that holds the key's row is
+   * the {@link Conflict} the claim-first path decides from a new transaction; a wait for that row
+   * until the statement timeout is in flight ({@link LockWaited}), as a claim that waits as long
+   * answers; anything else ({@code e} returned) is the store's failure.
+   */
+  private static SQLException conflictOr(SQLException e) {
+    if (SqlErrors.isRetryable(e)) {
       throw new Conflict();
     }
+    if (SqlErrors.isLockWaitTimeout(e)) {
+      throw new LockWaited();
+    }
+    return e;
   }
 
   /** The fresh claim an attempt ran its work on, and the response. */
@@ -193,6 +257,15 @@ public final class OptimisticClaims {
     private static final long serialVersionUID = 1L;
 
     Conflict() {
+      super(null, null, false, false);
+    }
+  }
+
+  /** The insert waited for another transaction's row of the key until the statement timeout. */
+  private static final class LockWaited extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    LockWaited() {
       super(null, null, false, false);
     }
   }
