@@ -7,7 +7,6 @@ import dev.idempotency.spi.OneTransactionOutcome;
 import dev.idempotency.spi.OneTransactionWork;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
@@ -51,7 +50,6 @@ public final class OptimisticClaims {
     this.insertCompleted = insert;
     this.fences = f;
     this.mysql = sql instanceof MySqlDialect;
-    // MySQL and MariaDB write over a claimable row in a second statement, after the duplicate key
     this.completeClaimable = NamedSql.parse(completeClaimableSql(table, sql.fencedNow(), mysql));
   }
 
@@ -87,23 +85,16 @@ public final class OptimisticClaims {
     String t = names.table();
     String now = sql.fencedNow();
     if (sql instanceof PostgresDialect) {
-      // one statement: the complete record, or nothing when any row of the key exists (its arbiter
-      // waits for an uncommitted one); then, when nothing was inserted, the record written over a
-      // claimable row of the statement's snapshot (an older row, not one committed during the
-      // wait, which the claim-first path decides); returns how many rows it wrote, 0 or 1
+      // the complete record, or nothing when any row of the key exists (its arbiter waits for an
+      // uncommitted one)
       NamedSql insert =
           NamedSql.parse(
               """
-              WITH inserted AS (
-                INSERT INTO {table} (scope, idem_key, state, fingerprint, fence, completed_at_ns,
-                  retain_from_ns, claim_kind, row_version, response_status, response_headers,
-                  response_body)
-                VALUES (:scope, :key, 'C', :fp, :fence, {now}, {now}, 'F', 1, :status, :headers,
-                  :body)
-                ON CONFLICT (scope, idem_key) DO NOTHING RETURNING 1),
-              taken AS ({takeClaimable} AND NOT EXISTS (SELECT 1 FROM inserted) RETURNING 1)
-              SELECT (SELECT COUNT(*) FROM inserted) + (SELECT COUNT(*) FROM taken) AS written"""
-                  .replace("{takeClaimable}", completeClaimableSql(t, now, false))
+              INSERT INTO {table} (scope, idem_key, state, fingerprint, fence, completed_at_ns,
+                retain_from_ns, claim_kind, row_version, response_status, response_headers,
+                response_body)
+              VALUES (:scope, :key, 'C', :fp, :fence, {now}, {now}, 'F', 1, :status, :headers, :body)
+              ON CONFLICT (scope, idem_key) DO NOTHING"""
                   .replace("{table}", t)
                   .replace("{now}", now));
       return new OptimisticClaims(
@@ -209,18 +200,6 @@ public final class OptimisticClaims {
   private void insertOrConflict(Connection c, ParamValues values) throws SQLException {
     if (mysql) {
       values.nonce(ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE));
-    }
-    if (!mysql) {
-      // PostgreSQL: the insert and the write over a claimable row are one statement
-      try (PreparedStatement ps = sql.prepare(insertCompleted, c, values);
-          ResultSet rs = ps.executeQuery()) {
-        if (rs.next() && rs.getLong(1) == 1) {
-          return;
-        }
-      } catch (SQLException e) {
-        throw conflictOr(e);
-      }
-      throw new Conflict();
     }
     try {
       if (write(insertCompleted, c, values) == 1) {
