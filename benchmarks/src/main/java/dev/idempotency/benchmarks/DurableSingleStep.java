@@ -2,6 +2,7 @@ package dev.idempotency.benchmarks;
 
 import dev.idempotency.core.IdempotencyEngine;
 import dev.idempotency.store.jdbc.Dialect;
+import dev.idempotency.store.jdbc.JdbcKeyStore;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,14 +27,16 @@ import java.util.regex.Pattern;
 /**
  * A single-step write request (one business {@code INSERT}) in every shape, on one pool of one
  * server, in alternating rounds, at several thread counts: the bare request, the keyed floor, the
- * peer-shaped request ({@link KeyedShapes}), each of the library's modes (one transaction, two
- * commits with {@code completeWith}, plain stepped work), a replay through the library, a
- * peer-shaped replay and a primary-key read. Per request it counts round trips and commits ({@link
- * CountingDataSource}), and on PostgreSQL the write-ahead log ({@code pg_current_wal_lsn()}) and
- * the transaction ids assigned (a transaction that writes takes one, so they count the commits the
- * server flushes). Every round runs each kind once, for a fixed time, in an order that shifts by
- * one kind each round, so that a drift of the machine spreads over all kinds; the figures are
- * medians over rounds. Afterwards it checks that every key committed one business row.
+ * peer-shaped request ({@link KeyedShapes}), each of the library's modes (one transaction, claiming
+ * first and optimistic, two commits with {@code completeWith}, plain stepped work), a replay
+ * through the library, a replay through the optimistic one transaction (whose work runs and rolls
+ * back), a peer-shaped replay and a primary-key read. Per request it counts round trips and commits
+ * ({@link CountingDataSource}), and on PostgreSQL the write-ahead log ({@code
+ * pg_current_wal_lsn()}) and the transaction ids assigned (a transaction that writes takes one, so
+ * they count the commits the server flushes). Every round runs each kind once, for a fixed time, in
+ * an order that shifts by one kind each round, so that a drift of the machine spreads over all
+ * kinds; the figures are medians over rounds. Afterwards it checks that every key committed one
+ * business row.
  *
  * <p>Usage: {@code java -cp benchmarks.jar dev.idempotency.benchmarks.DurableSingleStep
  * POSTGRESQL_DURABLE 1,8 <rounds> <ms per kind and round> out.md} ({@code
@@ -46,6 +49,10 @@ public final class DurableSingleStep {
   private final OrdersDatabase db;
   private final CountingDataSource counting;
   private final IdempotencyEngine engine;
+
+  /** An engine over a second store of the same table whose one transaction is optimistic. */
+  private final IdempotencyEngine optimisticEngine;
+
   private final KeyedShapes shapes;
   private final boolean postgres;
   private final String run = Long.toString(System.currentTimeMillis(), 36);
@@ -61,9 +68,17 @@ public final class DurableSingleStep {
     FLOOR("keyed floor: bare + one INSERT of a complete record (primary key only)", "floor", false),
     PEER("peer-shaped fresh key (plain SQL, idempotence4j 1.7.2's statements)", "peer", false),
     ONE_TRANSACTION("library, one transaction (Work.inOneTransaction)", "onetx", false),
+    OPTIMISTIC(
+        "library, one transaction, optimistic (optimisticOneTransaction)", "optimistic", false),
+    OPTIMISTIC_SQL(
+        "the optimistic one transaction's statements as plain SQL (no library)", "optsql", false),
     TWO_COMMITS("library, two commits (Work.stepped + completeWith)", "twocommits", false),
     STEPPED("library, plain stepped (business write on its own connection)", "stepped", false),
     REPLAY("library, replay of a completed key", "replay", true),
+    OPTIMISTIC_REPLAY(
+        "library, replay through the optimistic one transaction (its INSERT runs, rolls back)",
+        "optreplay",
+        true),
     PEER_REPLAY("peer-shaped replay (plain SQL)", "peerreplay", true),
     PK_READ("primary-key SELECT of the same record", "pkread", true);
 
@@ -109,6 +124,13 @@ public final class DurableSingleStep {
             });
     counting = wrapper[0];
     engine = IdempotencyEngine.builder(db.store).build();
+    optimisticEngine =
+        IdempotencyEngine.builder(
+                JdbcKeyStore.builder(db.source)
+                    .tableName(OrdersDatabase.RECORDS)
+                    .optimisticOneTransaction(true)
+                    .build())
+            .build();
     shapes = new KeyedShapes(db);
     postgres = server.dialect == Dialect.POSTGRESQL;
     Arrays.setAll(issued, i -> new AtomicLong());
@@ -139,7 +161,8 @@ public final class DurableSingleStep {
         .append(" the ratio of µs within the round (a replay's floor is the primary-key read,")
         .append(" its peer the peer-shaped replay).\n\n");
     try (bench.db;
-        bench.engine) {
+        bench.engine;
+        bench.optimisticEngine) {
       bench.prepareReplays(Arrays.stream(threadCounts).max().orElse(1));
       for (int threads : threadCounts) {
         out.append(bench.measure(threads, rounds, millis));
@@ -165,6 +188,7 @@ public final class DurableSingleStep {
     for (int t = 0; t < threads; t++) {
       for (int j = 0; j < REPLAY_KEYS_PER_THREAD; j++) {
         db.oneTransactionRequest(engine, replayKey(Kind.REPLAY, t, j));
+        db.oneTransactionRequest(engine, replayKey(Kind.OPTIMISTIC_REPLAY, t, j));
         shapes.peerFresh(replayKey(Kind.PEER_REPLAY, t, j));
       }
     }
@@ -177,9 +201,13 @@ public final class DurableSingleStep {
       case FLOOR -> shapes.floorRequest(key);
       case PEER -> shapes.peerFresh(key);
       case ONE_TRANSACTION -> db.oneTransactionRequest(engine, key);
+      case OPTIMISTIC -> db.oneTransactionRequest(optimisticEngine, key);
+      case OPTIMISTIC_SQL -> shapes.optimisticAsSql(key);
       case TWO_COMMITS -> db.twoCommitRequest(engine, key);
       case STEPPED -> db.steppedRequest(engine, key);
       case REPLAY -> db.replayRequest(engine, replayKey(kind, thread, seq));
+      case OPTIMISTIC_REPLAY ->
+          db.oneTransactionReplay(optimisticEngine, replayKey(kind, thread, seq));
       case PEER_REPLAY -> shapes.peerReplay(replayKey(kind, thread, seq));
       case PK_READ -> shapes.primaryKeyRead(replayKey(Kind.REPLAY, thread, seq));
     }

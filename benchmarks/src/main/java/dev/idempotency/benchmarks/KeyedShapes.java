@@ -7,6 +7,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The requests {@link DurableSingleStep} compares the library with, in plain SQL on the same
@@ -21,7 +23,10 @@ import java.sql.Statement;
  *       commit (4 statements, 2 commits, 6 round trips). Its table has only the primary key, so on
  *       PostgreSQL the completion can be a HOT update. A replay: the refused insert-if-absent and a
  *       read of the action, commit (2 statements, 1 commit);
- *   <li>the least a replay reads: one primary-key {@code SELECT} of the library's record.
+ *   <li>the least a replay reads: one primary-key {@code SELECT} of the library's record;
+ *   <li>the optimistic one transaction's statements as plain SQL: the business {@code INSERT} and
+ *       the {@code INSERT} of the complete record the store sends, into the library's table, with a
+ *       fence from a counter, one commit: what the library costs over its own statements.
  * </ul>
  */
 final class KeyedShapes {
@@ -32,6 +37,9 @@ final class KeyedShapes {
 
   private final OrdersDatabase db;
   private final boolean postgres;
+
+  /** Fences of the plain-SQL optimistic request: far above the sequence's, never reused. */
+  private final AtomicLong fences = new AtomicLong(1L << 50);
 
   KeyedShapes(OrdersDatabase db) throws SQLException {
     this.db = db;
@@ -86,6 +94,54 @@ final class KeyedShapes {
             insert.setBytes(3, OrdersDatabase.FINGERPRINT.bytes());
             insert.setBytes(4, OrdersDatabase.CREATED.body());
             insert.executeUpdate();
+          }
+        });
+  }
+
+  /**
+   * The optimistic one transaction's statements without the library: the business write and the
+   * store's insert of the complete record (the database clock as the store computes it), one
+   * commit.
+   */
+  void optimisticAsSql(String key) throws SQLException {
+    String now =
+        postgres
+            ? "CAST(EXTRACT(EPOCH FROM statement_timestamp()) * 1000000000 AS BIGINT)"
+            : "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) * 1000";
+    String insert =
+        postgres
+            ? "INSERT INTO "
+                + OrdersDatabase.RECORDS
+                + " (scope, idem_key, state, fingerprint, fence, completed_at_ns, retain_from_ns,"
+                + " claim_kind, row_version, response_status, response_headers, response_body)"
+                + " VALUES (?, ?, 'C', ?, ?, {now}, {now}, 'F', 1, 201, ?, ?)"
+                + " ON CONFLICT (scope, idem_key) DO NOTHING"
+            : "INSERT INTO "
+                + OrdersDatabase.RECORDS
+                + " (scope, idem_key, state, fingerprint, fence, completed_at_ns, retain_from_ns,"
+                + " claim_kind, claim_nonce, row_version, response_status, response_headers,"
+                + " response_body) VALUES (?, ?, 'C', ?, ?, {now}, {now}, 'F', ?, 1, 201, ?, ?)";
+    db.inTransaction(
+        c -> {
+          OrdersDatabase.insertOrder(c, key);
+          try (PreparedStatement ps = c.prepareStatement(insert.replace("{now}", now))) {
+            int i = 1;
+            if (postgres) {
+              ps.setString(i++, OrdersDatabase.SCOPE);
+            } else {
+              ps.setBytes(i++, OrdersDatabase.SCOPE.getBytes(StandardCharsets.UTF_8));
+            }
+            ps.setString(i++, key);
+            ps.setBytes(i++, OrdersDatabase.FINGERPRINT.bytes());
+            ps.setLong(i++, fences.incrementAndGet());
+            if (!postgres) {
+              ps.setLong(i++, ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE));
+            }
+            ps.setBytes(i++, new byte[0]);
+            ps.setBytes(i, OrdersDatabase.CREATED.body());
+            if (ps.executeUpdate() != 1) {
+              throw new IllegalStateException("a fresh key's record was not inserted: " + key);
+            }
           }
         });
   }

@@ -163,6 +163,27 @@ final class OrdersDatabase implements AutoCloseable {
                 })));
   }
 
+  /**
+   * A key that completed before, sent again in the one-transaction mode: optimistic, the business
+   * write runs and rolls back before the stored answer is replayed.
+   */
+  Outcome oneTransactionReplay(IdempotencyEngine engine, String orderRef) throws Exception {
+    Outcome outcome =
+        engine.execute(
+            RecordId.of(SCOPE, orderRef),
+            FINGERPRINT,
+            Work.inOneTransaction(
+                Connection.class,
+                (Connection c) -> {
+                  insertOrder(c, orderRef);
+                  return CREATED;
+                }));
+    if (!(outcome instanceof Outcome.Replayed)) {
+      throw new IllegalStateException("a completed key was not replayed: " + outcome);
+    }
+    return outcome;
+  }
+
   /** A fresh key must run the request: any other outcome would measure something else. */
   private static Outcome executed(Outcome outcome) {
     if (!(outcome instanceof Outcome.Executed)) {

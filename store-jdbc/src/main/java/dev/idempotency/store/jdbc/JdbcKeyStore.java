@@ -16,6 +16,7 @@ import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.TransactionalKeyStore;
 import dev.idempotency.store.jdbc.internal.Names;
 import dev.idempotency.store.jdbc.internal.Nanos;
+import dev.idempotency.store.jdbc.internal.OptimisticClaims;
 import dev.idempotency.store.jdbc.internal.ParamValues;
 import dev.idempotency.store.jdbc.internal.ResponseLimit;
 import dev.idempotency.store.jdbc.internal.Schema;
@@ -34,8 +35,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link dev.idempotency.spi.KeyStore} on a relational database: a unique constraint on {@code
@@ -71,6 +74,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   private final Names names;
   final SqlDialect sql; // read by JdbcKeyStoreBuilder.build()
   private final Transactions transactions;
+  private final @Nullable OptimisticClaims optimistic; // null: one transaction claims first
   private final Set<StoreCapability> capabilities;
   private final ResponseLimit responseLimit;
 
@@ -88,6 +92,8 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
             (int) b.statementTimeout.toSeconds(),
             b.mysqlStatement);
     this.transactions = new Transactions(sql, names.table(), b.maxTransactionAttempts);
+    this.optimistic =
+        b.optimisticOneTransaction ? OptimisticClaims.of(sql, names, transactions) : null;
     EnumSet<StoreCapability> caps =
         EnumSet.of(
             StoreCapability.SHARED,
@@ -393,23 +399,34 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
    * a {@code REPEATABLE READ} snapshot) rolls back and runs the claim and the work again, up to
    * {@link JdbcKeyStoreBuilder#maxTransactionAttempts(int)} times. The work's connection is as
    * {@link #inPhase}'s.
+   *
+   * <p>With {@link JdbcKeyStoreBuilder#optimisticOneTransaction(boolean)} the work runs first, on a
+   * fresh claim, and one insert of the complete record ends the transaction; when any row of the
+   * key exists the attempt rolls back and the request runs as described above. The work then runs
+   * for a record that is not absent too, and rolls back, unlike the SPI's rule for a claim that is
+   * not won: the option's trade-off.
    */
   @Override
   public OneTransactionOutcome claimAndComplete(
       ClaimRequest request, OneTransactionWork<Connection> work) throws Exception {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(work, "work");
+    String label = "one-transaction request " + request.id();
+    BiFunction<ClaimOutcome.Claimed, StoredResponse, ParamValues> completion =
+        (won, response) -> {
+          responseLimit.check(response, label);
+          return fencedValues(request.id(), won.fence(), request.now()).response(response);
+        };
+    ParamValues claim = claimValues(request);
+    ClaimOutcome.InFlight lockWait = new ClaimOutcome.InFlight(request.lease());
+    // optimistic: null when a row of the key exists, and the claim decides as below
     OneTransactionOutcome outcome =
-        transactions.claimAndComplete(
-            dataSource,
-            "one-transaction request " + request.id(),
-            claimValues(request),
-            (won, response) -> {
-              responseLimit.check(response, "one-transaction request " + request.id());
-              return fencedValues(request.id(), won.fence(), request.now()).response(response);
-            },
-            new ClaimOutcome.InFlight(request.lease()),
-            work);
+        optimistic != null
+            ? optimistic.run(dataSource, label, claim, completion, lockWait, work)
+            : null;
+    if (outcome == null) {
+      outcome = transactions.claimAndComplete(dataSource, label, claim, completion, lockWait, work);
+    }
     if (outcome instanceof OneTransactionOutcome.NotRun notRun) {
       ClaimOutcome capped = cappedLease(notRun.outcome(), request);
       return capped == notRun.outcome() ? notRun : new OneTransactionOutcome.NotRun(capped);

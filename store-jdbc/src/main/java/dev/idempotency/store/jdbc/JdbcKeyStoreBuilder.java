@@ -3,6 +3,7 @@ package dev.idempotency.store.jdbc;
 import dev.idempotency.KeyStoreException;
 import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.store.jdbc.internal.Names;
+import dev.idempotency.store.jdbc.internal.OptimisticClaims;
 import dev.idempotency.store.jdbc.internal.ResponseLimit;
 import dev.idempotency.store.jdbc.internal.Schema;
 import dev.idempotency.store.jdbc.internal.SqlErrors;
@@ -35,6 +36,7 @@ public final class JdbcKeyStoreBuilder {
   private boolean createSchema;
   private boolean validateSchema = true;
   private long maxResponseBytes; // 0: what the database keeps
+  boolean optimisticOneTransaction;
 
   JdbcKeyStoreBuilder(DataSource dataSource) {
     this.dataSource = dataSource;
@@ -180,6 +182,28 @@ public final class JdbcKeyStoreBuilder {
   }
 
   /**
+   * Whether {@link JdbcKeyStore#claimAndComplete} (the engine's {@code Work.inOneTransaction}) runs
+   * optimistically; default {@code false}. Optimistic, nothing is claimed before the work: the work
+   * runs, one {@code INSERT} writes the complete record and the transaction commits, the round
+   * trips of the work plus one insert and the commit. The record's primary key arbitrates: a row of
+   * the key that the request may claim (released, past its window, its own expired lease) and whose
+   * fence is older is written over in the same transaction; any other row (a completed record, one
+   * in flight, a concurrent request's) rolls the transaction back with the work's writes, and the
+   * request runs again as the default one-transaction request does (claim first), which answers the
+   * replay, the mismatch or the in-flight key, or claims a claimable record and runs the work
+   * again. So a fresh key costs less, and a replay or a concurrent duplicate costs a run of the
+   * work that rolls back. The work must keep every effect inside the transaction, as any
+   * one-transaction work must. PostgreSQL, MySQL and MariaDB; {@link #build()} refuses it on H2 and
+   * on a Galera node ({@code wsrep_on}), and needs a connection for that check. A fence drawn ahead
+   * for optimistic requests is used within a second or thrown away: a fresh key's fence exceeds
+   * those of its purged records as long as the retention is longer than that.
+   */
+  public JdbcKeyStoreBuilder optimisticOneTransaction(boolean optimistic) {
+    this.optimisticOneTransaction = optimistic;
+    return this;
+  }
+
+  /**
    * Builds the store: detects the dialect if none was named, creates the schema if asked, and
    * checks it.
    *
@@ -187,10 +211,12 @@ public final class JdbcKeyStoreBuilder {
    * @throws KeyStoreException if the schema is missing or incomplete (the message says how to fix
    *     it), the database is not supported, or {@link #maxResponseBytes(long)} is more than it
    *     keeps
+   * @throws IllegalStateException if {@link #optimisticOneTransaction(boolean)} is set on a
+   *     database that has no optimistic path (H2, a Galera node)
    */
   public JdbcKeyStore build() {
     Dialect d = dialect;
-    if (d == null || createSchema || validateSchema) {
+    if (d == null || createSchema || validateSchema || optimisticOneTransaction) {
       Connection c;
       try {
         c = dataSource.getConnection();
@@ -208,6 +234,13 @@ public final class JdbcKeyStoreBuilder {
         }
         if (validateSchema) {
           Schema.validate(c, store.sql, names.table());
+        }
+        if (optimisticOneTransaction) {
+          String refusal = OptimisticClaims.refusal(store.sql, c);
+          if (refusal != null) {
+            throw new IllegalStateException(
+                "optimisticOneTransaction is not available on this database: " + refusal);
+          }
         }
         store.sql.warnAboutSettings(c);
         return store;

@@ -1,6 +1,7 @@
 package dev.idempotency.store.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -98,6 +99,26 @@ class GaleraClusterIT {
     assertThat(run.certificationConflicts)
         .as("certification conflicts: claims of one key met on different nodes")
         .isPositive();
+  }
+
+  /**
+   * A Galera node would report a duplicate written on another node only at commit, after the
+   * optimistic insert succeeded here: the builder refuses the optimistic one transaction there.
+   */
+  @Test
+  @Order(1)
+  void theBuilderRefusesOptimisticOneTransactionOnAGaleraNode() {
+    try (HikariDataSource pool = pool(1)) {
+      assertThatThrownBy(
+              () ->
+                  JdbcKeyStore.builder(pool)
+                      .tableName("galera_optimistic_refused")
+                      .createSchemaIfMissing()
+                      .optimisticOneTransaction(true)
+                      .build())
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("Galera");
+    }
   }
 
   /** The store's failover test in the default run: a node lost under two-commit claims. */

@@ -67,7 +67,7 @@ import org.jspecify.annotations.Nullable;
  * than the retention.
  */
 final class MySqlDialect extends SqlDialect {
-  private static final String CLOCK_MICROS =
+  static final String CLOCK_MICROS =
       "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
 
   /** MySQL and MariaDB's error for {@code @@name} of a variable the server does not have. */

@@ -224,7 +224,7 @@ public final class Transactions {
 
   /** The write that ends a transaction, given what its body returned. */
   @FunctionalInterface
-  private interface Ending<R> {
+  interface Ending<R> {
     void run(Connection c, R result, ParamValues values) throws SQLException;
   }
 
@@ -271,8 +271,10 @@ public final class Transactions {
 
   /** What runs inside a store transaction before its fenced write. */
   @FunctionalInterface
-  private interface InTransaction<R> {
+  interface InTransaction<R> {
     /**
+     * Runs it.
+     *
      * @param c the connection, for the store's own statements
      * @param forWork the same connection as the caller's work sees it (the statement timeout set)
      */
@@ -280,10 +282,14 @@ public final class Transactions {
   }
 
   /**
+   * One transaction on a connection of its own: {@code body}, then {@code write} with {@code
+   * valuesFor(result)}, then the commit, all of it again after a retryable failure (see {@link
+   * #inTransaction}); also the optimistic one-transaction request's ({@link OptimisticClaims}).
+   *
    * @param boundWaits whether to bound every statement's waits for this transaction ({@link
    *     SqlDialect#boundLockWaits}), for a claim that may wait on another uncommitted claim
    */
-  private <R> R transaction(
+  <R> R transaction(
       DataSource from,
       String label,
       boolean boundWaits,
