@@ -4,6 +4,8 @@
 #   bash scripts/admin.sh list STORE [--selection ABANDONED] [--scope S] [--limit N] [--after CURSOR] [--json]
 #   bash scripts/admin.sh show STORE --scope S --key K [--json]
 #   bash scripts/admin.sh release STORE --scope S --key K --reason TEXT [--dry-run] [--json]
+#   bash scripts/admin.sh extend STORE --scope S --key K (--keep-for P7D | --keep-until INSTANT) --reason TEXT
+#       [--dry-run] [--json]                          keep a record past its retention (not on DynamoDB)
 #   bash scripts/admin.sh --help                      every option; docs/operations.md explains
 # STORE is exactly one of:
 #   --jdbc-url URL [--user U] [--password P] [--table T]
@@ -12,8 +14,8 @@
 # Or from the environment: IDEMPOTENCY_ADMIN_JDBC_URL, _JDBC_USER, _JDBC_PASSWORD; IDEMPOTENCY_ADMIN_REDIS_URI;
 # IDEMPOTENCY_ADMIN_DYNAMODB_TABLE, _DYNAMODB_ENDPOINT and AWS_REGION. DynamoDB's credentials: AWS_ACCESS_KEY_ID
 # and AWS_SECRET_ACCESS_KEY, else the AWS SDK's default chain (profile, container or instance role).
-# Exit status: 0 done, 1 refused (not found, complete, live lease, changed meanwhile; redrive), 2 bad usage or
-# build error, 3 store unavailable.
+# Exit status: 0 done, 1 refused (not found, complete, live lease, changed meanwhile; redrive; extend on DynamoDB),
+# 2 bad usage or build error, 3 store unavailable.
 # Builds the module (and the modules it needs) when its jar is missing or older than the sources, then runs it on
 # the class path (the JDBC drivers, Lettuce and the AWS SDK included). Needs only Java 17+.
 set -euo pipefail

@@ -10,9 +10,11 @@ import dev.idempotency.spi.PageCursor;
 import dev.idempotency.spi.RecordPage;
 import dev.idempotency.spi.RecordQuery;
 import dev.idempotency.spi.RecordSelection;
-import dev.idempotency.spi.RecordSnapshot;
+import dev.idempotency.spi.StoreCapability;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -24,13 +26,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The command line over {@link KeyStoreAdmin} for a JDBC, Redis or DynamoDB store ({@link
- * StoreKind}): {@code list}, {@code show}, {@code release} (with {@code --dry-run}); {@code
- * redrive} is refused, as it needs the application's resumer. Run it with {@code scripts/admin.sh
- * --help}.
+ * StoreKind}): {@code list}, {@code show}, {@code release} and {@code extend} (each with {@code
+ * --dry-run}); {@code redrive} is refused, as it needs the application's resumer. Run it with
+ * {@code scripts/admin.sh --help}.
  *
  * <p>Exit codes: {@value #DONE} done; {@value #REFUSED} the action was refused (not found,
- * complete, live lease, changed meanwhile) or the command cannot run here ({@code redrive});
- * {@value #USAGE} bad usage; {@value #UNAVAILABLE} the store is unavailable.
+ * complete, live lease, changed meanwhile) or the command cannot run here ({@code redrive}, {@code
+ * extend} on a store that cannot keep a record longer); {@value #USAGE} bad usage; {@value
+ * #UNAVAILABLE} the store is unavailable.
  */
 public final class AdminCli {
   /** The command did what was asked (a dry run: the action would be done). */
@@ -51,6 +54,8 @@ public final class AdminCli {
         list    [--selection ABANDONED] [--scope S] [--limit N] [--after CURSOR]
         show    --scope S --key K
         release --scope S --key K --reason TEXT [--dry-run]
+        extend  --scope S --key K (--keep-for DURATION | --keep-until INSTANT) --reason TEXT
+                [--dry-run]   keep the record past its retention (not on DynamoDB)
         redrive --scope S --key K     (refused: redrive from the application)
       STORE, exactly one of:
         --jdbc-url URL [--user U] [--password P] [--table T]
@@ -58,12 +63,14 @@ public final class AdminCli {
         --dynamodb-table T [--dynamodb-endpoint URL] [--region R] [--timeout SECONDS]
       --selection: ABANDONED (default), ABANDONED_WITH_RECOVERY_POINT,
         ABANDONED_WITHOUT_RECOVERY_POINT, LIVE, COMPLETE; --limit 1 to 10000 (default 50)
+      --keep-for: ISO-8601, e.g. P7D or PT36H; --keep-until: e.g. 2027-01-04T09:00:00Z
       --key-prefix (default idem:) and --index-shards (default 1) must be the application's;
       --timeout (default 5) bounds connecting and each call to Redis or DynamoDB
       defaults: $IDEMPOTENCY_ADMIN_JDBC_URL, _JDBC_USER, _JDBC_PASSWORD, $IDEMPOTENCY_ADMIN_REDIS_URI,
         $IDEMPOTENCY_ADMIN_DYNAMODB_TABLE, _DYNAMODB_ENDPOINT, $AWS_REGION; DynamoDB credentials:
         $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY, else the AWS SDK's default chain
-      exit: 0 done, 1 refused (not found, complete, live lease, changed; redrive),
+      exit: 0 done, 1 refused (not found, complete, live lease, changed; redrive; extend
+        where the store cannot),
         2 bad usage, 3 store unavailable
       """;
 
@@ -71,12 +78,22 @@ public final class AdminCli {
   private static final Set<String> VALUED =
       union(
           StoreKind.allOptions(),
-          Set.of("--selection", "--scope", "--key", "--limit", "--after", "--reason"));
+          Set.of(
+              "--selection",
+              "--scope",
+              "--key",
+              "--limit",
+              "--after",
+              "--reason",
+              "--keep-for",
+              "--keep-until"));
   private static final Map<String, Set<String>> ALLOWED =
       Map.of(
           "list", Set.of("--selection", "--scope", "--limit", "--after"),
           "show", Set.of("--scope", "--key"),
           "release", Set.of("--scope", "--key", "--reason", "--dry-run"),
+          "extend",
+              Set.of("--scope", "--key", "--reason", "--keep-for", "--keep-until", "--dry-run"),
           "redrive", Set.of("--scope", "--key", "--dry-run"));
   private static final Set<String> COMMON =
       union(StoreKind.allOptions(), Set.of("--json", "--help"));
@@ -145,11 +162,12 @@ public final class AdminCli {
         return new Args("help", Map.of());
       }
       throw new UsageException(
-          "the first argument must be a command: list, show, release, redrive");
+          "the first argument must be a command: list, show, release, extend, redrive");
     }
     String command = args[0];
     if (!ALLOWED.containsKey(command)) {
-      throw new UsageException("unknown command " + command + ": list, show, release or redrive");
+      throw new UsageException(
+          "unknown command " + command + ": list, show, release, extend or redrive");
     }
     Map<String, String> options = new HashMap<>();
     for (int i = 1; i < args.length; i++) {
@@ -220,16 +238,67 @@ public final class AdminCli {
     }
     Optional<RecordId> id = recordId(args);
     @Nullable RecordQuery query = args.command().equals("list") ? listQuery(args) : null;
-    @Nullable String reason = args.command().equals("release") ? args.required("--reason") : null;
-    if (reason != null && (reason.isBlank() || reason.indexOf('\n') >= 0)) {
-      throw new UsageException("--reason must be one line of text");
+    boolean acts = args.command().equals("release") || args.command().equals("extend");
+    @Nullable String reason = acts ? args.required("--reason") : null;
+    if (reason != null
+        && (reason.isBlank()
+            || reason.indexOf('\n') >= 0
+            || reason.length() > KeyStoreAdmin.MAX_REASON_LENGTH)) {
+      throw new UsageException(
+          "--reason must be one line of text, 1 to " + KeyStoreAdmin.MAX_REASON_LENGTH + " long");
     }
+    @Nullable Instant keepUntil = args.command().equals("extend") ? keepUntil(args) : null;
     StoreKind kind = StoreKind.select(args, env);
     try (OpenStore store = kind.open(args, env);
         IdempotencyEngine engine = IdempotencyEngine.builder(store.keyStore()).build()) {
       KeyStoreAdmin admin = KeyStoreAdmin.builder(engine).build();
-      return act(args, admin, id, query, reason, out, err);
+      if (keepUntil != null
+          && !store.keyStore().capabilities().contains(StoreCapability.EXTEND_RETENTION)) {
+        err.println(
+            "admin: this store cannot keep a record past its retention (it does not declare"
+                + " StoreCapability.EXTEND_RETENTION; DynamoDB's time to live cannot: see"
+                + " docs/stores-dynamodb.md); nothing changed");
+        return REFUSED;
+      }
+      return act(args, admin, id, query, reason, keepUntil, out, err);
     }
+  }
+
+  /**
+   * The instant {@code extend} keeps the record until: {@code --keep-for} from now, or {@code
+   * --keep-until}; exactly one of them, and after now.
+   */
+  private static Instant keepUntil(Args args) throws UsageException {
+    Optional<String> keepFor = args.get("--keep-for");
+    Optional<String> until = args.get("--keep-until");
+    if (keepFor.isPresent() == until.isPresent()) {
+      throw new UsageException("extend needs exactly one of --keep-for and --keep-until");
+    }
+    Instant now = Instant.now();
+    if (keepFor.isPresent()) {
+      Duration d;
+      try {
+        d = Duration.parse(keepFor.get());
+      } catch (DateTimeParseException e) {
+        throw new UsageException(
+            "--keep-for must be an ISO-8601 duration such as P7D or PT36H: " + keepFor.get());
+      }
+      if (d.isNegative() || d.isZero()) {
+        throw new UsageException("--keep-for must be longer than zero: " + keepFor.get());
+      }
+      return now.plus(d);
+    }
+    Instant at;
+    try {
+      at = Instant.parse(until.get());
+    } catch (DateTimeParseException e) {
+      throw new UsageException(
+          "--keep-until must be an ISO-8601 instant such as 2027-01-04T09:00:00Z: " + until.get());
+    }
+    if (!at.isAfter(now)) {
+      throw new UsageException("--keep-until must be after now (" + now + "): " + until.get());
+    }
+    return at;
   }
 
   private static int act(
@@ -238,6 +307,7 @@ public final class AdminCli {
       Optional<RecordId> id,
       @Nullable RecordQuery query,
       @Nullable String reason,
+      @Nullable Instant keepUntil,
       PrintStream out,
       PrintStream err) {
     boolean json = args.flag("--json");
@@ -271,10 +341,17 @@ public final class AdminCli {
       }
       default -> {
         boolean dryRun = args.flag("--dry-run");
-        KeyStoreAdmin.Result result =
-            dryRun
-                ? dryRelease(admin, id.orElseThrow())
-                : admin.release(id.orElseThrow(), Objects.requireNonNull(reason, "reason"));
+        RecordId record = id.orElseThrow();
+        String why = Objects.requireNonNull(reason, "reason");
+        KeyStoreAdmin.Result result;
+        if (keepUntil != null) {
+          result =
+              dryRun
+                  ? DryRuns.extend(admin, record, keepUntil)
+                  : admin.extend(record, keepUntil, why);
+        } else {
+          result = dryRun ? DryRuns.release(admin, record) : admin.release(record, why);
+        }
         out.print(
             json
                 ? AdminOutput.resultJson(result, dryRun) + "\n"
@@ -282,39 +359,6 @@ public final class AdminCli {
         return result.done() ? DONE : REFUSED;
       }
     }
-  }
-
-  /**
-   * What {@link KeyStoreAdmin#release} would answer now, judged from the record as it is (with
-   * {@link RecordSelection#matches}), without a claim or any other write.
-   */
-  static KeyStoreAdmin.Result dryRelease(KeyStoreAdmin admin, RecordId id) {
-    Optional<RecordSnapshot> seen = admin.showWithBody(id);
-    if (seen.isEmpty()) {
-      return new KeyStoreAdmin.Result(id, KeyStoreAdmin.Status.NOT_FOUND, "no record " + id);
-    }
-    RecordSnapshot record = seen.get();
-    Instant now = Instant.now();
-    if (RecordSelection.COMPLETE.matches(record, now)) {
-      return new KeyStoreAdmin.Result(
-          id, KeyStoreAdmin.Status.COMPLETE, id + " is complete; nothing to release");
-    }
-    if (RecordSelection.LIVE.matches(record, now)) {
-      return new KeyStoreAdmin.Result(
-          id,
-          KeyStoreAdmin.Status.LEASE_LIVE,
-          id + " has a live lease until " + record.leaseExpiresAt().orElseThrow());
-    }
-    return new KeyStoreAdmin.Result(
-        id,
-        KeyStoreAdmin.Status.RELEASED,
-        "would release "
-            + id
-            + " (abandoned since "
-            + record.leaseExpiresAt().orElseThrow()
-            + ", recovery point "
-            + record.recoveryPoint().map(r -> r.name()).orElse("none")
-            + "); nothing changed");
   }
 
   private static Optional<RecordId> recordId(Args args) throws UsageException {

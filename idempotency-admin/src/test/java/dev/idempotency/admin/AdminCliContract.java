@@ -35,9 +35,10 @@ import tools.jackson.databind.ObjectMapper;
  * The command line against one real store, the same for each: a record claimed with a lease of 300
  * ms and left to expire is listed, shown, left as it is by {@code release --dry-run} and released
  * by {@code release}, after which a new claim starts afresh; a record under a live lease is not
- * released; a completed record is shown without its body; a store nobody listens for is exit 3.
- * Each subclass opens the store the tool opens (same table or key prefix) for the test's own claims
- * and looks.
+ * released; a completed record is shown without its body; {@code extend} keeps a record past its
+ * retention where the store can (and its dry run keeps nothing); a store nobody listens for is exit
+ * 3. Each subclass opens the store the tool opens (same table or key prefix) for the test's own
+ * claims and looks, on the engine's clock, so that the test can reap as of days from now.
  */
 @Timeout(60)
 abstract class AdminCliContract {
@@ -59,6 +60,11 @@ abstract class AdminCliContract {
   /** The environment the tool runs with (a password, credentials). */
   Map<String, String> env() {
     return Map.of();
+  }
+
+  /** Whether the store declares {@code EXTEND_RETENTION}. */
+  boolean extendsRetention() {
+    return true;
   }
 
   /** The options of the same store at {@code 127.0.0.1:port}, where nothing listens. */
@@ -179,6 +185,56 @@ abstract class AdminCliContract {
   }
 
   @Test
+  void extendKeepsARecordPastItsRetentionWhileItsDryRunKeepsNothing() throws Exception {
+    RecordId kept = RecordId.of(SCOPE, "kept-1");
+    RecordId dry = RecordId.of(SCOPE, "dry-1");
+    RecordId live = RecordId.of(SCOPE, "live-1");
+    completed(kept);
+    completed(dry);
+    assertThat(claim(live, Duration.ofMinutes(5))).isInstanceOf(ClaimOutcome.Claimed.class);
+    FenceToken liveFence = lookup(live).fence();
+
+    if (!extendsRetention()) {
+      Run refused = extend("kept-1", "--keep-for", "P7D");
+      assertThat(refused.code).as(refused.err).isEqualTo(AdminCli.REFUSED);
+      assertThat(refused.err).contains("EXTEND_RETENTION");
+      Run dryRefused = extend("kept-1", "--keep-for", "P7D", "--dry-run");
+      assertThat(dryRefused.code).isEqualTo(AdminCli.REFUSED);
+      return;
+    }
+    Run wouldKeep = extend("dry-1", "--keep-for", "P7D", "--dry-run");
+    assertThat(wouldKeep.code).as(wouldKeep.err).isZero();
+    assertThat(wouldKeep.out).startsWith("dry run: would be EXTENDED").contains("nothing changed");
+
+    Run keep = extend("kept-1", "--keep-for", "P7D", "--json");
+    assertThat(keep.code).as(keep.err).isZero();
+    JsonNode result = JSON.readTree(keep.out);
+    assertThat(result.get("status").asString()).isEqualTo("EXTENDED");
+    assertThat(result.get("dryRun").asBoolean()).isFalse();
+    assertThat(lookup(kept).state()).isEqualTo(KeyState.COMPLETE);
+
+    Run keepLive = extend("live-1", "--keep-until", Instant.now().plus(Duration.ofDays(3)) + "");
+    assertThat(keepLive.code).as(keepLive.err).isZero();
+    assertThat(keepLive.out).startsWith("EXTENDED");
+    RecordSnapshot liveAfter = lookup(live);
+    assertThat(liveAfter.state()).isEqualTo(KeyState.IN_FLIGHT);
+    assertThat(liveAfter.fence()).as("a live owner keeps its fence").isEqualTo(liveFence);
+
+    Run missing = extend("nobody", "--keep-for", "P7D");
+    assertThat(missing.code).isEqualTo(AdminCli.REFUSED);
+    assertThat(missing.out).startsWith("NOT_FOUND");
+
+    // reaped as of four days from now with a retention of one hour: the dry run kept nothing, the
+    // extension keeps its record until seven days from now, and no longer
+    Instant inFourDays = Instant.now().plus(Duration.ofDays(4));
+    store.deleteExpired(inFourDays, Duration.ofHours(1), 100);
+    assertThat(store.lookup(dry)).as("the record the dry run named").isEmpty();
+    assertThat(store.lookup(kept)).as("the record kept for seven days").isPresent();
+    store.deleteExpired(inFourDays.plus(Duration.ofDays(4)), Duration.ofHours(1), 100);
+    assertThat(store.lookup(kept)).as("the record kept for seven days, after eight").isEmpty();
+  }
+
+  @Test
   void aStoreNobodyListensForExitsThree() throws Exception {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
@@ -189,6 +245,20 @@ abstract class AdminCliContract {
     Run run = run(args);
     assertThat(run.code).as(run.err).isEqualTo(AdminCli.UNAVAILABLE);
     assertThat(run.err).contains("the store is unavailable");
+  }
+
+  private void completed(RecordId id) {
+    ClaimOutcome.Claimed won = (ClaimOutcome.Claimed) claim(id, Duration.ofMinutes(1));
+    store.complete(id, won.fence(), StoredResponse.ofUtf8(201, "{}"), Instant.now());
+  }
+
+  private Run extend(String key, String... more) {
+    List<String> args =
+        new ArrayList<>(
+            List.of("extend", "--scope", SCOPE, "--key", key, "--reason", "ticket 4711"));
+    args.addAll(List.of(more));
+    args.addAll(storeOptions());
+    return run(args);
   }
 
   private ClaimOutcome claim(RecordId id, Duration lease) {

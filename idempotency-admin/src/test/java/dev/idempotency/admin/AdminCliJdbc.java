@@ -1,6 +1,7 @@
 package dev.idempotency.admin;
 
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.store.jdbc.ClockSource;
 import dev.idempotency.store.jdbc.JdbcKeyStore;
 import dev.idempotency.testing.TestDatabases;
 import java.sql.Connection;
@@ -38,7 +39,11 @@ abstract class AdminCliJdbc extends AdminCliContract {
     password = env.get(2);
     table = "admin_it_" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 4);
     dataSource = new DriverManagerDataSource(url, user, password);
-    return JdbcKeyStore.builder(dataSource).tableName(table).createSchemaIfMissing().build();
+    return JdbcKeyStore.builder(dataSource)
+        .tableName(table)
+        .clockSource(ClockSource.ENGINE)
+        .createSchemaIfMissing()
+        .build();
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.idempotency.admin;
 
 import dev.idempotency.spi.KeyStore;
+import dev.idempotency.store.redis.RedisClock;
 import dev.idempotency.store.redis.RedisKeyStore;
 import dev.idempotency.testing.TestDatabases;
 import io.lettuce.core.KeyScanCursor;
@@ -35,7 +36,7 @@ class AdminCliRedisIT extends AdminCliContract {
             + ":";
     client = RedisClient.create(uri);
     connection = client.connect(ByteArrayCodec.INSTANCE);
-    return RedisKeyStore.builder(connection).keyPrefix(prefix).build();
+    return RedisKeyStore.builder(connection).keyPrefix(prefix).clock(RedisClock.ENGINE).build();
   }
 
   @Override

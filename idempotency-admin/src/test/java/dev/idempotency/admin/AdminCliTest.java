@@ -14,6 +14,8 @@ import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -99,6 +101,32 @@ class AdminCliTest {
     assertThat(run("list")).isEqualTo(2);
     assertThat(err()).contains("--jdbc-url");
     assertThat(out.size()).isZero();
+  }
+
+  @Test
+  void extendWithoutExactlyOneValidLaterInstantExitsTwoNamingTheOption() {
+    String[] record = {"--jdbc-url", "jdbc:h2:mem:x", "--scope", "s", "--key", "k"};
+    Map<String, String> cases = new LinkedHashMap<>();
+    cases.put("--reason why", "exactly one of --keep-for and --keep-until");
+    cases.put("--reason why --keep-for P7D --keep-until 2099-01-01T00:00:00Z", "exactly one of");
+    cases.put("--reason why --keep-for 7d", "--keep-for must be an ISO-8601 duration");
+    cases.put("--reason why --keep-for PT0S", "--keep-for must be longer than zero");
+    cases.put("--reason why --keep-for -P1D", "--keep-for must be longer than zero");
+    cases.put("--reason why --keep-until tomorrow", "--keep-until must be an ISO-8601 instant");
+    cases.put("--reason why --keep-until 2020-01-01T00:00:00Z", "--keep-until must be after now");
+    cases.put("--keep-for P7D", "extend needs --reason");
+    cases.put("--keep-for P7D --reason " + "x".repeat(201), "--reason must be one line of text");
+    cases.forEach(
+        (options, message) -> {
+          out.reset();
+          err.reset();
+          List<String> args = new ArrayList<>(List.of("extend"));
+          args.addAll(List.of(record));
+          args.addAll(List.of(options.split(" ")));
+          assertThat(run(args.toArray(String[]::new))).as(options).isEqualTo(AdminCli.USAGE);
+          assertThat(err()).as(options).contains(message);
+          assertThat(out.size()).as(options).isZero();
+        });
   }
 
   @Test

@@ -53,7 +53,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class KeyStoreAdmin {
   private static final System.Logger LOG = System.getLogger(KeyStoreAdmin.class.getName());
-  private static final int MAX_REASON_LENGTH = 200;
+
+  /** The longest reason an action takes, in characters. */
+  public static final int MAX_REASON_LENGTH = 200;
 
   /** What an action did, or why it did nothing. */
   public enum Status {
@@ -191,11 +193,17 @@ public final class KeyStoreAdmin {
     if (claim instanceof ClaimOutcome.Claimed won) {
       return releaseTakenOver(id, record, won, now, why);
     }
-    if (claim instanceof ClaimOutcome.InFlight inFlight) {
+    if (claim instanceof ClaimOutcome.InFlight) {
+      // the record's own lease end: the claim's answer may be bounded by the lease the engine asks
+      // for, shorter than the owner's
+      String until =
+          store
+              .lookup(id)
+              .flatMap(RecordSnapshot::leaseExpiresAt)
+              .map(Instant::toString)
+              .orElse("an instant the store did not show");
       return new Result(
-          id,
-          Status.LEASE_LIVE,
-          id + " has a live lease (" + inFlight.leaseRemaining() + " left); nothing changed");
+          id, Status.LEASE_LIVE, id + " has a live lease until " + until + "; nothing changed");
     }
     if (claim instanceof ClaimOutcome.Completed) {
       return new Result(id, Status.COMPLETE, id + " completed meanwhile; nothing to release");

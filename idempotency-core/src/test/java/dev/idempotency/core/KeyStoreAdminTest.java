@@ -76,6 +76,9 @@ class KeyStoreAdminTest {
 
     assertThat(result.status()).isEqualTo(KeyStoreAdmin.Status.LEASE_LIVE);
     assertThat(result.done()).isFalse();
+    assertThat(result.detail())
+        .as("the refusal names the record's own lease end")
+        .contains("until " + before.orElseThrow().leaseExpiresAt().orElseThrow());
     assertThat(store.lookup(id)).as("the record after a refused release").isEqualTo(before);
     store.complete(id, owner.fence(), StoredResponse.ofUtf8(200, "done"), clock.instant());
     assertThat(store.lookup(id)).get().extracting(RecordSnapshot::completedAt).isNotNull();

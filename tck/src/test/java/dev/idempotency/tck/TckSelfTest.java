@@ -408,7 +408,24 @@ class TckSelfTest {
           Map.entry(
               "LimitRefusedAsOutage",
               Set.of("required_5_5_aResponseOverTheDeclaredLimitIsRefusedAndChangesNothing")),
-          Map.entry("FlatKey", Set.of("required_6_2_recordIdentityIsExact")));
+          Map.entry("FlatKey", Set.of("required_6_2_recordIdentityIsExact")),
+          Map.entry(
+              "ListIgnoresSelection",
+              Set.of("optional_11_1_listReturnsExactlyTheRecordsOfTheSelection")),
+          Map.entry(
+              "ListRepeatsAcrossPages", Set.of("optional_11_2_pagesNeitherRepeatNorSkipRecords")),
+          Map.entry(
+              "ListSkipsAcrossPages", Set.of("optional_11_2_pagesNeitherRepeatNorSkipRecords")),
+          Map.entry("ListScopeAsPrefix", Set.of("optional_11_3_aScopeListsOnlyItsOwnRecords")),
+          Map.entry(
+              "ExtendIgnoresFence",
+              Set.of("optional_11_4_extendRetentionKeepsTheRecordAndNothingElse")),
+          Map.entry(
+              "ExtendMovesTheWindow",
+              Set.of("optional_11_4_extendRetentionKeepsTheRecordAndNothingElse")),
+          Map.entry(
+              "ExtendShortens",
+              Set.of("optional_11_4_extendRetentionKeepsTheRecordAndNothingElse")));
 
   /**
    * Slow: every mutant against the whole contract, printed as a matrix (which rules catch which
