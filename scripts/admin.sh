@@ -5,7 +5,7 @@
 #   bash scripts/admin.sh show STORE --scope S --key K [--json]
 #   bash scripts/admin.sh release STORE --scope S --key K --reason TEXT [--dry-run] [--json]
 #   bash scripts/admin.sh extend STORE --scope S --key K (--keep-for P7D | --keep-until INSTANT) --reason TEXT
-#       [--dry-run] [--json]                          keep a record past its retention (not on DynamoDB)
+#       [--dry-run] [--json]                          keep a record past its retention
 #   bash scripts/admin.sh --help                      every option; docs/operations.md explains
 # STORE is exactly one of:
 #   --jdbc-url URL [--user U] [--password P] [--table T]
@@ -14,7 +14,7 @@
 # Or from the environment: IDEMPOTENCY_ADMIN_JDBC_URL, _JDBC_USER, _JDBC_PASSWORD; IDEMPOTENCY_ADMIN_REDIS_URI;
 # IDEMPOTENCY_ADMIN_DYNAMODB_TABLE, _DYNAMODB_ENDPOINT and AWS_REGION. DynamoDB's credentials: AWS_ACCESS_KEY_ID
 # and AWS_SECRET_ACCESS_KEY, else the AWS SDK's default chain (profile, container or instance role).
-# Exit status: 0 done, 1 refused (not found, complete, live lease, changed meanwhile; redrive; extend on DynamoDB),
+# Exit status: 0 done, 1 refused (not found, complete, live lease, changed meanwhile; redrive; extend on a store that cannot),
 # 2 bad usage or build error, 3 store unavailable.
 # Builds the module (and the modules it needs) when its jar is missing or older than the sources, then runs it on
 # the class path (the JDBC drivers, Lettuce and the AWS SDK included). Needs only Java 17+.

@@ -31,9 +31,8 @@ import org.jspecify.annotations.Nullable;
  * {@code scripts/admin.sh --help}.
  *
  * <p>Exit codes: {@value #DONE} done; {@value #REFUSED} the action was refused (not found,
- * complete, live lease, changed meanwhile) or the command cannot run here ({@code redrive}, {@code
- * extend} on a store that cannot keep a record longer); {@value #USAGE} bad usage; {@value
- * #UNAVAILABLE} the store is unavailable.
+ * complete, live lease, changed meanwhile) or the command cannot run here ({@code redrive});
+ * {@value #USAGE} bad usage; {@value #UNAVAILABLE} the store is unavailable.
  */
 public final class AdminCli {
   /** The command did what was asked (a dry run: the action would be done). */
@@ -55,7 +54,7 @@ public final class AdminCli {
         show    --scope S --key K
         release --scope S --key K --reason TEXT [--dry-run]
         extend  --scope S --key K (--keep-for DURATION | --keep-until INSTANT) --reason TEXT
-                [--dry-run]   keep the record past its retention (not on DynamoDB)
+                [--dry-run]   keep the record past its retention
         redrive --scope S --key K     (refused: redrive from the application)
       STORE, exactly one of:
         --jdbc-url URL [--user U] [--password P] [--table T]
@@ -70,7 +69,7 @@ public final class AdminCli {
         $IDEMPOTENCY_ADMIN_DYNAMODB_TABLE, _DYNAMODB_ENDPOINT, $AWS_REGION; DynamoDB credentials:
         $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY, else the AWS SDK's default chain
       exit: 0 done, 1 refused (not found, complete, live lease, changed; redrive; extend
-        where the store cannot),
+        on a store that cannot),
         2 bad usage, 3 store unavailable
       """;
 
@@ -252,12 +251,13 @@ public final class AdminCli {
     try (OpenStore store = kind.open(args, env);
         IdempotencyEngine engine = IdempotencyEngine.builder(store.keyStore()).build()) {
       KeyStoreAdmin admin = KeyStoreAdmin.builder(engine).build();
+      // each store the command line opens declares it; the guard keeps a store that would not
+      // from ending in KeyStoreAdmin's exception
       if (keepUntil != null
           && !store.keyStore().capabilities().contains(StoreCapability.EXTEND_RETENTION)) {
         err.println(
             "admin: this store cannot keep a record past its retention (it does not declare"
-                + " StoreCapability.EXTEND_RETENTION; DynamoDB's time to live cannot: see"
-                + " docs/stores-dynamodb.md); nothing changed");
+                + " StoreCapability.EXTEND_RETENTION); nothing changed");
         return REFUSED;
       }
       return act(args, admin, id, query, reason, keepUntil, out, err);

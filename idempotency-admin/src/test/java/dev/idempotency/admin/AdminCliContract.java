@@ -36,9 +36,9 @@ import tools.jackson.databind.ObjectMapper;
  * ms and left to expire is listed, shown, left as it is by {@code release --dry-run} and released
  * by {@code release}, after which a new claim starts afresh; a record under a live lease is not
  * released; a completed record is shown without its body; {@code extend} keeps a record past its
- * retention where the store can (and its dry run keeps nothing); a store nobody listens for is exit
- * 3. Each subclass opens the store the tool opens (same table or key prefix) for the test's own
- * claims and looks, on the engine's clock, so that the test can reap as of days from now.
+ * retention (and its dry run keeps nothing); a store nobody listens for is exit 3. Each subclass
+ * opens the store the tool opens (same table or key prefix) for the test's own claims and looks, on
+ * the engine's clock, so that the test can reap as of days from now.
  */
 @Timeout(60)
 abstract class AdminCliContract {
@@ -60,11 +60,6 @@ abstract class AdminCliContract {
   /** The environment the tool runs with (a password, credentials). */
   Map<String, String> env() {
     return Map.of();
-  }
-
-  /** Whether the store declares {@code EXTEND_RETENTION}. */
-  boolean extendsRetention() {
-    return true;
   }
 
   /** The options of the same store at {@code 127.0.0.1:port}, where nothing listens. */
@@ -194,14 +189,6 @@ abstract class AdminCliContract {
     assertThat(claim(live, Duration.ofMinutes(5))).isInstanceOf(ClaimOutcome.Claimed.class);
     FenceToken liveFence = lookup(live).fence();
 
-    if (!extendsRetention()) {
-      Run refused = extend("kept-1", "--keep-for", "P7D");
-      assertThat(refused.code).as(refused.err).isEqualTo(AdminCli.REFUSED);
-      assertThat(refused.err).contains("EXTEND_RETENTION");
-      Run dryRefused = extend("kept-1", "--keep-for", "P7D", "--dry-run");
-      assertThat(dryRefused.code).isEqualTo(AdminCli.REFUSED);
-      return;
-    }
     Run wouldKeep = extend("dry-1", "--keep-for", "P7D", "--dry-run");
     assertThat(wouldKeep.code).as(wouldKeep.err).isZero();
     assertThat(wouldKeep.out).startsWith("dry run: would be EXTENDED").contains("nothing changed");

@@ -82,12 +82,6 @@ class AdminCliDynamoDbIT extends AdminCliContract {
     return CREDENTIALS;
   }
 
-  /** DynamoDB's time to live cannot keep the later of two instants (docs/stores-dynamodb.md). */
-  @Override
-  boolean extendsRetention() {
-    return false;
-  }
-
   @Override
   List<String> unreachableStoreOptions(int port) {
     return List.of(

@@ -185,10 +185,17 @@ public final class DynamoDbKeyStore
     }
   }
 
-  /** {@code SHARED} and {@code TRANSACTIONAL}; time is the engine's, so no {@code SERVER_CLOCK}. */
+  /**
+   * {@code SHARED}, {@code TRANSACTIONAL}, {@code LISTING} and {@code EXTEND_RETENTION}; time is
+   * the engine's, so no {@code SERVER_CLOCK}.
+   */
   @Override
   public Set<StoreCapability> capabilities() {
-    return Set.of(StoreCapability.SHARED, StoreCapability.TRANSACTIONAL, StoreCapability.LISTING);
+    return Set.of(
+        StoreCapability.SHARED,
+        StoreCapability.TRANSACTIONAL,
+        StoreCapability.LISTING,
+        StoreCapability.EXTEND_RETENTION);
   }
 
   /**
@@ -273,6 +280,20 @@ public final class DynamoDbKeyStore
     Objects.requireNonNull(fence, "fence");
     Objects.requireNonNull(now, "now");
     writes.write("release", id, fence, requests.release(id, fence, now));
+  }
+
+  /**
+   * One conditional {@code UpdateItem}: {@code keep} for the reaper, and {@code ttl} made a string
+   * that time to live ignores, for good: the item is then deleted by {@link #deleteExpired} only
+   * ({@code docs/stores-dynamodb.md}, "Keeping a record longer").
+   */
+  @Override
+  public void extendRetention(RecordId id, FenceToken fence, Instant keepUntil, Instant now) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(fence, "fence");
+    Objects.requireNonNull(keepUntil, "keepUntil");
+    Objects.requireNonNull(now, "now");
+    writes.extend(id, fence, requests.extend(id, fence, keepUntil));
   }
 
   /** One consistent {@code GetItem}; a released item is absent. */

@@ -189,6 +189,48 @@ class DynamoDbKeyStoreIT {
     assertThat(rawItem("1:a/b/c")).isNotEmpty();
   }
 
+  /**
+   * An extended item's {@code ttl} is a string, which time to live ignores, and stays one through
+   * the owner's later writes (each copies {@code held}); the reaper alone deletes it, once {@code
+   * keep} has passed. An item nobody extended keeps its number.
+   */
+  @Test
+  void anExtendedItemIsLeftByTimeToLiveAndDeletedByTheReaperOnceKept() {
+    RecordId kept = RecordId.of("s", "kept");
+    RecordId plain = RecordId.of("s", "plain");
+    ClaimOutcome.Claimed c = (ClaimOutcome.Claimed) claim(kept, FP_A, T0);
+    ClaimOutcome.Claimed p = (ClaimOutcome.Claimed) claim(plain, FP_A, T0);
+    Instant keepUntil = T0.plus(Duration.ofDays(30));
+    store.extendRetention(kept, c.fence(), keepUntil, T0);
+    // an earlier instant does not shorten it, and is no error
+    store.extendRetention(kept, c.fence(), T0.plus(Duration.ofDays(1)), T0);
+    store.heartbeat(kept, c.fence(), T0.plusSeconds(1), LEASE);
+    store.checkpoint(kept, c.fence(), RecoveryPoint.of("p1"), T0.plusSeconds(2), LEASE);
+    store.complete(kept, c.fence(), response(201, "kept"), T0.plusSeconds(3));
+    store.complete(plain, p.fence(), response(201, "plain"), T0.plusSeconds(3));
+
+    Map<String, AttributeValue> item = rawItem("1:s/kept");
+    assertThat(item.get("ttl").s()).as("ttl, a string after the owner's writes").isEqualTo("kept");
+    assertThat(item.get("ttl").n()).isNull();
+    assertThat(item.get("keep").n())
+        .isEqualTo(Long.toString(keepUntil.getEpochSecond() * 1_000_000_000L));
+    assertThat(rawItem("1:s/plain").get("ttl").n()).isNotNull();
+
+    Duration retention = Duration.ofDays(3);
+    assertThat(store.deleteExpired(T0.plus(Duration.ofDays(10)), retention, 10)).isEqualTo(1);
+    assertThat(store.lookup(plain)).isEmpty();
+    assertThat(store.lookup(kept)).as("kept for 30 days, reaped at 10").isPresent();
+    assertThat(store.deleteExpired(keepUntil, retention, 10)).isEqualTo(1);
+    assertThat(store.lookup(kept)).isEmpty();
+
+    RecordId released = RecordId.of("s", "released");
+    ClaimOutcome.Claimed r = (ClaimOutcome.Claimed) claim(released, FP_A, T0);
+    store.release(released, r.fence(), T0);
+    assertThatThrownBy(() -> store.extendRetention(released, r.fence(), keepUntil, T0))
+        .isInstanceOf(LeaseLostException.class);
+    assertThat(rawItem("1:s/released")).doesNotContainKey("keep");
+  }
+
   @Test
   void aStaleFenceIsRefusedWithWhatTheStoreFound() {
     RecordId id = RecordId.of("s", "k");

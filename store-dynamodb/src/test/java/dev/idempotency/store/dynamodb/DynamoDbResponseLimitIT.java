@@ -108,9 +108,17 @@ class DynamoDbResponseLimitIT {
         .contains("Item size to update has exceeded the maximum allowed size");
   }
 
+  /**
+   * The owner's claim of the item with the largest recovery point, the item kept longer by an
+   * operator too (its {@code keep} a number of 19 significant digits, and {@code held}): the
+   * largest item a record makes.
+   */
   private ClaimOutcome.Claimed claimWithTheLargestPoint(RecordId id) {
     ClaimOutcome.Claimed owner = (ClaimOutcome.Claimed) claim(id, T0);
     store.checkpoint(id, owner.fence(), LARGEST_POINT, T0, LEASE);
+    // 8999999999999999999 ns: 19 significant digits, as large as a number gets here
+    store.extendRetention(
+        id, owner.fence(), Instant.ofEpochSecond(8_999_999_999L, 999_999_999L), T0);
     return owner;
   }
 

@@ -31,7 +31,7 @@ public final class Expressions {
    */
   public static final String CLAIM_UPDATE =
       "SET st = :I, fp = :fp, fence = if_not_exists(fence, :base) + :one,"
-          + " gen = if_not_exists(gen, :base1), lease = :lease, retain = :lease, #ttl = :ttl,"
+          + " gen = if_not_exists(gen, :base1), lease = :lease, retain = :lease, #ttl = if_not_exists(held, :ttl),"
           + " nonce = :nonce, #scope = :scope, ikey = :ikey"
           + " REMOVE done, cgen, #status, hdr, body";
 
@@ -39,15 +39,16 @@ public final class Expressions {
   public static final String OWNER_CONDITION = "fence = :f AND st = :I";
 
   /** A heartbeat: the lease ends at {@code now + lease}. */
-  public static final String HEARTBEAT_UPDATE = "SET lease = :lease, retain = :lease, #ttl = :ttl";
+  public static final String HEARTBEAT_UPDATE =
+      "SET lease = :lease, retain = :lease, #ttl = if_not_exists(held, :ttl)";
 
   /** A checkpoint: the recovery point, tagged with the request's generation, and a new lease. */
   public static final String CHECKPOINT_UPDATE =
-      "SET rp = :rp, rpd = :rpd, rpg = gen, lease = :lease, retain = :lease, #ttl = :ttl";
+      "SET rp = :rp, rpd = :rpd, rpg = gen, lease = :lease, retain = :lease, #ttl = if_not_exists(held, :ttl)";
 
   /** A checkpoint to a point without data. */
   public static final String CHECKPOINT_UPDATE_NO_DATA =
-      "SET rp = :rp, rpg = gen, lease = :lease, retain = :lease, #ttl = :ttl REMOVE rpd";
+      "SET rp = :rp, rpg = gen, lease = :lease, retain = :lease, #ttl = if_not_exists(held, :ttl) REMOVE rpd";
 
   /**
    * The completion: the response, the completion time, and as generation the next claim's fence
@@ -55,23 +56,41 @@ public final class Expressions {
    */
   public static final String COMPLETE_UPDATE =
       "SET st = :C, done = :now, cgen = gen, gen = :f1, #status = :status, hdr = :hdr,"
-          + " body = :body, retain = :now, #ttl = :ttl REMOVE lease";
+          + " body = :body, retain = :now, #ttl = if_not_exists(held, :ttl) REMOVE lease";
 
   /** The completion of a response with an empty body. */
   public static final String COMPLETE_UPDATE_NO_BODY =
       "SET st = :C, done = :now, cgen = gen, gen = :f1, #status = :status, hdr = :hdr,"
-          + " retain = :now, #ttl = :ttl REMOVE lease, body";
+          + " retain = :now, #ttl = if_not_exists(held, :ttl) REMOVE lease, body";
 
   /** The release: the item stays, as released, so its fence survives. */
   public static final String RELEASE_UPDATE =
-      "SET st = :R, gen = :f1, retain = :now, #ttl = :ttl REMOVE lease";
+      "SET st = :R, gen = :f1, retain = :now, #ttl = if_not_exists(held, :ttl) REMOVE lease";
+
+  /**
+   * The extension of a record's retention, allowed on the current fence of an in-flight or complete
+   * item, and only to a later instant: a refusal with the fence current and the item not released
+   * means it is kept as long already.
+   */
+  public static final String EXTEND_CONDITION =
+      "fence = :f AND (st = :I OR st = :C) AND (attribute_not_exists(keep) OR keep < :keep)";
+
+  /**
+   * The extension: {@code keep} for the reaper, and {@code held}, a string, which every write from
+   * then on copies into {@code ttl} instead of its number ({@code if_not_exists(held, :ttl)}), so
+   * that time to live, which ignores an item whose {@code ttl} is not a number, leaves the item to
+   * the reaper.
+   */
+  public static final String EXTEND_UPDATE = "SET keep = :keep, held = :held, #ttl = :held";
 
   /** {@code findAbandoned}'s filter. */
   public static final String ABANDONED_FILTER = "st = :I AND lease <= :now";
 
-  /** {@code deleteExpired}'s filter: any state, retention ended. */
-  public static final String EXPIRED_FILTER = "retain <= :cut";
+  /** {@code deleteExpired}'s filter: any state, retention ended, and not kept longer. */
+  public static final String EXPIRED_FILTER =
+      "retain <= :cut AND (attribute_not_exists(keep) OR keep <= :now)";
 
   /** The reaper's delete: the item is still the one the scan saw, and still past retention. */
-  public static final String DELETE_CONDITION = "fence = :f AND st = :st AND retain <= :cut";
+  public static final String DELETE_CONDITION =
+      "fence = :f AND st = :st AND retain <= :cut AND (attribute_not_exists(keep) OR keep <= :now)";
 }

@@ -13,6 +13,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.Update;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
  * The owner's writes of one record ({@code UpdateItem}s conditional on its fence) and the
@@ -48,6 +49,33 @@ public final class FencedWrites {
       found = e.hasItem() ? e.item() : read(id, op);
     } catch (SdkException e) {
       throw StoreErrors.map(op + " of " + id, requests.table(), e);
+    }
+    throw new LeaseLostException(
+        id, fence, found.isEmpty() ? "record is absent" : RecordItem.of(found).describe());
+  }
+
+  /**
+   * Sends {@code extension} ({@link RecordRequests#extend}): a refusal with the fence current and
+   * the item in flight or complete means it is kept as long already, and changes nothing.
+   *
+   * @throws LeaseLostException if the fence is not current, or the item is released or absent
+   * @throws StoreUnavailableException if DynamoDB could not be reached or throttled the write
+   */
+  public void extend(RecordId id, FenceToken fence, UpdateItemRequest extension) {
+    Map<String, AttributeValue> found;
+    try {
+      client.updateItem(extension);
+      return;
+    } catch (ConditionalCheckFailedException e) {
+      found = e.hasItem() ? e.item() : read(id, "extendRetention");
+    } catch (SdkException e) {
+      throw StoreErrors.map("extendRetention of " + id, requests.table(), e);
+    }
+    if (!found.isEmpty()) {
+      RecordItem r = RecordItem.of(found);
+      if (r.fence() == fence.value() && !r.state().equals(ItemLayout.RELEASED)) {
+        return; // the later instant wins: kept at least this long already
+      }
     }
     throw new LeaseLostException(
         id, fence, found.isEmpty() ? "record is absent" : RecordItem.of(found).describe());

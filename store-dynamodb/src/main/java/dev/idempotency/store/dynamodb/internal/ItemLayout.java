@@ -56,6 +56,21 @@ public final class ItemLayout {
    */
   public static final String TTL = "ttl";
 
+  /**
+   * The instant an operator asked the record be kept until (N, epoch nanoseconds), once one did:
+   * the reaper leaves the item until then.
+   */
+  public static final String KEEP_UNTIL = "keep";
+
+  /**
+   * Present once an operator kept the record longer (S, {@value #HELD_VALUE}): every write copies
+   * it into {@link #TTL}, which time to live then ignores.
+   */
+  public static final String HELD = "held";
+
+  /** {@link #HELD}'s value. */
+  public static final String HELD_VALUE = "kept";
+
   /** The random nonce of the claim that installed the current fence (N). */
   public static final String CLAIM_NONCE = "nonce";
 

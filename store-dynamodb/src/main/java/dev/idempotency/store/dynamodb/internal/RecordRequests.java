@@ -223,12 +223,38 @@ public final class RecordRequests {
         .build();
   }
 
-  /** The reaper's delete of an item the scan found, if it is still that item and still expired. */
-  public DeleteItemRequest delete(RecordItem found, long cut) {
+  /**
+   * The extension of the record's retention to {@code keepUntil}, under {@code fence}, returning
+   * the item that refused it where DynamoDB supports that.
+   */
+  public UpdateItemRequest extend(RecordId id, FenceToken fence, Instant keepUntil) {
+    Map<String, AttributeValue> v = states();
+    v.remove(":R");
+    v.put(":f", number(fence.value()));
+    v.put(":keep", number(ItemLayout.epochNanos(keepUntil)));
+    v.put(":held", AttributeValue.fromS(ItemLayout.HELD_VALUE));
+    return UpdateItemRequest.builder()
+        .tableName(table)
+        .key(key(id))
+        .conditionExpression(Expressions.EXTEND_CONDITION)
+        .updateExpression(Expressions.EXTEND_UPDATE)
+        .expressionAttributeNames(Map.of("#ttl", "ttl"))
+        .expressionAttributeValues(v)
+        .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+        .overrideConfiguration(bounds)
+        .build();
+  }
+
+  /**
+   * The reaper's delete of an item the scan found, if it is still that item, still expired and not
+   * kept longer as of {@code now} (epoch nanoseconds).
+   */
+  public DeleteItemRequest delete(RecordItem found, long cut, long now) {
     Map<String, AttributeValue> v = new HashMap<>();
     v.put(":f", number(found.fence()));
     v.put(":st", AttributeValue.fromS(found.state()));
     v.put(":cut", number(cut));
+    v.put(":now", number(now));
     return DeleteItemRequest.builder()
         .tableName(table)
         .key(key(found.id()))

@@ -105,6 +105,7 @@ public final class ResponseBudget {
     item.put(ItemLayout.POINT_NAME, AttributeValue.fromS("p".repeat(64)));
     item.put(ItemLayout.POINT_DATA, bytes(RecoveryPoint.MAX_DATA_BYTES));
     item.put(ItemLayout.STATUS, AttributeValue.fromN("999"));
+    item.put(ItemLayout.HELD, AttributeValue.fromS(ItemLayout.HELD_VALUE));
     List<String> numbers =
         List.of(
             ItemLayout.FENCE,
@@ -114,7 +115,8 @@ public final class ResponseBudget {
             ItemLayout.TTL,
             ItemLayout.POINT_GENERATION,
             ItemLayout.COMPLETED_AT,
-            ItemLayout.COMPLETED_GENERATION);
+            ItemLayout.COMPLETED_GENERATION,
+            ItemLayout.KEEP_UNTIL);
     for (String name : numbers) {
       item.put(name, number);
     }

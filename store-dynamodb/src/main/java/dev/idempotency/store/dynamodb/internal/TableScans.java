@@ -71,8 +71,10 @@ public final class TableScans {
    * way, which are not counted. Stops reading once {@code limit} are deleted.
    */
   public int deleteExpired(Instant now, Duration retention, int limit) {
-    long cut = ItemLayout.minus(ItemLayout.epochNanos(now), retention);
-    Map<String, AttributeValue> v = Map.of(":cut", RecordRequests.number(cut));
+    long t = ItemLayout.epochNanos(now);
+    long cut = ItemLayout.minus(t, retention);
+    Map<String, AttributeValue> v =
+        Map.of(":cut", RecordRequests.number(cut), ":now", RecordRequests.number(t));
     int deleted = 0;
     int releasedDeleted = 0;
     Map<String, AttributeValue> start = null;
@@ -84,7 +86,7 @@ public final class TableScans {
         if (released ? releasedDeleted >= limit : deleted >= limit) {
           continue;
         }
-        if (delete(r, cut)) {
+        if (delete(r, cut, t)) {
           if (released) {
             releasedDeleted++;
           } else {
@@ -97,9 +99,9 @@ public final class TableScans {
     return deleted;
   }
 
-  private boolean delete(RecordItem r, long cut) {
+  private boolean delete(RecordItem r, long cut, long now) {
     try {
-      client.deleteItem(requests.delete(r, cut));
+      client.deleteItem(requests.delete(r, cut, now));
       return true;
     } catch (ConditionalCheckFailedException e) {
       return false; // claimed, renewed or deleted since the scan read it: not expired any more
