@@ -86,16 +86,21 @@ final class KeyedShapes {
     db.inTransaction(
         c -> {
           OrdersDatabase.insertOrder(c, key);
-          try (PreparedStatement insert =
-              c.prepareStatement(
-                  "INSERT INTO " + FLOOR + " VALUES (?, ?, ?, 201, ?, CURRENT_TIMESTAMP)")) {
-            insert.setString(1, OrdersDatabase.SCOPE);
-            insert.setString(2, key);
-            insert.setBytes(3, OrdersDatabase.FINGERPRINT.bytes());
-            insert.setBytes(4, OrdersDatabase.CREATED.body());
-            insert.executeUpdate();
-          }
+          insertFloorKey(c, key);
         });
+  }
+
+  /** The floor's extra statement: one {@code INSERT} of a complete key record, primary key only. */
+  static void insertFloorKey(Connection c, String key) throws SQLException {
+    try (PreparedStatement insert =
+        c.prepareStatement(
+            "INSERT INTO " + FLOOR + " VALUES (?, ?, ?, 201, ?, CURRENT_TIMESTAMP)")) {
+      insert.setString(1, OrdersDatabase.SCOPE);
+      insert.setString(2, key);
+      insert.setBytes(3, OrdersDatabase.FINGERPRINT.bytes());
+      insert.setBytes(4, OrdersDatabase.CREATED.body());
+      insert.executeUpdate();
+    }
   }
 
   /**
@@ -148,11 +153,51 @@ final class KeyedShapes {
 
   /** Peer-shaped, fresh key: 4 statements, 2 commits. */
   void peerFresh(String key) throws SQLException {
-    boolean[] inserted = {false};
-    db.inTransaction(c -> inserted[0] = insertAction(c, key));
-    if (!inserted[0]) {
+    if (peerClaim(key) != PeerClaim.TAKEN) {
       throw new IllegalStateException("a fresh key was taken: " + key);
     }
+    peerComplete(key);
+  }
+
+  /** What a peer-shaped caller's insert-if-absent found. */
+  enum PeerClaim {
+    TAKEN,
+    COMPLETE,
+    PENDING
+  }
+
+  /**
+   * A peer-shaped caller's first transaction: the insert-if-absent, and when another caller's
+   * action was there, a read of it (1 or 2 statements, 1 commit).
+   */
+  PeerClaim peerClaim(String key) throws SQLException {
+    PeerClaim[] claim = {PeerClaim.PENDING};
+    db.inTransaction(
+        c -> {
+          if (insertAction(c, key)) {
+            claim[0] = PeerClaim.TAKEN;
+            return;
+          }
+          try (PreparedStatement read =
+              c.prepareStatement(
+                  "SELECT completed_at FROM "
+                      + PEER
+                      + " WHERE action_key = ? AND action_type = ? AND client = ?")) {
+            bindKey(read, key, 1);
+            try (ResultSet rs = read.executeQuery()) {
+              claim[0] =
+                  rs.next() && rs.getTimestamp(1) != null ? PeerClaim.COMPLETE : PeerClaim.PENDING;
+            }
+          }
+        });
+    return claim[0];
+  }
+
+  /**
+   * The peer-shaped second transaction of the caller that took the key: a locking read of its
+   * action, the business {@code INSERT} and the completing update (3 statements, 1 commit).
+   */
+  void peerComplete(String key) throws SQLException {
     db.inTransaction(
         c -> {
           try (PreparedStatement lock =
