@@ -12,6 +12,7 @@ import dev.idempotency.spi.RecordQuery;
 import dev.idempotency.spi.RecordSelection;
 import dev.idempotency.spi.StoreCapability;
 import java.io.PrintStream;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -286,7 +287,11 @@ public final class AdminCli {
       if (d.isNegative() || d.isZero()) {
         throw new UsageException("--keep-for must be longer than zero: " + keepFor.get());
       }
-      return now.plus(d);
+      try {
+        return now.plus(d);
+      } catch (DateTimeException | ArithmeticException e) {
+        throw new UsageException("--keep-for is past the last instant Java can hold: " + d);
+      }
     }
     Instant at;
     try {

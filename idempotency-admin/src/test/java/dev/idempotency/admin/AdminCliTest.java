@@ -112,6 +112,7 @@ class AdminCliTest {
     cases.put("--reason why --keep-for 7d", "--keep-for must be an ISO-8601 duration");
     cases.put("--reason why --keep-for PT0S", "--keep-for must be longer than zero");
     cases.put("--reason why --keep-for -P1D", "--keep-for must be longer than zero");
+    cases.put("--reason why --keep-for PT9223372036854775807S", "--keep-for is past the last");
     cases.put("--reason why --keep-until tomorrow", "--keep-until must be an ISO-8601 instant");
     cases.put("--reason why --keep-until 2020-01-01T00:00:00Z", "--keep-until must be after now");
     cases.put("--keep-for P7D", "extend needs --reason");
