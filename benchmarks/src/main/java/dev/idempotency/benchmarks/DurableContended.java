@@ -38,6 +38,10 @@ import java.util.concurrent.TimeUnit;
  * within each round, in an order shifted by one per round; afterwards every key must have committed
  * one business row.
  *
+ * <p>Where a kind's time goes: per key, the round trips and commits all eight callers sent ({@link
+ * CountingDataSource}, on every kind alike), and two latencies from the release: the answer of the
+ * caller that ran the request, and how long after it the last of the eight was answered.
+ *
  * <p>Run by {@code benchmarks/durable-contended.sh}.
  */
 final class DurableContended {
@@ -67,11 +71,20 @@ final class DurableContended {
   private final KeyedShapes shapes;
   private final IdempotencyEngine rejecting;
   private final IdempotencyEngine waiting;
+  private final CountingDataSource counting;
   private final ExecutorService callers = Executors.newFixedThreadPool(CALLERS);
   private long keys;
 
   private DurableContended(OrdersServer server) throws SQLException {
-    db = new OrdersDatabase(server);
+    CountingDataSource[] wrapper = new CountingDataSource[1];
+    db =
+        new OrdersDatabase(
+            server,
+            pool -> {
+              wrapper[0] = new CountingDataSource(pool);
+              return wrapper[0];
+            });
+    counting = wrapper[0];
     shapes = new KeyedShapes(db);
     rejecting = IdempotencyEngine.builder(db.store).build();
     waiting =
@@ -97,25 +110,27 @@ final class DurableContended {
     DurableContended bench = new DurableContended(server);
     Kind[] kinds = Kind.values();
     Map<Kind, List<Double>> micros = new EnumMap<>(Kind.class);
-    Map<Kind, Map<Answer, Long>> answers = new EnumMap<>(Kind.class);
+    Map<Kind, Tally> tallies = new EnumMap<>(Kind.class);
     for (Kind k : kinds) {
       micros.put(k, new ArrayList<>());
-      answers.put(k, new EnumMap<>(Answer.class));
+      tallies.put(k, new Tally());
     }
     try {
       for (Kind k : kinds) { // warm-up round, not counted
-        bench.keys(k, keysPerRound / 2, new EnumMap<>(Answer.class));
+        bench.keys(k, keysPerRound / 2, new Tally());
       }
       for (int r = 0; r < rounds; r++) {
         for (int i = 0; i < kinds.length; i++) {
           Kind k = kinds[(i + r) % kinds.length];
+          bench.counting.reset();
           long start = System.nanoTime();
-          bench.keys(k, keysPerRound, answers.get(k));
+          bench.keys(k, keysPerRound, tallies.get(k));
           micros.get(k).add((System.nanoTime() - start) / 1_000.0 / keysPerRound);
+          tallies.get(k).add(bench.counting.reset());
         }
       }
       bench.checkOneRowPerKey();
-      Files.writeString(Path.of(args[3]), report(server, rounds, keysPerRound, micros, answers));
+      Files.writeString(Path.of(args[3]), report(server, rounds, keysPerRound, micros, tallies));
     } finally {
       bench.callers.shutdownNow();
       bench.rejecting.close();
@@ -124,22 +139,61 @@ final class DurableContended {
     }
   }
 
-  private void keys(Kind kind, int count, Map<Answer, Long> tally) throws Exception {
+  /** One caller's answer and when it came, in nanoseconds after the eight were released. */
+  record Answered(Answer answer, long nanos) {}
+
+  /** What one kind's keys sent and how they were answered, over every counted round. */
+  static final class Tally {
+    final Map<Answer, Long> answers = new EnumMap<>(Answer.class);
+    final List<Long> runnerNanos = new ArrayList<>();
+    final List<Long> lastAfterRunnerNanos = new ArrayList<>();
+    long keys;
+    long roundTrips;
+    long commits;
+
+    void key(List<Answered> eight) {
+      keys++;
+      long last = 0;
+      long runner = -1;
+      for (Answered a : eight) {
+        answers.merge(a.answer(), 1L, Long::sum);
+        last = Math.max(last, a.nanos());
+        if (a.answer() == Answer.RAN) {
+          runner = a.nanos();
+        }
+      }
+      if (runner >= 0) {
+        runnerNanos.add(runner);
+        lastAfterRunnerNanos.add(last - runner);
+      }
+    }
+
+    void add(CountingDataSource.Counts counts) {
+      roundTrips += counts.roundTrips();
+      commits += counts.commits();
+    }
+  }
+
+  private void keys(Kind kind, int count, Tally tally) throws Exception {
     for (int i = 0; i < count; i++) {
       String key = kind.name().toLowerCase(Locale.ROOT) + "-" + (keys++);
       CyclicBarrier together = new CyclicBarrier(CALLERS);
-      List<Future<Answer>> calls = new ArrayList<>();
+      List<Future<Answered>> calls = new ArrayList<>();
       for (int c = 0; c < CALLERS; c++) {
-        Callable<Answer> call =
+        Callable<Answered> call =
             () -> {
               together.await(10, TimeUnit.SECONDS);
-              return call(kind, key);
+              long released = System.nanoTime();
+              Answer answer = call(kind, key);
+              return new Answered(answer, System.nanoTime() - released);
             };
         calls.add(callers.submit(call));
       }
-      for (Future<Answer> f : calls) {
-        tally.merge(f.get(30, TimeUnit.SECONDS), 1L, Long::sum);
+      List<Answered> eight = new ArrayList<>();
+      for (Future<Answered> f : calls) {
+        eight.add(f.get(30, TimeUnit.SECONDS));
       }
+      tally.key(eight);
     }
   }
 
@@ -225,7 +279,7 @@ final class DurableContended {
       int rounds,
       int keysPerRound,
       Map<Kind, List<Double>> micros,
-      Map<Kind, Map<Answer, Long>> answers) {
+      Map<Kind, Tally> tallies) {
     StringBuilder out = new StringBuilder();
     out.append("# ")
         .append(server)
@@ -240,23 +294,30 @@ final class DurableContended {
         .append(" committed one business row.\n\n")
         .append(
             "| kind | µs per key (median of rounds) | × peer-shaped | ran | replayed | in flight |")
-        .append(" in-flight share |\n|---|---:|---:|---:|---:|---:|---:|\n");
+        .append(" in-flight share | round trips per key | commits per key | runner answered, µs |")
+        .append(
+            " last answer after it, µs |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     double peer = median(micros.get(Kind.PEER));
     for (Kind k : Kind.values()) {
-      Map<Answer, Long> a = answers.get(k);
+      Tally t = tallies.get(k);
+      Map<Answer, Long> a = t.answers;
       long all = a.values().stream().mapToLong(Long::longValue).sum();
       long inFlight = a.getOrDefault(Answer.IN_FLIGHT, 0L);
       out.append(
           String.format(
               Locale.ROOT,
-              "| %s | %,.0f | %.2f | %d | %d | %d | %.0f %% |%n",
+              "| %s | %,.0f | %.2f | %d | %d | %d | %.0f %% | %.1f | %.1f | %,.0f | %,.0f |%n",
               k.label,
               median(micros.get(k)),
               median(micros.get(k)) / peer,
               a.getOrDefault(Answer.RAN, 0L),
               a.getOrDefault(Answer.REPLAYED, 0L),
               inFlight,
-              100.0 * inFlight / all));
+              100.0 * inFlight / all,
+              (double) t.roundTrips / t.keys,
+              (double) t.commits / t.keys,
+              medianNanos(t.runnerNanos) / 1_000.0,
+              medianNanos(t.lastAfterRunnerNanos) / 1_000.0));
     }
     out.append("\nµs per key, every round:\n\n");
     for (Kind k : Kind.values()) {
@@ -267,6 +328,12 @@ final class DurableContended {
       out.append('\n');
     }
     return out.toString();
+  }
+
+  private static double medianNanos(List<Long> values) {
+    List<Double> asDouble = new ArrayList<>();
+    values.forEach(v -> asDouble.add((double) v));
+    return asDouble.isEmpty() ? Double.NaN : median(asDouble);
   }
 
   private static double median(List<Double> values) {

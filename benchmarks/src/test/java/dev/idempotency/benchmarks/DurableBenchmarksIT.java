@@ -43,7 +43,20 @@ class DurableBenchmarksIT {
     DurableContended.main(new String[] {server.name(), "1", "5", out.toString()});
     String report = Files.readString(out);
     for (DurableContended.Kind k : DurableContended.Kind.values()) {
-      assertThat(report).contains(k.label);
+      String row =
+          report
+              .lines()
+              .filter(l -> l.startsWith("| " + k.label + " |"))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("no row for " + k.label + " in\n" + report));
+      String[] cells = row.split("\\|");
+      // every one of the eight callers sends at least one statement, and the key commits its row
+      assertThat(Double.parseDouble(cells[8].trim()))
+          .as(k + " round trips per key")
+          .isGreaterThanOrEqualTo(8);
+      assertThat(Double.parseDouble(cells[9].trim()))
+          .as(k + " commits per key")
+          .isGreaterThanOrEqualTo(1);
     }
   }
 
