@@ -76,15 +76,8 @@ final class DurableContended {
   private long keys;
 
   private DurableContended(OrdersServer server) throws SQLException {
-    CountingDataSource[] wrapper = new CountingDataSource[1];
-    db =
-        new OrdersDatabase(
-            server,
-            pool -> {
-              wrapper[0] = new CountingDataSource(pool);
-              return wrapper[0];
-            });
-    counting = wrapper[0];
+    db = OrdersDatabase.counted(server);
+    counting = db.counts();
     shapes = new KeyedShapes(db);
     rejecting = IdempotencyEngine.builder(db.store).build();
     waiting =

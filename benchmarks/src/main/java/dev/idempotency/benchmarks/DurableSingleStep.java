@@ -125,15 +125,8 @@ public final class DurableSingleStep {
   }
 
   private DurableSingleStep(OrdersServer server) throws SQLException {
-    CountingDataSource[] wrapper = new CountingDataSource[1];
-    db =
-        new OrdersDatabase(
-            server,
-            pool -> {
-              wrapper[0] = new CountingDataSource(pool);
-              return wrapper[0];
-            });
-    counting = wrapper[0];
+    db = OrdersDatabase.counted(server);
+    counting = db.counts();
     engine = IdempotencyEngine.builder(db.store).build();
     optimisticEngine =
         IdempotencyEngine.builder(

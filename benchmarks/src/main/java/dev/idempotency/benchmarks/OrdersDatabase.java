@@ -46,6 +46,16 @@ final class OrdersDatabase implements AutoCloseable {
     this(server, UnaryOperator.identity());
   }
 
+  /** A database whose requests and store connect through a {@link CountingDataSource}. */
+  static OrdersDatabase counted(OrdersServer server) throws SQLException {
+    return new OrdersDatabase(server, CountingDataSource::new);
+  }
+
+  /** What the requests and the store of a {@link #counted} database sent. */
+  CountingDataSource counts() {
+    return (CountingDataSource) source;
+  }
+
   /**
    * @param connectThrough wraps the pool for the requests and the store, to count what they send
    */
