@@ -14,6 +14,7 @@ import dev.idempotency.spi.RecordQuery;
 import dev.idempotency.spi.RecordSnapshot;
 import dev.idempotency.spi.StoreCapability;
 import dev.idempotency.spi.TransactionalKeyStore;
+import dev.idempotency.store.jdbc.internal.Claims;
 import dev.idempotency.store.jdbc.internal.Names;
 import dev.idempotency.store.jdbc.internal.Nanos;
 import dev.idempotency.store.jdbc.internal.OptimisticClaims;
@@ -21,10 +22,8 @@ import dev.idempotency.store.jdbc.internal.ParamValues;
 import dev.idempotency.store.jdbc.internal.ResponseLimit;
 import dev.idempotency.store.jdbc.internal.Schema;
 import dev.idempotency.store.jdbc.internal.SqlDialect;
-import dev.idempotency.store.jdbc.internal.SqlErrors;
 import dev.idempotency.store.jdbc.internal.Transactions;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -35,10 +34,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.BiFunction;
 import java.util.function.Function;
 import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link dev.idempotency.spi.KeyStore} on a relational database: a unique constraint on {@code
@@ -74,7 +71,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   private final Names names;
   final SqlDialect sql; // read by JdbcKeyStoreBuilder.build()
   private final Transactions transactions;
-  private final @Nullable OptimisticClaims optimistic; // null: one transaction claims first
+  private final Claims claims;
   private final Set<StoreCapability> capabilities;
   private final ResponseLimit responseLimit;
 
@@ -92,8 +89,6 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
             (int) b.statementTimeout.toSeconds(),
             b.mysqlStatement);
     this.transactions = new Transactions(sql, names.table(), b.maxTransactionAttempts);
-    this.optimistic =
-        b.optimisticOneTransaction ? OptimisticClaims.of(sql, names, transactions) : null;
     EnumSet<StoreCapability> caps =
         EnumSet.of(
             StoreCapability.SHARED,
@@ -106,6 +101,14 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
     }
     this.capabilities = Set.copyOf(caps);
     this.responseLimit = responseLimit;
+    this.claims =
+        new Claims(
+            sql,
+            transactions,
+            dataSource,
+            clockSource == ClockSource.DATABASE,
+            b.optimisticOneTransaction ? OptimisticClaims.of(sql, names, transactions) : null,
+            responseLimit);
   }
 
   /**
@@ -164,50 +167,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
 
   @Override
   public ClaimOutcome claim(ClaimRequest request) {
-    Objects.requireNonNull(request, "request");
-    ParamValues p = claimValues(request);
-    return cappedLease(
-        transactions.run(
-            dataSource,
-            "claim of " + request.id(),
-            (c, autoCommit) -> {
-              try {
-                return sql.claim(c, autoCommit, p);
-              } catch (SQLException e) {
-                if (!SqlErrors.isClaimLockWait(e)) {
-                  throw e;
-                }
-                // another transaction holds the record's row (a one-transaction request open on
-                // it, say): in flight, as a one-transaction claim that waits as long answers
-                if (!autoCommit) {
-                  c.rollback();
-                }
-                return new ClaimOutcome.InFlight(request.lease());
-              }
-            }),
-        request);
-  }
-
-  /**
-   * With the database clock each statement judges by its own start time; a claim that started
-   * before the owner's claim and waited for its row lock would report more lease left than the
-   * lease. It is a hint: never more than the asking claim's lease.
-   */
-  private ClaimOutcome cappedLease(ClaimOutcome outcome, ClaimRequest request) {
-    if (clockSource == ClockSource.DATABASE
-        && outcome instanceof ClaimOutcome.InFlight f
-        && f.leaseRemaining().compareTo(request.lease()) > 0) {
-      return new ClaimOutcome.InFlight(request.lease());
-    }
-    return outcome;
-  }
-
-  private ParamValues claimValues(ClaimRequest request) {
-    return sql.values(request.now())
-        .record(request.id())
-        .fingerprint(request.fingerprint().bytes())
-        .lease(Nanos.of(request.lease()))
-        .window(Nanos.of(request.replayWindow()));
+    return claims.claim(request);
   }
 
   @Override
@@ -409,29 +369,7 @@ public final class JdbcKeyStore implements TransactionalKeyStore<Connection> {
   @Override
   public OneTransactionOutcome claimAndComplete(
       ClaimRequest request, OneTransactionWork<Connection> work) throws Exception {
-    Objects.requireNonNull(request, "request");
-    Objects.requireNonNull(work, "work");
-    String label = "one-transaction request " + request.id();
-    BiFunction<ClaimOutcome.Claimed, StoredResponse, ParamValues> completion =
-        (won, response) -> {
-          responseLimit.check(response, label);
-          return fencedValues(request.id(), won.fence(), request.now()).response(response);
-        };
-    ParamValues claim = claimValues(request);
-    ClaimOutcome.InFlight lockWait = new ClaimOutcome.InFlight(request.lease());
-    // optimistic: null when a row of the key exists, and the claim decides as below
-    OneTransactionOutcome outcome =
-        optimistic != null
-            ? optimistic.run(dataSource, label, claim, completion, lockWait, work)
-            : null;
-    if (outcome == null) {
-      outcome = transactions.claimAndComplete(dataSource, label, claim, completion, lockWait, work);
-    }
-    if (outcome instanceof OneTransactionOutcome.NotRun notRun) {
-      ClaimOutcome capped = cappedLease(notRun.outcome(), request);
-      return capped == notRun.outcome() ? notRun : new OneTransactionOutcome.NotRun(capped);
-    }
-    return outcome;
+    return claims.claimAndComplete(request, work);
   }
 
   @Override
