@@ -102,11 +102,11 @@ final class CountingDataSource extends ForwardingDataSource {
         Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class}, h);
   }
 
-  /** How the store's plain read of one record begins (H2's claim, a MERGE, begins so too). */
+  /** How the store's plain read of one record begins (H2's claim locking the row begins so too). */
   private static final String RECORD_READ = "SELECT scope, idem_key, state, fingerprint";
 
   private Object wrapStatement(Statement s, Class<?> type, String sql, AtomicBoolean afterRead) {
-    boolean isRead = sql.startsWith(RECORD_READ) && !sql.contains("MERGE");
+    boolean isRead = sql.startsWith(RECORD_READ) && !sql.contains("FOR UPDATE");
     InvocationHandler h =
         (proxy, method, args) -> {
           if (EXECUTIONS.contains(method.getName())) {
