@@ -28,7 +28,11 @@ CREATE TABLE IF NOT EXISTS idempotency_records (
   response_headers     VARBINARY,
   response_body        BLOB,
   CONSTRAINT idempotency_records_pk PRIMARY KEY (scope, idem_key),
-  CONSTRAINT idempotency_records_state_ck CHECK (state IN ('I', 'C', 'R'))
+  -- Spelled as a CASE, not state IN (...): H2 2.4.240 evaluates a check's IN list (or ORs that it
+  -- folds into one) in the session that created the table, and once that connection is closed every
+  -- insert fails with "Check constraint invalid" (H2 issues 4292, 4308).
+  CONSTRAINT idempotency_records_state_ck
+    CHECK (CASE state WHEN 'I' THEN TRUE WHEN 'C' THEN TRUE WHEN 'R' THEN TRUE ELSE FALSE END)
 );
 
 CREATE INDEX IF NOT EXISTS idempotency_records_retain_idx ON idempotency_records (state, retain_from_ns);

@@ -302,11 +302,12 @@ final class H2Dialect extends SqlDialect {
    * statement (it returned the row it would have written while the record kept the other session's
    * state). Here every decision is made in Java on the locked row, and the only writes are plain
    * ones, as the fenced writes'. H2 2.5.252 still lost a claim's write to another session's under
-   * load in the TCK's long concurrent histories, with this form too, rarely; 2.4.240 did not
-   * ({@code docs/stores-jdbc.md}, "The H2 version"). {@code lostBefore} changes nothing here. A
-   * record the claim cannot take (complete, in flight under a live lease, another fingerprint's)
-   * mostly never gets here: the read that opens every claim ({@link SqlDialect#claim}) answers it,
-   * before any lock; one that became so since is answered from the locked row.
+   * load in the TCK's long concurrent histories, with this form too, rarely; 2.4.240, which the
+   * project tests with, did not ({@code docs/stores-jdbc.md}, "The H2 version"). {@code lostBefore}
+   * changes nothing here. A record the claim cannot take (complete, in flight under a live lease,
+   * another fingerprint's) mostly never gets here: the read that opens every claim ({@link
+   * SqlDialect#claim}) answers it, before any lock; one that became so since is answered from the
+   * locked row.
    */
   @Override
   @Nullable ClaimOutcome claimOnce(Connection c, ParamValues p, boolean lostBefore)
