@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.Fingerprint;
 import dev.idempotency.KeyState;
+import dev.idempotency.LeaseLostException;
 import dev.idempotency.RecordId;
+import dev.idempotency.StoredResponse;
 import dev.idempotency.spi.ClaimOutcome;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.store.dynamodb.DynamoFront.Fault;
@@ -29,7 +31,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * Claims whose answer was lost, on dynalite through {@link DynamoFront}, which lets a claim's write
  * through and answers DynamoDB's 500 instead of its result: once (the SDK sends the claim again,
  * and the second attempt finds the first one's write), or every time (the SDK gives up, and the
- * store finds its win with one read). And a copy of a claim that DynamoDB applies late, after the
+ * store finds its win with one read). A release or completion the SDK sent twice, whose second
+ * attempt finds the first one's write. And a copy of a claim that DynamoDB applies late, after the
  * owner released the record.
  */
 class DynamoDbLostAnswersIT {
@@ -157,6 +160,58 @@ class DynamoDbLostAnswersIT {
       assertThatThrownBy(() -> direct.updateItem(claim))
           .isInstanceOf(ConditionalCheckFailedException.class);
       assertThat(store.lookup(id)).as("still released: nobody owns it").isEmpty();
+    }
+  }
+
+  private ClaimOutcome.Claimed claimThenLoseTheNextAnswer(DynamoDbKeyStore store, RecordId id) {
+    ClaimOutcome.Claimed won =
+        (ClaimOutcome.Claimed) store.claim(new ClaimRequest(id, FP_A, T0, LEASE, WINDOW));
+    sent.clear();
+    front.fail((op, body) -> op.equals("UpdateItem"), Fault.INTERNAL_ERROR_AFTER_FORWARDING, 1);
+    return won;
+  }
+
+  @Test
+  void aReleaseTheSdkSentTwiceSucceedsAndLeavesTheKeyClaimable() {
+    RecordId id = RecordId.of("s", "release-sent-twice");
+    try (DynamoDbKeyStore store = DynamoDbKeyStore.builder(viaFront).tableName(table).build()) {
+      ClaimOutcome.Claimed won = claimThenLoseTheNextAnswer(store, id);
+      store.release(id, won.fence(), T0.plusSeconds(1));
+      assertThat(operations())
+          .as("the release, the SDK's retry of it (refused: the first attempt applied), the read")
+          .containsExactly("UpdateItem", "UpdateItem", "GetItem");
+      assertThat(store.lookup(id)).as("released").isEmpty();
+      ClaimOutcome.Claimed next =
+          (ClaimOutcome.Claimed)
+              store.claim(new ClaimRequest(id, FP_B, T0.plusSeconds(2), LEASE, WINDOW));
+      assertThat(next.fence().value()).isGreaterThan(won.fence().value());
+      assertThatThrownBy(() -> store.release(id, won.fence(), T0.plusSeconds(1)))
+          .as("the same release once the key was claimed again is a stale owner's")
+          .isInstanceOf(LeaseLostException.class);
+      assertThat(store.lookup(id).orElseThrow().state()).isEqualTo(KeyState.IN_FLIGHT);
+    }
+  }
+
+  @Test
+  void aCompletionTheSdkSentTwiceSucceedsAndOnlyThatResponseIsRecognised() {
+    RecordId id = RecordId.of("s", "completion-sent-twice");
+    StoredResponse response = StoredResponse.ofUtf8(201, "{\"id\":\"ord_1\"}");
+    try (DynamoDbKeyStore store = DynamoDbKeyStore.builder(viaFront).tableName(table).build()) {
+      ClaimOutcome.Claimed won = claimThenLoseTheNextAnswer(store, id);
+      store.complete(id, won.fence(), response, T0.plusSeconds(1));
+      assertThat(operations()).containsExactly("UpdateItem", "UpdateItem", "GetItem");
+      assertThat(store.claim(new ClaimRequest(id, FP_A, T0.plusSeconds(2), LEASE, WINDOW)))
+          .as("the first attempt's completion is the one replayed")
+          .isEqualTo(new ClaimOutcome.Completed(response, T0.plusSeconds(1)));
+      assertThatThrownBy(
+              () ->
+                  store.complete(
+                      id, won.fence(), StoredResponse.ofUtf8(500, "other"), T0.plusSeconds(1)))
+          .as("another response under the same fence is not this request's write")
+          .isInstanceOf(LeaseLostException.class);
+      assertThatThrownBy(() -> store.release(id, won.fence(), T0.plusSeconds(1)))
+          .as("nor is a release of the completed record")
+          .isInstanceOf(LeaseLostException.class);
     }
   }
 }

@@ -7,6 +7,7 @@ import dev.idempotency.RecordId;
 import dev.idempotency.StoreUnavailableException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -34,7 +35,9 @@ public final class FencedWrites {
   }
 
   /**
-   * Sends {@code update}, the owner's write {@code op}.
+   * Sends {@code update}, the owner's write {@code op}. A completion or release refused because the
+   * item is already as this very request leaves it succeeds: the SDK sent it again after the first
+   * attempt's answer was lost ({@link #endedByThis}).
    *
    * @throws LeaseLostException if the fence was refused, with what the store found
    * @throws StoreUnavailableException if DynamoDB could not be reached, throttled the write or a
@@ -50,8 +53,40 @@ public final class FencedWrites {
     } catch (SdkException e) {
       throw StoreErrors.map(op + " of " + id, requests.table(), e);
     }
+    if (endedByThis(update, found)) {
+      return;
+    }
     throw new LeaseLostException(
         id, fence, found.isEmpty() ? "record is absent" : RecordItem.of(found).describe());
+  }
+
+  /**
+   * Whether {@code found} is the item as the ending write {@code update} (a completion or release)
+   * leaves it: its state, the owner's fence, the next claim's generation, and the request's own
+   * instant (and, for a completion, its response). Only the owner of the fence can end the record
+   * under it, a takeover would have drawn a newer fence, and the owner ends it once; so such an
+   * item was ended by this request, whose answer was lost.
+   */
+  static boolean endedByThis(Update update, Map<String, AttributeValue> found) {
+    Map<String, AttributeValue> v = update.expressionAttributeValues();
+    AttributeValue now = v.get(":now");
+    AttributeValue next = v.get(":f1");
+    if (found.isEmpty() || now == null || next == null) {
+      return false; // not an ending write, or no item
+    }
+    boolean completion = v.containsKey(":C");
+    boolean same =
+        Objects.equals(found.get(ItemLayout.STATE), v.get(completion ? ":C" : ":R"))
+            && Objects.equals(found.get(ItemLayout.FENCE), v.get(":f"))
+            && next.equals(found.get(ItemLayout.GENERATION))
+            && now.equals(found.get(ItemLayout.RETAIN_FROM));
+    if (!same || !completion) {
+      return same;
+    }
+    return now.equals(found.get(ItemLayout.COMPLETED_AT))
+        && Objects.equals(found.get(ItemLayout.STATUS), v.get(":status"))
+        && Objects.equals(found.get(ItemLayout.HEADERS), v.get(":hdr"))
+        && Objects.equals(found.get(ItemLayout.BODY), v.get(":body"));
   }
 
   /**
