@@ -181,6 +181,9 @@ class DynamoDbLostAnswersIT {
           .as("the release, the SDK's retry of it (refused: the first attempt applied), the read")
           .containsExactly("UpdateItem", "UpdateItem", "GetItem");
       assertThat(store.lookup(id)).as("released").isEmpty();
+      assertThatThrownBy(() -> store.release(id, won.fence(), T0.plusSeconds(1)))
+          .as("the same release called again, refused on its only attempt: rule 3.4")
+          .isInstanceOf(LeaseLostException.class);
       ClaimOutcome.Claimed next =
           (ClaimOutcome.Claimed)
               store.claim(new ClaimRequest(id, FP_B, T0.plusSeconds(2), LEASE, WINDOW));
@@ -200,6 +203,9 @@ class DynamoDbLostAnswersIT {
       ClaimOutcome.Claimed won = claimThenLoseTheNextAnswer(store, id);
       store.complete(id, won.fence(), response, T0.plusSeconds(1));
       assertThat(operations()).containsExactly("UpdateItem", "UpdateItem", "GetItem");
+      assertThatThrownBy(() -> store.complete(id, won.fence(), response, T0.plusSeconds(1)))
+          .as("the same completion called again, refused on its only attempt: rule 3.4")
+          .isInstanceOf(LeaseLostException.class);
       assertThat(store.claim(new ClaimRequest(id, FP_A, T0.plusSeconds(2), LEASE, WINDOW)))
           .as("the first attempt's completion is the one replayed")
           .isEqualTo(new ClaimOutcome.Completed(response, T0.plusSeconds(1)));

@@ -35,9 +35,11 @@ public final class FencedWrites {
   }
 
   /**
-   * Sends {@code update}, the owner's write {@code op}. A completion or release refused because the
-   * item is already as this very request leaves it succeeds: the SDK sent it again after the first
-   * attempt's answer was lost ({@link #endedByThis}).
+   * Sends {@code update}, the owner's write {@code op}. A completion or release that the SDK sent
+   * more than once, refused on a later attempt because the item is already as this very request
+   * leaves it, succeeds: an earlier attempt applied it and its answer was lost ({@link
+   * #endedByThis}). Refused on its first attempt, the same write is the owner's second ending of
+   * the record, which rule 3.4 refuses.
    *
    * @throws LeaseLostException if the fence was refused, with what the store found
    * @throws StoreUnavailableException if DynamoDB could not be reached, throttled the write or a
@@ -45,15 +47,17 @@ public final class FencedWrites {
    */
   public void write(String op, RecordId id, FenceToken fence, Update update) {
     Map<String, AttributeValue> found;
+    boolean sentAgain;
     try {
       client.updateItem(requests.single(update, requests.bounds()));
       return;
     } catch (ConditionalCheckFailedException e) {
       found = e.hasItem() ? e.item() : read(id, op);
+      sentAgain = e.numAttempts() != null && e.numAttempts() > 1;
     } catch (SdkException e) {
       throw StoreErrors.map(op + " of " + id, requests.table(), e);
     }
-    if (endedByThis(update, found)) {
+    if (sentAgain && endedByThis(update, found)) {
       return;
     }
     throw new LeaseLostException(
