@@ -22,6 +22,7 @@ import dev.idempotency.spi.KeyStore;
 import dev.idempotency.testing.DelegatingStore;
 import dev.idempotency.testing.MutableClock;
 import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -89,6 +90,49 @@ class IdempotencyMetricsTest {
     assertThat(claims("completed")).isEqualTo(1);
     assertThat(claims("mismatch")).isEqualTo(1);
     assertThat(gauge(IdempotencyMetrics.IN_FLIGHT)).isZero();
+  }
+
+  /**
+   * Two engines' meters in one registry, told apart by their common tags: every meter of each
+   * carries its tag, neither set collides with the other, and one engine's request counts in its
+   * own series only.
+   */
+  @Test
+  void commonTagsAreOnEveryMeterAndKeepTwoEnginesApart() throws Exception {
+    SimpleMeterRegistry shared = new SimpleMeterRegistry();
+    IdempotencyMetrics payments =
+        IdempotencyMetrics.builder(shared).tags(Tags.of("engine", "payments")).build();
+    IdempotencyMetrics.builder(shared).tags(Tags.of("engine", "orders")).build();
+
+    List<Meter> meters = shared.getMeters();
+    assertThat(meters).isNotEmpty();
+    assertThat(meters)
+        .as("every meter carries its engine's tag")
+        .allSatisfy(m -> assertThat(m.getId().getTag("engine")).isIn("payments", "orders"));
+    long paymentsMeters =
+        meters.stream().filter(m -> "payments".equals(m.getId().getTag("engine"))).count();
+    assertThat(paymentsMeters * 2).as("the same meters for each engine").isEqualTo(meters.size());
+
+    try (IdempotencyEngine paying =
+        IdempotencyEngine.builder(payments.timed(new InMemoryKeyStore()))
+            .config(IdempotencyConfig.builder().clock(clock).listener(payments).build())
+            .build()) {
+      paying.execute(RecordId.of("acct", "tagged"), FP, Work.stepped(e -> OK));
+    }
+    assertThat(
+            shared
+                .get(IdempotencyMetrics.OUTCOMES)
+                .tags("engine", "payments", "outcome", "executed")
+                .counter()
+                .count())
+        .isEqualTo(1);
+    assertThat(
+            shared
+                .get(IdempotencyMetrics.OUTCOMES)
+                .tags("engine", "orders", "outcome", "executed")
+                .counter()
+                .count())
+        .isZero();
   }
 
   @Test
