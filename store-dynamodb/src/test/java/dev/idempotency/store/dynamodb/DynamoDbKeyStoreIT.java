@@ -176,7 +176,7 @@ class DynamoDbKeyStoreIT {
     assertThat(complete.keySet())
         .containsExactlyInAnyOrder(
             "pk", "scope", "ikey", "st", "fp", "fence", "gen", "done", "cgen", "retain", "ttl",
-            "nonce", "rp", "rpg", "status", "hdr", "body");
+            "nonce", "endn", "rp", "rpg", "status", "hdr", "body");
     RecordSnapshot s = store.lookup(id).orElseThrow();
     assertThat(s.response()).contains(response);
     assertThat(s.response().orElseThrow().headers().keySet())

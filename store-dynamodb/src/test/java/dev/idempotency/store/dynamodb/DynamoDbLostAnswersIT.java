@@ -166,9 +166,23 @@ class DynamoDbLostAnswersIT {
   private ClaimOutcome.Claimed claimThenLoseTheNextAnswer(DynamoDbKeyStore store, RecordId id) {
     ClaimOutcome.Claimed won =
         (ClaimOutcome.Claimed) store.claim(new ClaimRequest(id, FP_A, T0, LEASE, WINDOW));
+    loseTheNextAnswer();
+    return won;
+  }
+
+  /**
+   * The next UpdateItem reaches dynalite and its answer is replaced by a 500, so the SDK sends it
+   * again: a refusal then comes on the second attempt, as for a write whose first attempt applied.
+   */
+  private void loseTheNextAnswer() {
     sent.clear();
     front.fail((op, body) -> op.equals("UpdateItem"), Fault.INTERNAL_ERROR_AFTER_FORWARDING, 1);
-    return won;
+  }
+
+  private void assertRefusedAfterARetry(Runnable write, String what) {
+    loseTheNextAnswer();
+    assertThatThrownBy(write::run).as(what).isInstanceOf(LeaseLostException.class);
+    assertThat(operations()).as(what + ": sent twice").startsWith("UpdateItem", "UpdateItem");
   }
 
   @Test
@@ -181,43 +195,40 @@ class DynamoDbLostAnswersIT {
           .as("the release, the SDK's retry of it (refused: the first attempt applied), the read")
           .containsExactly("UpdateItem", "UpdateItem", "GetItem");
       assertThat(store.lookup(id)).as("released").isEmpty();
-      assertThatThrownBy(() -> store.release(id, won.fence(), T0.plusSeconds(1)))
-          .as("the same release called again, refused on its only attempt: rule 3.4")
-          .isInstanceOf(LeaseLostException.class);
+      assertRefusedAfterARetry(
+          () -> store.release(id, won.fence(), T0.plusSeconds(1)),
+          "the same release called again, a request of its own: rule 3.4");
       ClaimOutcome.Claimed next =
           (ClaimOutcome.Claimed)
               store.claim(new ClaimRequest(id, FP_B, T0.plusSeconds(2), LEASE, WINDOW));
       assertThat(next.fence().value()).isGreaterThan(won.fence().value());
-      assertThatThrownBy(() -> store.release(id, won.fence(), T0.plusSeconds(1)))
-          .as("the same release once the key was claimed again is a stale owner's")
-          .isInstanceOf(LeaseLostException.class);
+      assertRefusedAfterARetry(
+          () -> store.release(id, won.fence(), T0.plusSeconds(1)),
+          "the same release once the key was claimed again is a stale owner's");
       assertThat(store.lookup(id).orElseThrow().state()).isEqualTo(KeyState.IN_FLIGHT);
     }
   }
 
   @Test
-  void aCompletionTheSdkSentTwiceSucceedsAndOnlyThatResponseIsRecognised() {
+  void aCompletionTheSdkSentTwiceSucceedsAndNoOtherEndingWriteIsTakenForIt() {
     RecordId id = RecordId.of("s", "completion-sent-twice");
     StoredResponse response = StoredResponse.ofUtf8(201, "{\"id\":\"ord_1\"}");
     try (DynamoDbKeyStore store = DynamoDbKeyStore.builder(viaFront).tableName(table).build()) {
       ClaimOutcome.Claimed won = claimThenLoseTheNextAnswer(store, id);
       store.complete(id, won.fence(), response, T0.plusSeconds(1));
       assertThat(operations()).containsExactly("UpdateItem", "UpdateItem", "GetItem");
-      assertThatThrownBy(() -> store.complete(id, won.fence(), response, T0.plusSeconds(1)))
-          .as("the same completion called again, refused on its only attempt: rule 3.4")
-          .isInstanceOf(LeaseLostException.class);
+      assertRefusedAfterARetry(
+          () -> store.complete(id, won.fence(), response, T0.plusSeconds(1)),
+          "the same completion called again, a request of its own: rule 3.4");
       assertThat(store.claim(new ClaimRequest(id, FP_A, T0.plusSeconds(2), LEASE, WINDOW)))
           .as("the first attempt's completion is the one replayed")
           .isEqualTo(new ClaimOutcome.Completed(response, T0.plusSeconds(1)));
-      assertThatThrownBy(
-              () ->
-                  store.complete(
-                      id, won.fence(), StoredResponse.ofUtf8(500, "other"), T0.plusSeconds(1)))
-          .as("another response under the same fence is not this request's write")
-          .isInstanceOf(LeaseLostException.class);
-      assertThatThrownBy(() -> store.release(id, won.fence(), T0.plusSeconds(1)))
-          .as("nor is a release of the completed record")
-          .isInstanceOf(LeaseLostException.class);
+      assertRefusedAfterARetry(
+          () -> store.complete(id, won.fence(), StoredResponse.ofUtf8(500, "x"), T0.plusSeconds(1)),
+          "another response under the same fence is not this request's write");
+      assertRefusedAfterARetry(
+          () -> store.release(id, won.fence(), T0.plusSeconds(1)),
+          "nor is a release of the completed record");
     }
   }
 }

@@ -33,7 +33,7 @@ public final class Expressions {
       "SET st = :I, fp = :fp, fence = if_not_exists(fence, :base) + :one,"
           + " gen = if_not_exists(gen, :base1), lease = :lease, retain = :lease, #ttl = if_not_exists(held, :ttl),"
           + " nonce = :nonce, #scope = :scope, ikey = :ikey"
-          + " REMOVE done, cgen, #status, hdr, body";
+          + " REMOVE done, cgen, #status, hdr, body, endn";
 
   /** Every later write of the owner: its fence is the item's, and the item is in flight. */
   public static final String OWNER_CONDITION = "fence = :f AND st = :I";
@@ -56,16 +56,16 @@ public final class Expressions {
    */
   public static final String COMPLETE_UPDATE =
       "SET st = :C, done = :now, cgen = gen, gen = :f1, #status = :status, hdr = :hdr,"
-          + " body = :body, retain = :now, #ttl = if_not_exists(held, :ttl) REMOVE lease";
+          + " body = :body, endn = :en, retain = :now, #ttl = if_not_exists(held, :ttl) REMOVE lease";
 
   /** The completion of a response with an empty body. */
   public static final String COMPLETE_UPDATE_NO_BODY =
       "SET st = :C, done = :now, cgen = gen, gen = :f1, #status = :status, hdr = :hdr,"
-          + " retain = :now, #ttl = if_not_exists(held, :ttl) REMOVE lease, body";
+          + " endn = :en, retain = :now, #ttl = if_not_exists(held, :ttl) REMOVE lease, body";
 
   /** The release: the item stays, as released, so its fence survives. */
   public static final String RELEASE_UPDATE =
-      "SET st = :R, gen = :f1, retain = :now, #ttl = if_not_exists(held, :ttl) REMOVE lease";
+      "SET st = :R, gen = :f1, endn = :en, retain = :now, #ttl = if_not_exists(held, :ttl) REMOVE lease";
 
   /**
    * The extension of a record's retention, allowed on the current fence of an in-flight or complete

@@ -35,11 +35,10 @@ public final class FencedWrites {
   }
 
   /**
-   * Sends {@code update}, the owner's write {@code op}. A completion or release that the SDK sent
-   * more than once, refused on a later attempt because the item is already as this very request
-   * leaves it, succeeds: an earlier attempt applied it and its answer was lost ({@link
-   * #endedByThis}). Refused on its first attempt, the same write is the owner's second ending of
-   * the record, which rule 3.4 refuses.
+   * Sends {@code update}, the owner's write {@code op}. A completion or release refused because an
+   * earlier attempt of the same request ended the record succeeds: the SDK sent it again after that
+   * attempt's answer was lost ({@link #endedByThis}). Every other refusal, a second ending call of
+   * the owner's among them (rule 3.4), is a lost lease.
    *
    * @throws LeaseLostException if the fence was refused, with what the store found
    * @throws StoreUnavailableException if DynamoDB could not be reached, throttled the write or a
@@ -47,17 +46,15 @@ public final class FencedWrites {
    */
   public void write(String op, RecordId id, FenceToken fence, Update update) {
     Map<String, AttributeValue> found;
-    boolean sentAgain;
     try {
       client.updateItem(requests.single(update, requests.bounds()));
       return;
     } catch (ConditionalCheckFailedException e) {
       found = e.hasItem() ? e.item() : read(id, op);
-      sentAgain = e.numAttempts() != null && e.numAttempts() > 1;
     } catch (SdkException e) {
       throw StoreErrors.map(op + " of " + id, requests.table(), e);
     }
-    if (sentAgain && endedByThis(update, found)) {
+    if (endedByThis(update, found)) {
       return;
     }
     throw new LeaseLostException(
@@ -66,31 +63,19 @@ public final class FencedWrites {
 
   /**
    * Whether {@code found} is the item as the ending write {@code update} (a completion or release)
-   * leaves it: its state, the owner's fence, the next claim's generation, and the request's own
-   * instant (and, for a completion, its response). Only the owner of the fence can end the record
-   * under it, a takeover would have drawn a newer fence, and the owner ends it once; so such an
-   * item was ended by this request, whose answer was lost.
+   * left it: its ending state, the owner's fence, and the request's own random nonce ({@link
+   * ItemLayout#END_NONCE}), which every attempt of the request carries and no other write does.
    */
   static boolean endedByThis(Update update, Map<String, AttributeValue> found) {
     Map<String, AttributeValue> v = update.expressionAttributeValues();
-    AttributeValue now = v.get(":now");
-    AttributeValue next = v.get(":f1");
-    if (found.isEmpty() || now == null || next == null) {
+    AttributeValue nonce = v.get(":en");
+    if (found.isEmpty() || nonce == null) {
       return false; // not an ending write, or no item
     }
-    boolean completion = v.containsKey(":C");
-    boolean same =
-        Objects.equals(found.get(ItemLayout.STATE), v.get(completion ? ":C" : ":R"))
-            && Objects.equals(found.get(ItemLayout.FENCE), v.get(":f"))
-            && next.equals(found.get(ItemLayout.GENERATION))
-            && now.equals(found.get(ItemLayout.RETAIN_FROM));
-    if (!same || !completion) {
-      return same;
-    }
-    return now.equals(found.get(ItemLayout.COMPLETED_AT))
-        && Objects.equals(found.get(ItemLayout.STATUS), v.get(":status"))
-        && Objects.equals(found.get(ItemLayout.HEADERS), v.get(":hdr"))
-        && Objects.equals(found.get(ItemLayout.BODY), v.get(":body"));
+    AttributeValue ended = v.containsKey(":C") ? v.get(":C") : v.get(":R");
+    return nonce.equals(found.get(ItemLayout.END_NONCE))
+        && Objects.equals(found.get(ItemLayout.STATE), ended)
+        && Objects.equals(found.get(ItemLayout.FENCE), v.get(":f"));
   }
 
   /**

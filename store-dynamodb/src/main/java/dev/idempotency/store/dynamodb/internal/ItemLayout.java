@@ -74,6 +74,12 @@ public final class ItemLayout {
   /** The random nonce of the claim that installed the current fence (N). */
   public static final String CLAIM_NONCE = "nonce";
 
+  /**
+   * The random nonce of the write that ended the request (N): a completion or release the SDK sent
+   * again finds it, and so tells its own earlier attempt from any other ending write.
+   */
+  public static final String END_NONCE = "endn";
+
   /** The last recovery point's name (S). */
   public static final String POINT_NAME = "rp";
 

@@ -88,7 +88,7 @@ public final class RecordRequests {
     return Map.of(ItemLayout.PK, AttributeValue.fromS(ItemLayout.partitionKey(id)));
   }
 
-  /** A new claim nonce: random, never 0. */
+  /** A new nonce, a claim's or an ending write's: random, never 0. */
   public static long newNonce() {
     return ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
   }
@@ -309,6 +309,7 @@ public final class RecordRequests {
     v.put(":now", number(t));
     v.put(":ttl", number(ItemLayout.ttlSeconds(t, retention)));
     v.put(":f1", number(fence.value() + 1));
+    v.put(":en", number(newNonce())); // this request's, the same in each of the SDK's attempts
     v.put(state, AttributeValue.fromS(value)); // the state it ends in
   }
 }

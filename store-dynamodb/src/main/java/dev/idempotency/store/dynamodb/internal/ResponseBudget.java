@@ -111,6 +111,7 @@ public final class ResponseBudget {
             ItemLayout.FENCE,
             ItemLayout.GENERATION,
             ItemLayout.CLAIM_NONCE,
+            ItemLayout.END_NONCE,
             ItemLayout.RETAIN_FROM,
             ItemLayout.TTL,
             ItemLayout.POINT_GENERATION,
