@@ -55,8 +55,12 @@ class IdempotencyMetricsTest {
   }
 
   private IdempotencyEngine engineOver(KeyStore store) {
-    return IdempotencyEngine.builder(metrics.timed(store))
-        .config(IdempotencyConfig.builder().clock(clock).listener(metrics).build())
+    return engineOver(metrics, store);
+  }
+
+  private IdempotencyEngine engineOver(IdempotencyMetrics meters, KeyStore store) {
+    return IdempotencyEngine.builder(meters.timed(store))
+        .config(IdempotencyConfig.builder().clock(clock).listener(meters).build())
         .build();
   }
 
@@ -113,10 +117,7 @@ class IdempotencyMetricsTest {
         meters.stream().filter(m -> "payments".equals(m.getId().getTag("engine"))).count();
     assertThat(paymentsMeters * 2).as("the same meters for each engine").isEqualTo(meters.size());
 
-    try (IdempotencyEngine paying =
-        IdempotencyEngine.builder(payments.timed(new InMemoryKeyStore()))
-            .config(IdempotencyConfig.builder().clock(clock).listener(payments).build())
-            .build()) {
+    try (IdempotencyEngine paying = engineOver(payments, new InMemoryKeyStore())) {
       paying.execute(RecordId.of("acct", "tagged"), FP, Work.stepped(e -> OK));
     }
     assertThat(

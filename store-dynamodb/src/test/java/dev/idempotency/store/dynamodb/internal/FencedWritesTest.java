@@ -32,7 +32,6 @@ class FencedWritesTest {
     item.put(ItemLayout.STATE, AttributeValue.fromS(state));
     item.put(ItemLayout.FENCE, v.get(":f"));
     item.put(ItemLayout.END_NONCE, v.get(":en"));
-    item.put(ItemLayout.GENERATION, v.get(":f1"));
     return item;
   }
 
